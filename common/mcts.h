@@ -1,0 +1,109 @@
+// PUCT Monte-Carlo tree search over an Evaluator.
+//
+// The search is a step machine so that a driver can batch the leaf
+// evaluations of many independent searches (parallel games) into one call:
+//
+//   search.StartMove();                       // per move: noise at the root
+//   while (!search.MoveDone()) {
+//     if (const Position* leaf = search.SelectLeaf()) {   // nullptr: terminal leaf, already backed up
+//       evaluator.Evaluate({leaf,1}, result);  // or batched with other searches
+//       search.ExpandAndBackup(result);
+//     }
+//   }
+//
+// Exactly one leaf is pending at a time (no virtual loss), so a game's search
+// is identical whether its evaluations are batched with others or not.
+// Determinism: for a given seed and the same evaluator outputs the search is
+// bit-for-bit reproducible.  Thread-safety: none; one thread per Mcts.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common/board.h"
+#include "common/evaluator.h"
+
+namespace gz {
+
+struct MctsParams {
+  int simulations = 800;          // new simulations per move
+  float c_puct = 1.5f;
+  float dirichlet_alpha = 0.3f;   // root noise; 0 disables
+  float dirichlet_epsilon = 0.25f;
+  float fpu_value = 0.0f;         // Q of unvisited children (parent's view)
+  bool tree_reuse = true;
+};
+
+class Mcts {
+ public:
+  Mcts(const MctsParams& params, uint64_t seed);
+
+  // Sets a new root position; discards the tree.
+  void Reset(const Board& root);
+  // Plays `move` at the root, keeping its subtree when tree_reuse is on.
+  void Advance(int move);
+
+  // Begins the search for the current root move (applies root noise when
+  // add_noise).  Precondition: root not terminal.
+  void StartMove(bool add_noise);
+  bool MoveDone() const { return sims_done_ >= params_.simulations; }
+  // Descends to a leaf.  Returns the position to evaluate, or nullptr when the
+  // leaf was terminal (it is then already backed up and counted).
+  const Position* SelectLeaf();
+  // Supplies the evaluation of the pending leaf.
+  void ExpandAndBackup(const EvalResult& result);
+
+  // Convenience: runs a whole move's search with single-position evaluations.
+  void Search(Evaluator& evaluator, bool add_noise);
+
+  // Visit counts of the root's children as a distribution over all points.
+  std::vector<float> VisitDistribution() const;
+  std::vector<int> VisitCounts() const;
+  // Mean value of the root for its side to move, in [-1, 1].
+  float RootValue() const;
+  int RootVisits() const;
+  const Board& root_board() const { return root_board_; }
+  // Model generation of the most recent evaluation (0 if none).
+  int64_t last_generation() const { return last_generation_; }
+  // Total leaf evaluations requested since construction.
+  int64_t evaluations() const { return evaluations_; }
+
+ private:
+  struct Node {
+    int move = kNoMove;        // move leading here
+    float prior = 0.0f;        // prior used in selection (noised at the root)
+    float raw_prior = 0.0f;    // network prior
+    int first_child = -1;
+    int num_children = 0;
+    int visits = 0;
+    double value_sum = 0.0;    // from the view of the player who played `move`
+    bool expanded = false;
+    int8_t terminal = -1;      // -1 unknown/ongoing; else Outcome
+  };
+
+  int SelectChild(int node) const;
+  void Backup(double leaf_value_for_leaf_mover);
+  void ApplyRootNoise();
+  int CopySubtree(const std::vector<Node>& src, int idx, std::vector<Node>& dst);
+
+  MctsParams params_;
+  std::mt19937_64 rng_;
+  Board root_board_;
+  std::vector<Node> nodes_;
+  // State of the current simulation.
+  std::vector<int> path_;
+  Board leaf_board_;
+  Position leaf_position_;
+  bool pending_ = false;
+  bool noise_pending_ = false;
+  int sims_done_ = 0;
+  int64_t last_generation_ = 0;
+  int64_t evaluations_ = 0;
+};
+
+// Samples a move from visit counts with temperature tau (tau <= 0 or tiny:
+// argmax, ties to the lowest point).  `rng` drives the sampling.
+int PickMove(const std::vector<int>& visits, float tau, std::mt19937_64& rng);
+
+}  // namespace gz

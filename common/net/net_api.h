@@ -1,0 +1,70 @@
+// Torch-free facade of the network library (gomoku_net).  Include this, not
+// the LibTorch headers, from anything that only needs to load/run a network.
+//
+// Checkpoint file format (docs/file-formats.md): a fixed binary header
+// (magic "GZCK", format version, header length) + JSON header (board_size,
+// rule, encoder_version, channels, blocks, iteration, model_generation, seed)
+// + the tensors + a CRC-32 trailer.  Loading validates everything and throws
+// ModelError naming the mismatch or corruption; it never returns a half-loaded
+// model.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/config.h"
+#include "common/evaluator.h"
+#include "common/symmetric_batch.h"
+
+namespace gz {
+
+struct CheckpointInfo {
+  int format_version = 0;
+  int board_size = 0;
+  std::string rule;
+  int encoder_version = 0;
+  int channels = 0;
+  int blocks = 0;
+  int64_t iteration = 0;
+  int64_t model_generation = 0;
+  uint64_t seed = 0;
+};
+
+// What a loader expects; -1/empty = don't care.
+struct CheckpointExpect {
+  int board_size = -1;
+  int channels = -1;
+  int blocks = -1;
+};
+
+// Reads and validates the header only (cheap).  Throws ModelError.
+CheckpointInfo ReadCheckpointInfo(const std::string& path);
+
+// "auto" -> "cuda" when LibTorch sees a CUDA device, else "cpu".  Other
+// settings pass through after validation (throws ConfigError if "cuda" is
+// asked for and unavailable).
+std::string ResolveDevice(const std::string& setting);
+bool CudaAvailable();
+
+// Creates a randomly initialised network (seeded) and writes it atomically as
+// a checkpoint.  Returns its info.
+CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, Rule rule, int channels,
+                                      int blocks, uint64_t seed, int64_t iteration, int64_t model_generation);
+
+// Loads a checkpoint into a ready-to-run forward (eval mode, no-grad) on
+// `device` ("cpu", "cuda", "cuda:N").  `threads` sets intra-op threads on CPU.
+// The returned forward reports the checkpoint's model_generation.
+// Throws ModelError (bad/incompatible file) or IoError.
+std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
+                                          const CheckpointExpect& expect = {}, CheckpointInfo* info = nullptr);
+
+// Convenience: LoadForward wrapped in a SymmetricEvaluator.
+std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std::string& device, int threads,
+                                              SymmetryMode mode, const CheckpointExpect& expect = {},
+                                              CheckpointInfo* info = nullptr);
+
+// FLOPs of one forward of one position (multiply-adds x 2), for MFU reports.
+double ForwardFlops(int board_size, int channels, int blocks);
+
+}  // namespace gz

@@ -1,0 +1,109 @@
+#include "common/selfplay.h"
+
+#include "common/errors.h"
+
+namespace gz {
+
+SelfPlayParams SelfPlayParams::FromConfig(const Config& c) {
+  SelfPlayParams p;
+  p.mcts = c.mcts_params();
+  p.temperature_moves = c.selfplay.temperature_moves;
+  p.final_temperature = static_cast<float>(c.selfplay.final_temperature);
+  p.random_opening_moves = c.selfplay.random_opening_moves;
+  p.max_moves = c.selfplay.max_moves;
+  return p;
+}
+
+uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index) {
+  uint64_t z = run_seed;
+  for (uint64_t x : {static_cast<uint64_t>(iteration), static_cast<uint64_t>(worker_id),
+                     static_cast<uint64_t>(game_index)}) {
+    z ^= x + 0x9e3779b97f4a7c15ULL + (z << 6) + (z >> 2);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+  }
+  return z & 0x7fffffffffffffffULL;  // stored as int64 in game files
+}
+
+SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule rule, uint64_t seed,
+                           int64_t iteration, int64_t model_generation)
+    : params_(params), mcts_(params.mcts, seed), pick_rng_(seed ^ 0x5deece66dULL) {
+  Board b(board_size, rule);
+  max_moves_ = params.max_moves > 0 ? params.max_moves : board_size * board_size;
+  record_.board_size = board_size;
+  record_.rule = rule;
+  record_.seed = static_cast<int64_t>(seed);
+  record_.iteration = iteration;
+  record_.model_generation = model_generation;
+  for (int i = 0; i < params.random_opening_moves && !b.terminal(); ++i) {
+    auto legal = b.LegalMoves();
+    std::uniform_int_distribution<size_t> d(0, legal.size() - 1);
+    int m = legal[d(pick_rng_)];
+    b.Play(m);
+    record_.opening.push_back(static_cast<int16_t>(m));
+  }
+  mcts_.Reset(b);
+  if (b.terminal()) Finish();
+}
+
+void SelfPlayGame::Finish() {
+  finished_ = true;
+  Outcome o = mcts_.root_board().outcome();
+  record_.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
+}
+
+void SelfPlayGame::FinishMove() {
+  const Board& b = mcts_.root_board();
+  std::vector<int> visits = mcts_.VisitCounts();
+  int searched = record_.num_moves();
+  float tau = searched < params_.temperature_moves ? 1.0f : params_.final_temperature;
+  int move = PickMove(visits, tau, pick_rng_);
+  record_.AddMove(b, mcts_.VisitDistribution(), mcts_.RootValue(), move, mcts_.last_generation());
+  mcts_.Advance(move);
+  move_started_ = false;
+  const Board& nb = mcts_.root_board();
+  if (nb.terminal() || nb.move_count() >= max_moves_) Finish();
+}
+
+const Position* SelfPlayGame::Step() {
+  while (!finished_) {
+    if (!move_started_) {
+      mcts_.StartMove(/*add_noise=*/true);
+      move_started_ = true;
+    }
+    if (mcts_.MoveDone()) {
+      FinishMove();
+      continue;
+    }
+    if (const Position* leaf = mcts_.SelectLeaf()) return leaf;
+  }
+  return nullptr;
+}
+
+void SelfPlayGame::Supply(const EvalResult& result) { mcts_.ExpandAndBackup(result); }
+
+int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator) {
+  int64_t calls = 0;
+  std::vector<Position> batch;
+  std::vector<SelfPlayGame*> owners;
+  std::vector<EvalResult> results;
+  for (;;) {
+    batch.clear();
+    owners.clear();
+    for (SelfPlayGame* g : games) {
+      if (g->finished()) continue;
+      if (const Position* p = g->Step()) {
+        batch.push_back(*p);
+        owners.push_back(g);
+      }
+    }
+    if (batch.empty()) return calls;
+    results.resize(batch.size());
+    evaluator.Evaluate(batch, results);
+    ++calls;
+    for (size_t i = 0; i < owners.size(); ++i) owners[i]->Supply(results[i]);
+  }
+}
+
+}  // namespace gz
