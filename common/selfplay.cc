@@ -83,12 +83,13 @@ const Position* SelfPlayGame::Step() {
 
 void SelfPlayGame::Supply(const EvalResult& result) { mcts_.ExpandAndBackup(result); }
 
-int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator) {
+int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator, const std::atomic<bool>* stop) {
   int64_t calls = 0;
   std::vector<Position> batch;
   std::vector<SelfPlayGame*> owners;
   std::vector<EvalResult> results;
   for (;;) {
+    if (stop && stop->load()) return calls;
     batch.clear();
     owners.clear();
     for (SelfPlayGame* g : games) {

@@ -6,6 +6,7 @@
 // Thread-safety: none; a SelfPlayGame belongs to one thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -52,7 +53,9 @@ class SelfPlayGame {
 
 // Plays all games to the end, batching pending leaves of all unfinished games
 // into one Evaluate call per round.  Returns the number of Evaluate calls.
-int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator);
+// If `stop` becomes true the driver returns early (games stay unfinished).
+int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator,
+                         const std::atomic<bool>* stop = nullptr);
 
 // Deterministic per-game seed from (run seed, iteration, worker id, game index).
 uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index);

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Set-up: installs the Debian packages gomoku-zero needs, then configures and
+# builds Release into build/ (binaries in build/bin/).  Idempotent and
+# non-interactive.  Extra CMake arguments are passed through, e.g.
+#   launch/setup.sh -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+# to build against a CUDA-enabled LibTorch.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  build-essential cmake
+  libtorch-dev            # LibTorch 1.13 (CPU)
+  libopenblas0-pthread    # fast BLAS behind libblas.so.3 (reference BLAS is ~20x slower)
+  libboost-dev            # Boost.Asio
+  nlohmann-json3-dev libspdlog-dev catch2
+  python3-numpy           # numpy check of game files in the tests
+  procps                  # ps/pkill for the launch scripts
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all Debian packages present"
+fi
+
+JOBS="${JOBS:-$(nproc)}"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build build -j "$JOBS"
+echo "setup: done; binaries in build/bin/"
+ls build/bin

@@ -1,0 +1,45 @@
+// Local (in-process) inference that follows the current weights.
+//
+// The worker tells it which checkpoint is current (SetWeights); the network
+// is (re)loaded lazily on the next Evaluate, so the fallback path always uses
+// the weights metadata.json names.  Weights "uniform" selects the
+// UniformEvaluator (tests).  Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/evaluator.h"
+#include "common/symmetric_batch.h"
+
+namespace gz {
+
+class ReloadingLocalEvaluator : public Evaluator {
+ public:
+  ReloadingLocalEvaluator(std::string device, int threads, SymmetryMode mode, int board_size)
+      : device_(std::move(device)), threads_(threads), mode_(mode), board_size_(board_size) {}
+  void SetWeights(const std::string& path) { wanted_ = path; }
+  void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override;
+  std::string Describe() const override;
+
+ private:
+  std::string device_;
+  int threads_;
+  SymmetryMode mode_;
+  int board_size_;
+  std::string wanted_, loaded_;
+  std::unique_ptr<Evaluator> impl_;
+};
+
+// Forwards to an evaluator owned elsewhere (lets a factory hand out a view).
+class BorrowedEvaluator : public Evaluator {
+ public:
+  explicit BorrowedEvaluator(Evaluator* target) : target_(target) {}
+  void Evaluate(std::span<const Position> p, std::span<EvalResult> r) override { target_->Evaluate(p, r); }
+  std::string Describe() const override { return target_->Describe(); }
+
+ private:
+  Evaluator* target_;
+};
+
+}  // namespace gz

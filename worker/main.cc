@@ -1,0 +1,127 @@
+// build/bin/worker: self-play games -> one .npz per game.  See worker_loop.h.
+#include <chrono>
+#include <csignal>
+#include <thread>
+#include <unistd.h>
+#include <cstdlib>
+#include <iostream>
+#include <spdlog/spdlog.h>
+
+#include "common/cli.h"
+#include "common/errors.h"
+#include "common/fileio.h"
+#include "common/logging.h"
+#include "common/metadata.h"
+#include "common/run_layout.h"
+#include "worker/remote_setup.h"
+#include "worker/worker_loop.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+const char* kUsage = R"(worker: AlphaZero self-play games, one .npz file per game.
+
+Usage:
+  worker --config FILE --id N [--run-dir DIR] [--set key=value]...
+      Follows <run.dir>/metadata.json: plays run.worker_games_per_worker games
+      for the current iteration with the current weights, then waits for the next.
+  worker --config FILE --id N --games G --out DIR --weights PATH|uniform [--iteration I]
+      Standalone: plays G games into DIR and exits.
+
+Inference: if GOMOKU_INFER_SOCK is set, positions go to the inference server
+(log line "remote batched inference enabled: <path>"); if it cannot be reached
+the worker logs an ERROR "falling back to local inference" and continues
+locally, reconnecting with backoff.  Unset: local inference only.
+
+Options:
+  --config FILE        JSON config (docs/configuration.md); in run mode the
+                       shared settings come from metadata.json instead
+  --set key=value      override one config key (repeatable)
+  --id N               worker id (seeds, file names, status)
+  --run-dir DIR        run directory (default: config run.dir)
+  --log-file FILE      also log to FILE (default <run>/logs/worker_<id>.log in run mode)
+  --games G --out DIR  standalone mode
+  --weights PATH       checkpoint for standalone mode ("uniform": no network)
+  --iteration I        iteration tag for standalone games (default 0)
+  --help
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gz;
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  try {
+    CliSpec spec{kUsage, {"--id", "--run-dir", "--games", "--out", "--weights", "--iteration", "--log-file"}, {}};
+    CliArgs args = ParseCli(argc, argv, spec);
+    if (args.help) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (!args.has("--id")) GOMOKU_THROW(ConfigError, "--id is required (see --help)");
+    const int id = static_cast<int>(args.get_int("--id", 0));
+    if (id < 0) GOMOKU_THROW(ConfigError, "--id must be >= 0");
+    Config cfg = Config::Load(args.config, args.sets);
+    if (args.has("--run-dir")) cfg.run.dir = args.get("--run-dir");
+    const bool standalone = args.has("--games");
+    std::string log_file = args.get("--log-file");
+    if (log_file.empty() && !standalone) {
+      MakeDirs(RunLayout(cfg.run.dir).logs());
+      log_file = RunLayout(cfg.run.dir).logs() + "/worker_" + std::to_string(id) + ".log";
+    }
+    InitLogging("worker" + std::to_string(id), log_file);
+    spdlog::info("worker {} starting (pid {}); effective config: {}", id, ::getpid(), cfg.ToJson().dump());
+
+    // In run mode the board/symmetry of the run come from metadata.json; wait
+    // for it before connecting so the handshake states the right geometry.
+    if (!standalone) {
+      RunLayout layout(cfg.run.dir);
+      double last_log = -1e9;
+      while (!g_stop.load()) {
+        try {
+          if (auto md = ReadMetadata(layout.metadata())) {
+            Config shared = Config::FromJson(md->config, layout.metadata());
+            cfg.board = shared.board;
+            cfg.inference.symmetry = shared.inference.symmetry;
+            break;
+          }
+        } catch (const IoError& e) {
+          spdlog::warn("{}", e.what());
+        }
+        if (MonotonicSeconds() - last_log > 10) {
+          spdlog::info("waiting for {} (the trainer creates it)", layout.metadata());
+          last_log = MonotonicSeconds();
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      if (g_stop.load()) return 0;
+    }
+
+    WorkerEvaluators evals;
+    evals.local = std::make_unique<ReloadingLocalEvaluator>(cfg.inference.device, cfg.inference.threads,
+                                                             ParseSymmetryMode(cfg.inference.symmetry), cfg.board.size);
+    SetUpRemote(cfg, &evals);  // reads GOMOKU_INFER_SOCK; throws ProtocolError on a refused handshake
+    SelfPlayWorker worker(id, cfg, &evals, &g_stop);
+    int rc;
+    if (standalone) {
+      rc = worker.PlayStandalone(static_cast<int>(args.get_int("--games", 1)), args.get("--out"),
+                                 args.get("--weights", "uniform"), args.get_int("--iteration", 0));
+    } else {
+      rc = worker.FollowRun(cfg.run.dir);
+    }
+    spdlog::info("worker {} exiting with code {}", id, rc);
+    return rc;
+  } catch (const ConfigError& e) {
+    if (spdlog::default_logger()) spdlog::error("config error: {}", e.what());
+    std::cerr << "worker: config error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("fatal: {}", e.what());
+    std::cerr << "worker: fatal: " << e.what() << "\n";
+    return 1;
+  }
+}

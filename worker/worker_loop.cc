@@ -1,0 +1,149 @@
+#include "worker/worker_loop.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+#include "common/errors.h"
+#include "common/fileio.h"
+#include "common/metadata.h"
+#include "common/run_layout.h"
+#include "common/selfplay.h"
+
+namespace gz {
+namespace {
+
+void SleepUnlessStopped(double seconds, const std::atomic<bool>* stop) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until && !(stop && stop->load()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+// Next unused game index of this worker in `dir` (files w{id}_g{k}.npz).
+int64_t CountOwnGames(const std::string& dir, int id) {
+  int64_t n = 0;
+  std::error_code ec;
+  const std::string prefix = "w" + std::to_string(id) + "_g";
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (ParseIterationNumber(e.path().filename().string(), prefix, ".npz")) ++n;
+  return n;
+}
+
+}  // namespace
+
+int SelfPlayWorker::PlayBatch(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int count,
+                              const std::function<std::string(int64_t)>& path_for) {
+  SelfPlayParams params = SelfPlayParams::FromConfig(cfg);
+  std::vector<std::unique_ptr<SelfPlayGame>> games;
+  std::vector<SelfPlayGame*> ptrs;
+  for (int j = 0; j < count; ++j) {
+    uint64_t seed = GameSeed(cfg.run.seed, iteration, id_, first + j);
+    games.push_back(std::make_unique<SelfPlayGame>(params, cfg.board.size, cfg.rule(), seed, iteration, generation));
+    ptrs.push_back(games.back().get());
+  }
+  double t0 = MonotonicSeconds();
+  PlayGamesBatched(ptrs, evals_->active(), stop_);
+  int written = 0;
+  for (int j = 0; j < count; ++j) {
+    if (!games[j]->finished()) continue;  // stopped: discard the partial game
+    const GameRecord& rec = games[j]->record();
+    std::string path = path_for(first + j);
+    SaveGameRecord(rec, path);
+    ++written;
+    ++games_total_;
+    last_game_at_ = NowSeconds();
+    spdlog::info("game finished: iteration {} game {} moves {} winner {} mode {} ({:.1f}s) -> {}", iteration,
+                 first + j, rec.num_moves() + rec.opening.size(), int(rec.winner), evals_->mode(),
+                 MonotonicSeconds() - t0, path);
+  }
+  return written;
+}
+
+void SelfPlayWorker::WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration) {
+  RunLayout layout(run_dir);
+  nlohmann::json j = {{"id", id_},
+                      {"pid", static_cast<int>(::getpid())},
+                      {"mode", evals_->mode()},
+                      {"iteration", iteration},
+                      {"games_this_iteration", games_this_iteration},
+                      {"games_total", games_total_},
+                      {"last_game_at", last_game_at_},
+                      {"started_at", started_at_},
+                      {"updated_at", NowSeconds()}};
+  try {
+    MakeDirs(layout.status_dir());
+    WriteFileAtomic(layout.worker_status(id_), j.dump() + "\n");
+  } catch (const GomokuError& e) {
+    spdlog::warn("could not write worker status: {}", e.what());
+  }
+}
+
+int SelfPlayWorker::FollowRun(const std::string& run_dir) {
+  RunLayout layout(run_dir);
+  started_at_ = NowSeconds();
+  double last_wait_log = 0;
+  int64_t announced_iteration = -1;
+  while (!(stop_ && stop_->load())) {
+    std::optional<Metadata> md;
+    try {
+      md = ReadMetadata(layout.metadata());
+    } catch (const IoError& e) {
+      spdlog::warn("cannot read metadata yet: {}", e.what());
+    }
+    if (!md) {
+      if (MonotonicSeconds() - last_wait_log > 10) {
+        spdlog::info("waiting for {} (the trainer creates it)", layout.metadata());
+        last_wait_log = MonotonicSeconds();
+      }
+      WriteStatus(run_dir, 0, 0);
+      SleepUnlessStopped(config_.worker.poll_interval_s, stop_);
+      continue;
+    }
+    Config cfg = Config::FromJson(md->config, layout.metadata() + " config");
+    cfg.run.dir = run_dir;
+    cfg.worker = config_.worker;          // process-local settings stay the worker's own
+    cfg.inference.device = config_.inference.device;
+    const int64_t it = md->iteration;
+    const int quota = cfg.run.worker_games_per_worker;
+    std::string dir = layout.games_for(it);
+    MakeDirs(dir);
+    int64_t have = CountOwnGames(dir, id_);
+    if (it != announced_iteration) {
+      spdlog::info("iteration {}: weights {} (generation {}), {} games per worker, {} already here", it,
+                   md->weights, md->model_generation, quota, have);
+      announced_iteration = it;
+    }
+    evals_->local->SetWeights(md->weights);
+    WriteStatus(run_dir, it, static_cast<int>(have));
+    if (have >= quota) {
+      SleepUnlessStopped(cfg.worker.poll_interval_s, stop_);
+      continue;
+    }
+    int count = static_cast<int>(std::min<int64_t>(cfg.worker.parallel_games, quota - have));
+    PlayBatch(cfg, it, md->model_generation, have, count,
+              [&](int64_t k) { return layout.game_file(it, id_, k); });
+    WriteStatus(run_dir, it, static_cast<int>(CountOwnGames(dir, id_)));
+  }
+  spdlog::info("worker {} stopping", id_);
+  return 0;
+}
+
+int SelfPlayWorker::PlayStandalone(int games, const std::string& out_dir, const std::string& weights,
+                                   int64_t iteration) {
+  MakeDirs(out_dir);
+  evals_->local->SetWeights(weights);
+  int64_t done = 0;
+  while (done < games && !(stop_ && stop_->load())) {
+    int count = std::min<int64_t>(config_.worker.parallel_games, games - done);
+    done += PlayBatch(config_, iteration, 0, done, count, [&](int64_t k) {
+      return out_dir + "/w" + std::to_string(id_) + "_g" + std::to_string(k) + ".npz";
+    });
+  }
+  return done == games ? 0 : 1;
+}
+
+}  // namespace gz

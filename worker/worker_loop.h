@@ -1,0 +1,64 @@
+// The self-play worker: plays games and writes one .npz file per game.
+//
+// Run mode (FollowRun): follows <run>/metadata.json.  Every shared setting
+// (board, rules, simulations, games per worker, ...) comes from
+// metadata.config, never from a constant here.  For iteration N it writes
+// games/it{N}/w{id}_g{k}.npz until it has run.worker_games_per_worker of them
+// (counting files already there, so a restarted worker continues), then waits
+// for the next iteration.  Status goes to <run>/status/worker_{id}.json.
+//
+// Standalone mode (PlayStandalone): a fixed number of games into a directory
+// (tests, equivalence checks, benchmarks).
+//
+// Games are played worker.parallel_games at a time with their leaf
+// evaluations batched into one Evaluate call (see selfplay.h).
+// Thread-safety: one thread.  `stop` is polled; on stop, unfinished games are
+// discarded (never written).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/config.h"
+#include "common/evaluator.h"
+#include "worker/local_model.h"
+
+namespace gz {
+
+struct WorkerEvaluators {
+  std::unique_ptr<ReloadingLocalEvaluator> local;  // always present (fallback / local mode)
+  std::unique_ptr<Evaluator> remote;               // FallbackEvaluator when GOMOKU_INFER_SOCK is set
+  std::function<bool()> remote_active;             // true while answers come from the server
+  Evaluator& active() { return remote ? *remote : *local; }
+  std::string mode() const { return remote && remote_active && remote_active() ? "remote" : "local"; }
+};
+
+class SelfPlayWorker {
+ public:
+  SelfPlayWorker(int id, Config config, WorkerEvaluators* evals, const std::atomic<bool>* stop)
+      : id_(id), config_(std::move(config)), evals_(evals), stop_(stop) {}
+
+  // Returns the process exit code.
+  int FollowRun(const std::string& run_dir);
+  // Plays `games` games (indices 0..games-1, seeds from run.seed) into out_dir.
+  int PlayStandalone(int games, const std::string& out_dir, const std::string& weights, int64_t iteration);
+
+ private:
+  // Plays games [first, first+count) of `iteration`; writes each finished game
+  // with `path_for(k)`.  Returns the number written.
+  int PlayBatch(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int count,
+                const std::function<std::string(int64_t)>& path_for);
+  void WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration);
+
+  int id_;
+  Config config_;
+  WorkerEvaluators* evals_;
+  const std::atomic<bool>* stop_;
+  double last_game_at_ = 0;
+  int64_t games_total_ = 0;
+  double started_at_ = 0;
+};
+
+}  // namespace gz
