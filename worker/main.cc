@@ -45,6 +45,7 @@ Options:
   --games G --out DIR  standalone mode
   --weights PATH       checkpoint for standalone mode ("uniform": no network)
   --iteration I        iteration tag for standalone games (default 0)
+  --print-config       print the effective config as JSON and exit
   --help
 )";
 
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   try {
-    CliSpec spec{kUsage, {"--id", "--run-dir", "--games", "--out", "--weights", "--iteration", "--log-file"}, {}};
+    CliSpec spec{kUsage, {"--id", "--run-dir", "--games", "--out", "--weights", "--iteration", "--log-file"},
+                 {"--print-config"}};
     CliArgs args = ParseCli(argc, argv, spec);
     if (args.help) {
       std::cout << kUsage;
@@ -67,6 +69,10 @@ int main(int argc, char** argv) {
     if (id < 0) GOMOKU_THROW(ConfigError, "--id must be >= 0");
     Config cfg = Config::Load(args.config, args.sets);
     if (args.has("--run-dir")) cfg.run.dir = args.get("--run-dir");
+    if (args.has("--print-config")) {
+      std::cout << cfg.ToJsonString() << std::endl;
+      return 0;
+    }
     const bool standalone = args.has("--games");
     std::string log_file = args.get("--log-file");
     if (log_file.empty() && !standalone) {

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
+#include "common/fallback_evaluator.h"
+
 namespace gz {
 
 void SetUpRemote(const Config& cfg, WorkerEvaluators* evals) {
@@ -11,9 +13,16 @@ void SetUpRemote(const Config& cfg, WorkerEvaluators* evals) {
     spdlog::info("GOMOKU_INFER_SOCK not set: local inference only");
     return;
   }
-  // Wired up to FallbackEvaluator once the remote client lands.
-  spdlog::error("remote inference requested ({}) but not available in this build: falling back to local inference",
-                sock);
+  FallbackOptions opt;
+  opt.reconnect_initial_s = cfg.worker.reconnect_initial_s;
+  opt.reconnect_max_s = cfg.worker.reconnect_max_s;
+  ReloadingLocalEvaluator* local = evals->local.get();
+  auto fallback = std::make_unique<FallbackEvaluator>(
+      sock, HelloParams::FromConfig(cfg, "worker"),
+      [local]() -> std::unique_ptr<Evaluator> { return std::make_unique<BorrowedEvaluator>(local); }, opt);
+  FallbackEvaluator* raw = fallback.get();
+  evals->remote_active = [raw] { return raw->remote_active(); };
+  evals->remote = std::move(fallback);
 }
 
 }  // namespace gz

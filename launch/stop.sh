@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Stops every process of a run: SIGTERM, wait, report and kill what is left,
+# remove a stale socket.   launch/stop.sh [--run-dir DIR] [--timeout S]
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+RUN_DIR="" TIMEOUT=20
+while (($#)); do
+  case "$1" in
+    --run-dir) RUN_DIR="$2"; shift 2 ;;
+    --timeout) TIMEOUT="$2"; shift 2 ;;
+    -h|--help) sed -n '2,3p' "$0"; exit 0 ;;
+    *) die "unknown argument '$1'" ;;
+  esac
+done
+[ -n "$RUN_DIR" ] || RUN_DIR="$(default_run_dir "$(default_config)")"
+PIDS="$RUN_DIR/pids"
+[ -d "$PIDS" ] || { echo "stop: no pid directory in $RUN_DIR: nothing to stop"; exit 0; }
+needle_of() { case "$1" in server) echo infer_server ;; trainer) echo trainer ;; *) echo worker ;; esac; }
+live=()
+for p in "$PIDS"/*.pid; do
+  [ -e "$p" ] || continue
+  name="$(basename "$p" .pid)"
+  if pid_alive "$p" "$(needle_of "$name")"; then
+    kill -TERM "$(cat "$p")" 2>/dev/null || true
+    live+=("$p")
+  fi
+done
+echo "stop: sent SIGTERM to ${#live[@]} process(es)"
+deadline=$((SECONDS + TIMEOUT))
+while ((SECONDS < deadline)); do
+  left=0
+  for p in "${live[@]}"; do pid_alive "$p" "$(needle_of "$(basename "$p" .pid)")" && left=1; done
+  ((left == 0)) && break
+  sleep 0.2
+done
+STUCK=0
+for p in "${live[@]}"; do
+  name="$(basename "$p" .pid)"
+  if pid_alive "$p" "$(needle_of "$name")"; then
+    echo "stop: $name (pid $(cat "$p")) still alive after ${TIMEOUT}s: sending SIGKILL" >&2
+    kill -KILL "$(cat "$p")" 2>/dev/null || true
+    STUCK=1
+  fi
+done
+rm -f "$PIDS"/*.pid
+SOCK="$RUN_DIR/sock/infer.sock"
+if [ -S "$SOCK" ]; then echo "stop: removing stale socket $SOCK"; rm -f "$SOCK"; fi
+((STUCK)) && { echo "stop: done (some processes needed SIGKILL)"; exit 1; }
+echo "stop: all processes stopped"

@@ -1,0 +1,35 @@
+#!/usr/bin/python3
+"""Prints the key table of docs/configuration.md from `worker --print-config`."""
+import json, subprocess, sys
+DESC = {
+"board.size": "board side, 5..22", "board.rule": "freestyle (5+ wins) or standard (exactly 5)",
+"net.channels": "residual tower width", "net.blocks": "residual blocks",
+"mcts.simulations": "new simulations per move", "mcts.c_puct": "PUCT exploration constant",
+"mcts.dirichlet_alpha": "root noise alpha (0 = off)", "mcts.dirichlet_epsilon": "root noise weight",
+"mcts.fpu_value": "Q of unvisited children", "mcts.tree_reuse": "keep the chosen subtree between moves",
+"selfplay.temperature_moves": "moves sampled with tau=1", "selfplay.final_temperature": "tau afterwards (0 = argmax)",
+"selfplay.random_opening_moves": "uniformly random first moves (not samples)", "selfplay.max_moves": "draw after this many moves (0 = full board)",
+"inference.symmetry": "none, random or all8", "inference.device": "auto, cpu, cuda or cuda:N", "inference.threads": "intra-op threads of local inference and of the server",
+"server.socket": "socket path (empty = <run>/sock/infer.sock); GOMOKU_INFER_SOCK wins", "server.max_batch": "positions per forward; GOMOKU_MAX_BATCH wins",
+"server.max_wait": "ms a batch waits after its first request, or \"auto\"; GOMOKU_MAX_WAIT_MS wins", "server.auto_wait_ceiling_ms": "upper bound of the adaptive wait",
+"server.stats_interval_s": "period of the stats log line and status/server.json", "server.idle_timeout_s": "a silent or dripping connection is closed after this",
+"server.max_clients": "connection limit", "server.max_pending_replies": "per-connection reply queue cap (a client that never reads is cut off)",
+"server.cache_entries": "NN result cache size (0 = off)", "server.precision": "fp32, bf16 or fp16 (CUDA only)", "server.cuda_graphs": "CUDA Graph capture (CUDA only)",
+"worker.parallel_games": "games one worker advances together (their leaves batched)", "worker.reconnect_initial_s": "first reconnect backoff",
+"worker.reconnect_max_s": "backoff ceiling", "worker.poll_interval_s": "metadata.json polling period",
+"run.dir": "run directory", "run.worker_count": "number of workers", "run.worker_games_per_worker": "games each worker produces per iteration",
+"run.target_games": "games the trainer waits for", "run.min_games": "fewest games the stall timeout may train on",
+"run.stall_timeout_s": "no new game this long: train on what is there (if at least min_games)",
+"run.progress_log_s": "period of the trainer's progress lines", "run.seed": "run seed (game seeds, initial weights)",
+"run.max_iterations": "stop after this many iterations (0 = run until stopped)",
+"train.train_batches": "optimizer steps per iteration", "train.batch_size": "samples per step", "train.replay_iterations": "replay window W (iterations)",
+"train.optimizer": "adam or sgd (with momentum)", "train.learning_rate": "learning rate", "train.momentum": "SGD momentum", "train.weight_decay": "L2 coefficient",
+"train.lr_schedule": "constant or step", "train.lr_step_iterations": "step schedule period", "train.lr_step_gamma": "step schedule factor",
+"train.keep_last": "checkpoints kept", "train.keep_every": "also keep every M-th checkpoint (0 = none)", "train.threads": "trainer intra-op threads",
+"train.reload_timeout_s": "how long the trainer retries the server reload",
+}
+d = json.loads(subprocess.check_output([sys.argv[1], "--id", "0", "--print-config"]))
+for sec, v in d.items():
+    for k, x in v.items():
+        key = sec + "." + k
+        print("| `%s` | `%s` | %s |" % (key, json.dumps(x), DESC.get(key, "")))
