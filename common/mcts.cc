@@ -134,7 +134,10 @@ const Position* Mcts::SelectLeaf() {
     ++sims_done_;
     return nullptr;
   }
-  leaf_position_ = leaf_board_.ToPosition();
+  leaf_position_.size = leaf_board_.size();
+  leaf_position_.cells.assign(leaf_board_.cells().begin(), leaf_board_.cells().end());
+  leaf_position_.last_move = leaf_board_.last_move();
+  leaf_position_.to_move = leaf_board_.to_move();
   pending_ = true;
   return &leaf_position_;
 }
@@ -149,22 +152,30 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   last_generation_ = result.model_generation;
   int leaf = path_.back();
   // Softmax over legal moves only.
-  std::vector<int> legal = leaf_board_.LegalMoves();
+  std::vector<int>& legal = scratch_legal_;
+  legal.clear();
+  const auto& cells = leaf_board_.cells();
+  for (int m = 0; m < pts; ++m)
+    if (cells[m] == kEmpty) legal.push_back(m);
   float mx = -1e30f;
   for (int m : legal) mx = std::max(mx, result.log_policy[m]);
-  std::vector<double> pri(legal.size());
+  std::vector<float>& pri = scratch_prior_;
+  pri.resize(legal.size());
   double sum = 0;
-  for (size_t i = 0; i < legal.size(); ++i) sum += (pri[i] = std::exp(static_cast<double>(result.log_policy[legal[i]] - mx)));
+  for (size_t i = 0; i < legal.size(); ++i) sum += (pri[i] = std::exp(result.log_policy[legal[i]] - mx));
+  const double inv_sum = sum > 0 ? 1.0 / sum : 0.0;
   int first = static_cast<int>(nodes_.size());
+  if (nodes_.capacity() < nodes_.size() + legal.size())
+    nodes_.reserve(std::max(nodes_.capacity() * 2, nodes_.size() + legal.size() * 64));
   for (size_t i = 0; i < legal.size(); ++i) {
     Node c;
-    c.move = legal[i];
-    c.raw_prior = c.prior = static_cast<float>(sum > 0 ? pri[i] / sum : 1.0 / legal.size());
+    c.move = static_cast<int16_t>(legal[i]);
+    c.raw_prior = c.prior = static_cast<float>(sum > 0 ? pri[i] * inv_sum : 1.0 / legal.size());
     nodes_.push_back(c);
   }
   Node& ln = nodes_[leaf];
   ln.first_child = first;
-  ln.num_children = static_cast<int>(legal.size());
+  ln.num_children = static_cast<int16_t>(legal.size());
   ln.expanded = true;
   if (leaf == 0 && noise_pending_) {
     ApplyRootNoise();

@@ -70,14 +70,14 @@ class Mcts {
   int64_t evaluations() const { return evaluations_; }
 
  private:
-  struct Node {
-    int move = kNoMove;        // move leading here
+  struct Node {                // 32 bytes; children of a node are contiguous
+    double value_sum = 0.0;    // from the view of the player who played `move`
     float prior = 0.0f;        // prior used in selection (noised at the root)
     float raw_prior = 0.0f;    // network prior
-    int first_child = -1;
-    int num_children = 0;
-    int visits = 0;
-    double value_sum = 0.0;    // from the view of the player who played `move`
+    int32_t first_child = -1;
+    int32_t visits = 0;
+    int16_t move = kNoMove;    // move leading here
+    int16_t num_children = 0;
     bool expanded = false;
     int8_t terminal = -1;      // -1 unknown/ongoing; else Outcome
   };
@@ -93,6 +93,8 @@ class Mcts {
   std::vector<Node> nodes_;
   // State of the current simulation.
   std::vector<int> path_;
+  std::vector<int> scratch_legal_;
+  std::vector<float> scratch_prior_;
   Board leaf_board_;
   Position leaf_position_;
   bool pending_ = false;

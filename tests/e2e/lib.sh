@@ -1,0 +1,57 @@
+# Helpers for the end-to-end tests (sourced).  Each test gets a fresh run dir,
+# starts real processes, and always stops them on exit.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BIN="${GZ_BIN_DIR:-$ROOT/build/bin}"
+export GOMOKU_BIN="$BIN"
+TESTNAME="$(basename "$0" .sh)"
+RUN="$(mktemp -d /tmp/gz-e2e-XXXXXX)"
+CONFIG="$ROOT/configs/tiny.json"
+FAILS=0 PASSES=0
+
+cleanup() {
+  "$ROOT/launch/stop.sh" --run-dir "$RUN" --timeout 10 >/dev/null 2>&1 || true
+  # kill anything of ours still alive (processes started by hand in the tests)
+  for p in "$RUN"/pids/*.pid "$RUN"/manual_*.pid; do
+    [ -e "$p" ] && kill -KILL "$(cat "$p")" 2>/dev/null || true
+  done
+  if ((FAILS)); then
+    echo "---- logs of the failed run ($RUN) ----"
+    for f in "$RUN"/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 25 "$f"; }; done
+  fi
+  rm -rf "$RUN"
+}
+trap cleanup EXIT
+
+check() {  # check "description" command...
+  local what="$1"; shift
+  if "$@"; then PASSES=$((PASSES + 1)); echo "ok: $what"; else FAILS=$((FAILS + 1)); echo "FAILED: $what"; fi
+}
+
+# wait_for SECONDS command... : polls until the command succeeds
+wait_for() {
+  local t="$1"; shift
+  local end=$((SECONDS + t))
+  until "$@"; do
+    ((SECONDS < end)) || return 1
+    sleep 0.5
+  done
+}
+
+generations() { [ -f "$RUN/generations.jsonl" ] && grep -c '"iteration"' "$RUN/generations.jsonl" || echo 0; }
+at_least_generations() { (($(generations) >= $1)); }
+meta_iteration() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"])' "$RUN/metadata.json"; }
+json_get() { /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); exec("print(d" + sys.argv[1] + ")")' "$1"; }
+pid_of() { cat "$RUN/pids/$1.pid"; }
+alive() { kill -0 "$1" 2>/dev/null; }
+no_process_left() {
+  local p
+  for p in "$@"; do alive "$p" && return 1; done
+  return 0
+}
+all_pids() { cat "$RUN"/pids/*.pid 2>/dev/null || true; }
+
+finish() {
+  echo "$PASSES passed, $FAILS failed"
+  ((FAILS == 0))
+}

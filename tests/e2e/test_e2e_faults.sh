@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Fault runs: kill -9 a worker, the server, the trainer (and restart it).
+source "$(dirname "$0")/lib.sh"
+check "start.sh reports a healthy system" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN"
+check "iteration 1 completes" wait_for 100 at_least_generations 1
+
+# kill -9 one worker mid-iteration: the iteration still completes (overproduction / stall timeout).
+N0="$(generations)"
+kill -KILL "$(pid_of worker_1)"
+check "iteration completes without worker 1" wait_for 100 at_least_generations $((N0 + 1))
+check "no partial game file is ever left under a final name" bash -c "
+  for f in \$(find '$RUN/games' -name '*.npz'); do /usr/bin/python3 -c 'import numpy,sys; numpy.load(sys.argv[1])[\"moves\"]' \$f || exit 1; done"
+
+# kill -9 the server: workers log the fallback and the iteration completes.
+N1="$(generations)"
+kill -KILL "$(pid_of server)"
+check "workers log the fallback" wait_for 60 grep -q "falling back to local inference" "$RUN/logs/worker_0.log" "$RUN/logs/worker_2.log"
+check "iteration completes without the server" wait_for 100 at_least_generations $((N1 + 1))
+
+# kill -9 the trainer and start it again: it resumes the same run.
+N2="$(generations)"
+IT_BEFORE="$(meta_iteration)"
+kill -KILL "$(pid_of trainer)"
+sleep 0.5
+( cd "$ROOT" && setsid "$BIN/trainer" --config "$CONFIG" --set "run.dir=$RUN" </dev/null >"$RUN/logs/trainer2.out" 2>&1 & echo $! >"$RUN/pids/trainer.pid" )
+check "restarted trainer resumes (not from scratch)" wait_for 30 grep -q "resuming run at iteration" "$RUN/logs/trainer2.out" "$RUN/logs/trainer.log"
+check "iterations continue after the restart" wait_for 100 at_least_generations $((N2 + 1))
+check "iteration did not go back" test "$(meta_iteration)" -ge "$IT_BEFORE"
+finish
