@@ -64,6 +64,15 @@ std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std
                                               SymmetryMode mode, const CheckpointExpect& expect = {},
                                               CheckpointInfo* info = nullptr);
 
+// Makes glibc keep freed memory for reuse instead of handing every large
+// tensor back to the OS (mallopt M_MMAP_THRESHOLD 32 MiB, M_TRIM_THRESHOLD
+// 1 GiB).  Without it each activation of a big batch is a fresh mmap that
+// page-faults on first touch: a 15x15 128x8 CPU forward at batch 64 ran ~4x
+// slower (docs/network.md).  Process-wide, idempotent, thread-safe; costs
+// resident memory that is not returned to the OS.  TorchForward calls it when
+// it runs on the CPU; the trainer may call it too.
+void TuneCpuAllocator();
+
 // FLOPs of one forward of one position (multiply-adds x 2), for MFU reports.
 double ForwardFlops(int board_size, int channels, int blocks);
 

@@ -1,0 +1,221 @@
+#include "common/net/checkpoint_format.h"
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "common/board.h"
+#include "common/encoder.h"
+#include "common/errors.h"
+#include "common/fileio.h"
+
+namespace gz {
+
+static_assert(std::endian::native == std::endian::little,
+              "the checkpoint format stores little-endian data; add byte swapping for this host");
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxDim = int64_t{1} << 24;
+constexpr int kMaxTensors = 4096;
+
+uint32_t ReadU32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+void AppendU32(uint32_t v, std::string* out) { out->append(reinterpret_cast<const char*>(&v), sizeof v); }
+
+const json& Field(const json& j, const char* key, const std::string& path) {
+  auto it = j.find(key);
+  if (it == j.end()) GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header lacks field '" << key << "'");
+  return *it;
+}
+
+int64_t IntField(const json& j, const char* key, int64_t lo, int64_t hi, const std::string& path) {
+  const json& v = Field(j, key, path);
+  if (!v.is_number_integer())
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field '" << key << "' is not an integer");
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field '" << key << "' is out of range");
+  int64_t x = v.get<int64_t>();
+  if (x < lo || x > hi)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field '" << key << "' = " << x << " outside [" << lo
+                                            << ", " << hi << "]");
+  return x;
+}
+
+}  // namespace
+
+uint64_t CheckpointTensorEntry::Bytes() const {
+  uint64_t n = 1;
+  for (int64_t d : shape) n *= static_cast<uint64_t>(d);  // dims bounded by kMaxDim at parse time
+  return n * (dtype == "int64" ? 8 : 4);
+}
+
+uint64_t CheckpointHeader::ExpectedFileSize() const {
+  return kCheckpointFixedHeaderBytes + json_len + data_bytes + kCheckpointTrailerBytes;
+}
+
+size_t DtypeBytes(const std::string& dtype, const std::string& path) {
+  if (dtype == "float32") return 4;
+  if (dtype == "int64") return 8;
+  GOMOKU_THROW(ModelError, "checkpoint '" << path << "': unknown tensor dtype '" << dtype << "'");
+}
+
+uint32_t CheckFixedHeader(std::string_view prefix, uint64_t file_size, const std::string& path) {
+  if (file_size < kCheckpointFixedHeaderBytes + kCheckpointTrailerBytes || prefix.size() < kCheckpointFixedHeaderBytes)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated: " << file_size << " bytes");
+  if (std::memcmp(prefix.data(), kCheckpointMagic, 4) != 0)
+    GOMOKU_THROW(ModelError, "'" << path << "' is not a gomoku-zero checkpoint (bad magic)");
+  const uint32_t version = ReadU32(prefix.data() + 4);
+  if (version != kCheckpointFormatVersion)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has format version " << version << "; this build reads version "
+                                            << kCheckpointFormatVersion);
+  const uint32_t json_len = ReadU32(prefix.data() + 8);
+  if (json_len == 0 || json_len > kCheckpointMaxJsonBytes ||
+      json_len > file_size - kCheckpointFixedHeaderBytes - kCheckpointTrailerBytes)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated or corrupt: header length " << json_len
+                                            << " does not fit in " << file_size << " bytes");
+  return json_len;
+}
+
+void CheckCrc(std::string_view file, const std::string& path) {
+  if (file.size() < kCheckpointTrailerBytes)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated: " << file.size() << " bytes");
+  const size_t body = file.size() - kCheckpointTrailerBytes;
+  const uint32_t stored = ReadU32(file.data() + body);
+  const uint32_t actual = Crc32(file.data(), body);
+  if (stored != actual)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is corrupt or truncated: CRC-32 mismatch (stored " << std::hex
+                                            << stored << ", computed " << actual << ")");
+}
+
+CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const std::string& path) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header is not valid JSON: " << e.what());
+  }
+  if (!j.is_object()) GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header is not a JSON object");
+  CheckpointHeader h;
+  h.json_len = json_len;
+  CheckpointInfo& info = h.info;
+  info.format_version = static_cast<int>(kCheckpointFormatVersion);
+  info.encoder_version = static_cast<int>(IntField(j, "encoder_version", 0, 1 << 30, path));
+  if (info.encoder_version != kEncoderVersion)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' was made for encoder version " << info.encoder_version
+                                            << " but this build encodes with version " << kEncoderVersion);
+  info.board_size = static_cast<int>(IntField(j, "board_size", kMinBoardSize, kMaxBoardSize, path));
+  info.channels = static_cast<int>(IntField(j, "channels", 1, 1 << 16, path));
+  info.blocks = static_cast<int>(IntField(j, "blocks", 0, 1 << 16, path));
+  info.iteration = IntField(j, "iteration", 0, std::numeric_limits<int64_t>::max(), path);
+  info.model_generation = IntField(j, "model_generation", 0, std::numeric_limits<int64_t>::max(), path);
+  const json& seed = Field(j, "seed", path);
+  if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<int64_t>() >= 0))
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'seed' is not an unsigned integer");
+  info.seed = seed.get<uint64_t>();
+  const json& rule = Field(j, "rule", path);
+  if (!rule.is_string()) GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'rule' is not a string");
+  try {
+    info.rule = RuleName(ParseRule(rule.get<std::string>()));
+  } catch (const GomokuError& e) {
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': " << e.what());
+  }
+
+  const json& tensors = Field(j, "tensors", path);
+  if (!tensors.is_array() || tensors.size() > static_cast<size_t>(kMaxTensors))
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'tensors' is not a list of at most "
+                                            << kMaxTensors << " entries");
+  for (const json& t : tensors) {
+    CheckpointTensorEntry e;
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("shape") ||
+        !t["shape"].is_array() || !t.contains("dtype") || !t["dtype"].is_string())
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor entry #" << h.tensors.size()
+                                              << " lacks a string name, a shape list or a string dtype");
+    e.name = t["name"].get<std::string>();
+    e.dtype = t["dtype"].get<std::string>();
+    DtypeBytes(e.dtype, path);
+    if (t["shape"].size() > 8)
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' has too many dimensions");
+    for (const json& d : t["shape"]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > kMaxDim)
+        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' has a bad dimension " << d.dump());
+      e.shape.push_back(d.get<int64_t>());
+    }
+    // Eight dims of up to 2^24 could overflow uint64: cap each tensor at 2^34 elements.
+    uint64_t n = 1;
+    for (int64_t d : e.shape) {
+      n *= static_cast<uint64_t>(d);
+      if (n > (uint64_t{1} << 34))
+        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' is implausibly large");
+    }
+    h.data_bytes += e.Bytes();
+    h.tensors.push_back(std::move(e));
+  }
+  return h;
+}
+
+void CheckExpectations(const CheckpointInfo& info, const CheckpointExpect& expect, const std::string& path) {
+  auto check = [&](const char* what, int want, int have) {
+    if (want >= 0 && want != have)
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has " << what << " " << have << " but " << want
+                                              << " was expected");
+  };
+  check("board size", expect.board_size, info.board_size);
+  check("channels", expect.channels, info.channels);
+  check("blocks", expect.blocks, info.blocks);
+}
+
+std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<CheckpointTensorEntry>& tensors) {
+  json list = json::array();
+  for (const auto& t : tensors) list.push_back({{"name", t.name}, {"shape", t.shape}, {"dtype", t.dtype}});
+  json j = {{"board_size", info.board_size},
+            {"rule", info.rule},
+            {"encoder_version", info.encoder_version},
+            {"channels", info.channels},
+            {"blocks", info.blocks},
+            {"iteration", info.iteration},
+            {"model_generation", info.model_generation},
+            {"seed", info.seed},
+            {"tensors", list}};
+  return j.dump();
+}
+
+void AppendFixedHeader(const std::string& json_text, std::string* out) {
+  GOMOKU_CHECK(json_text.size() <= kCheckpointMaxJsonBytes, "checkpoint header too large: " << json_text.size());
+  out->append(kCheckpointMagic, 4);
+  AppendU32(kCheckpointFormatVersion, out);
+  AppendU32(static_cast<uint32_t>(json_text.size()), out);
+}
+
+CheckpointHeader ReadCheckpointHeader(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) GOMOKU_THROW(IoError, "cannot open checkpoint '" << path << "'");
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) GOMOKU_THROW(IoError, "cannot stat checkpoint '" << path << "': " << ec.message());
+  std::string prefix(kCheckpointFixedHeaderBytes, '\0');
+  in.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
+  prefix.resize(static_cast<size_t>(in.gcount()));
+  const uint32_t json_len = CheckFixedHeader(prefix, file_size, path);
+  std::string text(json_len, '\0');
+  in.read(text.data(), json_len);
+  if (static_cast<uint32_t>(in.gcount()) != json_len)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated inside its header");
+  CheckpointHeader h = ParseHeaderJson(text, json_len, path);
+  if (h.ExpectedFileSize() != file_size)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated or has trailing bytes: " << file_size
+                                            << " bytes but its header implies " << h.ExpectedFileSize());
+  return h;
+}
+
+}  // namespace gz

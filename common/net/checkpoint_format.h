@@ -1,0 +1,77 @@
+// The checkpoint byte layout, without LibTorch (docs/network.md has the table).
+//
+//   offset 0           4 bytes   magic "GZCK"
+//   offset 4           uint32    format version (kCheckpointFormatVersion), little-endian
+//   offset 8           uint32    json_len, little-endian
+//   offset 12          json_len  JSON header (UTF-8): board_size, rule, encoder_version,
+//                                channels, blocks, iteration, model_generation, seed,
+//                                tensors: [{name, shape, dtype}] in file order
+//   offset 12+json_len           raw little-endian tensor data, concatenated in the
+//                                order of `tensors` (float32 or int64 as `dtype` says)
+//   last 4 bytes       uint32    CRC-32 (fileio.h Crc32) of every byte before it
+//
+// Every function here throws ModelError naming `path` and the problem; none
+// reads past the bytes it is given.  Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/net/net_api.h"
+
+namespace gz {
+
+constexpr char kCheckpointMagic[4] = {'G', 'Z', 'C', 'K'};
+constexpr uint32_t kCheckpointFormatVersion = 1;
+constexpr size_t kCheckpointFixedHeaderBytes = 12;  // magic + version + json_len
+constexpr size_t kCheckpointTrailerBytes = 4;       // CRC-32
+constexpr uint32_t kCheckpointMaxJsonBytes = 16u << 20;
+
+struct CheckpointTensorEntry {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;  // "float32" | "int64"
+  uint64_t Bytes() const;
+};
+
+struct CheckpointHeader {
+  CheckpointInfo info;
+  std::vector<CheckpointTensorEntry> tensors;
+  uint32_t json_len = 0;
+  uint64_t data_bytes = 0;  // sum of tensors' Bytes()
+  // The file size this header implies (fixed header + JSON + data + CRC).
+  uint64_t ExpectedFileSize() const;
+};
+
+// Bytes per element of a dtype name; ModelError for an unknown name.
+size_t DtypeBytes(const std::string& dtype, const std::string& path);
+
+// Checks magic, format version and that json_len fits in `file_size`.
+// `prefix` holds at least the first kCheckpointFixedHeaderBytes of the file
+// (fewer means the file is truncated).  Returns json_len.
+uint32_t CheckFixedHeader(std::string_view prefix, uint64_t file_size, const std::string& path);
+
+// Checks the CRC-32 trailer of a whole file.
+void CheckCrc(std::string_view file, const std::string& path);
+
+// Parses and validates the JSON header: required fields and types, ranges,
+// rule name, encoder version == kEncoderVersion, tensor list well-formed.
+CheckpointHeader ParseHeaderJson(std::string_view json, uint32_t json_len, const std::string& path);
+
+// ModelError naming both values when the checkpoint does not match `expect`.
+void CheckExpectations(const CheckpointInfo& info, const CheckpointExpect& expect, const std::string& path);
+
+// Builds the JSON header text (deterministic: keys sorted, no whitespace).
+std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<CheckpointTensorEntry>& tensors);
+
+// Appends the fixed header for `json` to `out`.
+void AppendFixedHeader(const std::string& json, std::string* out);
+
+// Reads the fixed header and JSON of a file without reading the tensor data;
+// checks the file size matches what the header implies.  IoError if the file
+// cannot be opened.
+CheckpointHeader ReadCheckpointHeader(const std::string& path);
+
+}  // namespace gz
