@@ -137,7 +137,7 @@ nlohmann::json CollectStatus(const StatusOptions& opt) {
   bool server_proc = PidAlive(spid, "infer_server");
   nlohmann::json sstat = ReadJsonFile(layout.server_status());
   if (sstat.is_object()) {
-    double age = now - sstat.value("updated_at", sstat.value("time", 0.0));
+    double age = now - sstat.value("updated_at", sstat.value("timestamp", 0.0));
     server["stats_age_s"] = age;
     server["alive"] = age <= opt.server_stale_s && (spid == 0 || server_proc);
     for (const char* key : {"avg_batch", "requests_per_s", "positions_per_s", "model_generation", "avg_forward_ms",

@@ -42,4 +42,22 @@ class BorrowedEvaluator : public Evaluator {
   Evaluator* target_;
 };
 
+// Counts the positions evaluated through it (benchmarks, summaries).
+class CountingEvaluator : public Evaluator {
+ public:
+  explicit CountingEvaluator(Evaluator* target) : target_(target) {}
+  void Evaluate(std::span<const Position> p, std::span<EvalResult> r) override {
+    target_->Evaluate(p, r);
+    positions_ += static_cast<int64_t>(p.size());
+    ++calls_;
+  }
+  std::string Describe() const override { return target_->Describe(); }
+  int64_t positions() const { return positions_; }
+  int64_t calls() const { return calls_; }
+
+ private:
+  Evaluator* target_;
+  int64_t positions_ = 0, calls_ = 0;
+};
+
 }  // namespace gz

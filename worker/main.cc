@@ -45,6 +45,7 @@ Options:
   --games G --out DIR  standalone mode
   --weights PATH       checkpoint for standalone mode ("uniform": no network)
   --iteration I        iteration tag for standalone games (default 0)
+  --summary FILE       standalone: write {games, moves, evaluations, seconds} JSON at the end
   --print-config       print the effective config as JSON and exit
   --help
 )";
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   try {
-    CliSpec spec{kUsage, {"--id", "--run-dir", "--games", "--out", "--weights", "--iteration", "--log-file"},
+    CliSpec spec{kUsage, {"--id", "--run-dir", "--games", "--out", "--weights", "--iteration", "--log-file",
+                  "--summary"},
                  {"--print-config"}};
     CliArgs args = ParseCli(argc, argv, spec);
     if (args.help) {
@@ -115,7 +117,8 @@ int main(int argc, char** argv) {
     int rc;
     if (standalone) {
       rc = worker.PlayStandalone(static_cast<int>(args.get_int("--games", 1)), args.get("--out"),
-                                 args.get("--weights", "uniform"), args.get_int("--iteration", 0));
+                                 args.get("--weights", "uniform"), args.get_int("--iteration", 0),
+                                 args.get("--summary"));
     } else {
       rc = worker.FollowRun(cfg.run.dir);
     }

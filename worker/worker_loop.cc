@@ -46,7 +46,7 @@ int SelfPlayWorker::PlayBatch(const Config& cfg, int64_t iteration, int64_t gene
     ptrs.push_back(games.back().get());
   }
   double t0 = MonotonicSeconds();
-  PlayGamesBatched(ptrs, evals_->active(), stop_);
+  PlayGamesBatched(ptrs, counting_ ? static_cast<Evaluator&>(*counting_) : evals_->active(), stop_);
   int written = 0;
   for (int j = 0; j < count; ++j) {
     if (!games[j]->finished()) continue;  // stopped: discard the partial game
@@ -55,6 +55,7 @@ int SelfPlayWorker::PlayBatch(const Config& cfg, int64_t iteration, int64_t gene
     SaveGameRecord(rec, path);
     ++written;
     ++games_total_;
+    moves_total_ += rec.num_moves();
     last_game_at_ = NowSeconds();
     spdlog::info("game finished: iteration {} game {} moves {} winner {} mode {} ({:.1f}s) -> {}", iteration,
                  first + j, rec.num_moves() + rec.opening.size(), int(rec.winner), evals_->mode(),
@@ -133,15 +134,28 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
 }
 
 int SelfPlayWorker::PlayStandalone(int games, const std::string& out_dir, const std::string& weights,
-                                   int64_t iteration) {
+                                   int64_t iteration, const std::string& summary_path) {
   MakeDirs(out_dir);
   evals_->local->SetWeights(weights);
+  CountingEvaluator counter(&evals_->active());
+  counting_ = &counter;
+  const double t0 = MonotonicSeconds();
   int64_t done = 0;
   while (done < games && !(stop_ && stop_->load())) {
     int count = std::min<int64_t>(config_.worker.parallel_games, games - done);
     done += PlayBatch(config_, iteration, 0, done, count, [&](int64_t k) {
       return out_dir + "/w" + std::to_string(id_) + "_g" + std::to_string(k) + ".npz";
     });
+  }
+  counting_ = nullptr;
+  if (!summary_path.empty()) {
+    nlohmann::json j = {{"games", done},
+                        {"moves", moves_total_},
+                        {"evaluations", counter.positions()},
+                        {"calls", counter.calls()},
+                        {"seconds", MonotonicSeconds() - t0},
+                        {"mode", evals_->mode()}};
+    WriteFileAtomic(summary_path, j.dump() + "\n");
   }
   return done == games ? 0 : 1;
 }

@@ -43,7 +43,10 @@ class SelfPlayWorker {
   // Returns the process exit code.
   int FollowRun(const std::string& run_dir);
   // Plays `games` games (indices 0..games-1, seeds from run.seed) into out_dir.
-  int PlayStandalone(int games, const std::string& out_dir, const std::string& weights, int64_t iteration);
+  // If summary_path is not empty, writes {games, moves, evaluations, calls,
+  // seconds, mode} there at the end (benchmarks).
+  int PlayStandalone(int games, const std::string& out_dir, const std::string& weights, int64_t iteration,
+                     const std::string& summary_path = "");
 
  private:
   // Plays games [first, first+count) of `iteration`; writes each finished game
@@ -58,6 +61,8 @@ class SelfPlayWorker {
   const std::atomic<bool>* stop_;
   double last_game_at_ = 0;
   int64_t games_total_ = 0;
+  int64_t moves_total_ = 0;
+  CountingEvaluator* counting_ = nullptr;
   double started_at_ = 0;
 };
 

@@ -1,0 +1,194 @@
+// bench_selfplay: the same self-play workload (same seeds, games, network and
+// simulations) in several modes, in one run, with the ratios between them.
+//   (a) every worker with local inference (the seed's "before")
+//   (b) inference server, 1 game per worker (the seed's "after")
+//   (c) inference server, k games per worker (leaves batched per worker)
+//   (d) (c) with the server's NN result cache
+// Real binaries (build/bin/worker, infer_server, infer_ctl), real sockets.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/cli.h"
+#include "common/fileio.h"
+#include "common/net/net_api.h"
+
+using namespace gz;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Opts {
+  std::string bin;
+  int workers = 8, games = 2, k = 4, board = 15, channels = 32, blocks = 4, sims = 32, max_batch_b = 0;
+  int cache = 200000;
+  std::string symmetry = "random", max_wait = "3";
+  std::string dir;
+};
+
+pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const std::vector<std::string>& env) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(log.c_str(), "w", stderr);
+    freopen(log.c_str(), "a", stdout);
+    unsetenv("GOMOKU_INFER_SOCK");
+    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> a;
+    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+    a.push_back(nullptr);
+    execv(a[0], a.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+struct ModeResult {
+  std::string name;
+  double seconds = 0, games = 0, evals = 0, avg_batch = 0, fill = 0, hit_rate = -1;
+  int max_batch = 0;
+};
+
+ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ckpt, bool server, int k, int cache) {
+  ModeResult r;
+  r.name = name;
+  std::string dir = o.dir + "/" + name.substr(0, 1);
+  fs::create_directories(dir);
+  std::vector<std::string> common = {"--set", "board.size=" + std::to_string(o.board),
+                                     "--set", "mcts.simulations=" + std::to_string(o.sims),
+                                     "--set", "inference.symmetry=" + o.symmetry,
+                                     "--set", "inference.device=cpu"};
+  std::string sock = "/tmp/gz-bench-" + std::to_string(getpid()) + "-" + name.substr(0, 1) + "/s.sock";
+  pid_t spid = -1;
+  r.max_batch = o.max_batch_b > 0 ? o.max_batch_b * k : o.workers * k;
+  std::vector<std::string> env = {"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1"};
+  if (server) {
+    std::vector<std::string> sargv = {o.bin + "/infer_server", "--weights", ckpt, "--set",
+                                      "server.max_batch=" + std::to_string(r.max_batch), "--set",
+                                      "server.max_wait=" + o.max_wait, "--set",
+                                      "server.cache_entries=" + std::to_string(cache)};
+    sargv.insert(sargv.end(), common.begin(), common.end());
+    std::vector<std::string> senv = env;
+    senv.push_back("GOMOKU_INFER_SOCK=" + sock);
+    spid = Spawn(sargv, dir + "/server.log", senv);
+    bool up = false;
+    for (int i = 0; i < 300 && !up; ++i) {
+      up = std::system((o.bin + "/infer_ctl --socket " + sock + " ping >/dev/null 2>&1").c_str()) == 0;
+      if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (!up) throw std::runtime_error("server did not start; see " + dir + "/server.log");
+    env.push_back("GOMOKU_INFER_SOCK=" + sock);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<pid_t> pids;
+  for (int w = 0; w < o.workers; ++w) {
+    std::vector<std::string> a = {o.bin + "/worker", "--id", std::to_string(w), "--games", std::to_string(o.games),
+                                  "--weights", ckpt, "--out", dir + "/games", "--summary",
+                                  dir + "/sum" + std::to_string(w) + ".json", "--set",
+                                  "worker.parallel_games=" + std::to_string(k)};
+    a.insert(a.end(), common.begin(), common.end());
+    pids.push_back(Spawn(a, dir + "/worker" + std::to_string(w) + ".log", env));
+  }
+  for (pid_t p : pids) {
+    int st = 0;
+    waitpid(p, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("a worker failed in mode " + name);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (int w = 0; w < o.workers; ++w) {
+    auto j = nlohmann::json::parse(ReadFileOrThrow(dir + "/sum" + std::to_string(w) + ".json"));
+    r.games += j["games"].get<double>();
+    r.evals += j["evaluations"].get<double>();
+    if (server && j["mode"] != "remote") std::fprintf(stderr, "warning: worker %d ended in %s mode\n", w,
+                                                      j["mode"].get<std::string>().c_str());
+  }
+  if (server) {
+    std::string stats = dir + "/stats.json";
+    std::system((o.bin + "/infer_ctl --socket " + sock + " stats > " + stats).c_str());
+    auto s = nlohmann::json::parse(ReadFileOrThrow(stats));
+    r.avg_batch = s.value("avg_batch_total", 0.0);
+    r.fill = r.avg_batch / r.max_batch;
+    if (s.contains("cache_hit_rate_total")) r.hit_rate = s["cache_hit_rate_total"].get<double>();
+    else if (s.contains("cache_hit_rate")) r.hit_rate = s["cache_hit_rate"].get<double>();
+    kill(spid, SIGTERM);
+    int st;
+    waitpid(spid, &st, 0);
+  } else {
+    r.avg_batch = 1;
+    r.max_batch = 1;
+    r.fill = 1;
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    CliSpec spec{"bench_selfplay [--workers W] [--games G] [--k K] [--board N] [--net CxB] [--sims S] "
+                 "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd]",
+                 {"--workers", "--games", "--k", "--board", "--net", "--sims", "--symmetry", "--max-wait", "--cache",
+                  "--modes"},
+                 {}};
+    CliArgs args = ParseCli(argc, argv, spec);
+    if (args.help) {
+      std::puts(spec.usage.c_str());
+      return 0;
+    }
+    Opts o;
+    o.bin = fs::canonical("/proc/self/exe").parent_path().string();
+    o.workers = static_cast<int>(args.get_int("--workers", o.workers));
+    o.games = static_cast<int>(args.get_int("--games", o.games));
+    o.k = static_cast<int>(args.get_int("--k", o.k));
+    o.board = static_cast<int>(args.get_int("--board", o.board));
+    o.sims = static_cast<int>(args.get_int("--sims", o.sims));
+    o.cache = static_cast<int>(args.get_int("--cache", o.cache));
+    o.symmetry = args.get("--symmetry", o.symmetry);
+    o.max_wait = args.get("--max-wait", o.max_wait);
+    std::string modes = args.get("--modes", "abcd");
+    if (args.has("--net") && std::sscanf(args.get("--net").c_str(), "%dx%d", &o.channels, &o.blocks) != 2)
+      throw std::runtime_error("--net expects CxB, e.g. 32x4");
+    if (o.games % o.k != 0) std::fprintf(stderr, "note: games %d is not a multiple of k %d\n", o.games, o.k);
+    o.dir = "/tmp/gz-bench-selfplay-" + std::to_string(getpid());
+    fs::create_directories(o.dir);
+    std::string ckpt = o.dir + "/net.pt";
+    CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 0);
+    std::printf("bench_selfplay: %d workers x %d games, board %d, net %dx%d, %d simulations, symmetry %s, "
+                "max_wait %s ms, k %d\n",
+                o.workers, o.games, o.board, o.channels, o.blocks, o.sims, o.symmetry.c_str(), o.max_wait.c_str(), o.k);
+    std::vector<ModeResult> res;
+    if (modes.find('a') != std::string::npos) res.push_back(RunMode(o, "a-local", ckpt, false, 1, 0));
+    if (modes.find('b') != std::string::npos) res.push_back(RunMode(o, "b-server-k1", ckpt, true, 1, 0));
+    if (modes.find('c') != std::string::npos) res.push_back(RunMode(o, "c-server-k" + std::to_string(o.k), ckpt, true, o.k, 0));
+    if (modes.find('d') != std::string::npos)
+      res.push_back(RunMode(o, "d-server-k" + std::to_string(o.k) + "-cache", ckpt, true, o.k, o.cache));
+    std::printf("%-22s %9s %10s %12s %10s %9s %6s %9s\n", "mode", "seconds", "games/min", "evals/s", "avg batch",
+                "max_batch", "fill", "cache hit");
+    for (const auto& r : res) {
+      char hit[32] = "-";
+      if (r.hit_rate >= 0) std::snprintf(hit, sizeof hit, "%.3f", r.hit_rate);
+      std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %9s\n", r.name.c_str(), r.seconds,
+                  r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, hit);
+    }
+    auto gpm = [](const ModeResult& r) { return r.games / r.seconds * 60; };
+    for (size_t i = 1; i < res.size(); ++i)
+      std::printf("ratio %s / %s (games/min): %.2f\n", res[i].name.c_str(), res[i - 1].name.c_str(),
+                  gpm(res[i]) / gpm(res[i - 1]));
+    if (res.size() >= 2) std::printf("ratio %s / %s (games/min): %.2f\n", res.back().name.c_str(), res[0].name.c_str(),
+                                     gpm(res.back()) / gpm(res[0]));
+    fs::remove_all(o.dir);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_selfplay: %s\n", e.what());
+    return 1;
+  }
+}
