@@ -63,6 +63,11 @@ class Mcts {
   // Mean value of the root for its side to move, in [-1, 1].
   float RootValue() const;
   int RootVisits() const;
+  // Tree size in nodes, and a way to pre-allocate them: a timed search (the
+  // engine) reserves its node budget up front so the tree never pauses to
+  // reallocate mid-search.  ReserveNodes may copy the current tree once.
+  size_t node_count() const { return nodes_.size(); }
+  void ReserveNodes(size_t nodes) { nodes_.reserve(nodes); }
   const Board& root_board() const { return root_board_; }
   // Model generation of the most recent evaluation (0 if none).
   int64_t last_generation() const { return last_generation_; }

@@ -1,0 +1,473 @@
+// In-process tests of the engine library: line splitting, coordinates, time
+// budgets, tactics, the Gomocup state machine over the real baseline search,
+// tree reuse, the stop flag, settings files and the terminal game.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "common/errors.h"
+#include "common/fileio.h"
+#include "tools/engine/engine_settings.h"
+#include "tools/engine/evaluator_source.h"
+#include "tools/engine/gomocup_session.h"
+#include "tools/engine/line_input.h"
+#include "tools/engine/search_player.h"
+#include "tools/engine/tactics.h"
+#include "tools/engine/terminal_game.h"
+#include "tools/engine/time_control.h"
+
+using namespace gz;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A baseline engine (rollout evaluator) with a small simulation cap and a
+// session around it.  Replies of the last command are in `out`.
+struct Harness {
+  EngineSettings settings;
+  EvaluatorSource source;
+  SearchPlayer player;
+  GomocupSession session;
+  std::vector<std::string> out;
+
+  explicit Harness(int max_sims = 300)
+      : source(settings), player(source, settings.config), session(source, player, max_sims) {}
+
+  // Sends one line; returns true unless it was END.
+  bool Send(const std::string& line) {
+    out.clear();
+    return session.Handle(line, Clock::now(), out);
+  }
+  // The non-MESSAGE replies of the last command.
+  std::vector<std::string> Answers() const {
+    std::vector<std::string> a;
+    for (auto& l : out)
+      if (l.rfind("MESSAGE ", 0) != 0) a.push_back(l);
+    return a;
+  }
+  std::string Answer() const {
+    auto a = Answers();
+    REQUIRE(a.size() == 1);
+    return a[0];
+  }
+  int AnswerMove() const {
+    auto xy = ParseCoordinates(Answer());
+    REQUIRE(xy.has_value());
+    const int n = session.board()->size();
+    REQUIRE(xy->first >= 0);
+    REQUIRE(xy->second >= 0);
+    REQUIRE(xy->first < n);
+    REQUIRE(xy->second < n);
+    return xy->second * n + xy->first;
+  }
+};
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("LineSplitter accepts CR, LF and CRLF and drops empty lines") {
+  LineSplitter s;
+  auto lines = s.Feed("START 15\r\nBEGIN\rTURN 1,2\nINFO time");
+  REQUIRE(lines == std::vector<std::string>{"START 15", "BEGIN", "TURN 1,2"});
+  lines = s.Feed("_left 100\r");
+  REQUIRE(lines == std::vector<std::string>{"INFO time_left 100"});
+  lines = s.Feed("\n\n\r\nEND");
+  REQUIRE(lines.empty());
+  REQUIRE(s.Finish() == std::optional<std::string>("END"));
+  REQUIRE_FALSE(s.Finish().has_value());
+  REQUIRE(IsEndCommand(" end \t"));
+  REQUIRE(IsEndCommand("END"));
+  REQUIRE_FALSE(IsEndCommand("ENDX"));
+  REQUIRE_FALSE(IsEndCommand("BEGIN"));
+  // A huge line is cut, not kept whole.
+  lines = s.Feed(std::string(kMaxLineLength * 3, 'x') + "\nABOUT\n");
+  REQUIRE(lines.size() == 2);
+  REQUIRE(lines[0].size() == kMaxLineLength);
+  REQUIRE(lines[1] == "ABOUT");
+}
+
+TEST_CASE("coordinates parse strictly") {
+  REQUIRE(ParseCoordinates("7,8") == std::optional<std::pair<int, int>>({7, 8}));
+  REQUIRE(ParseCoordinates(" 3 , 14 ") == std::optional<std::pair<int, int>>({3, 14}));
+  REQUIRE(ParseCoordinates("-1,2") == std::optional<std::pair<int, int>>({-1, 2}));
+  REQUIRE_FALSE(ParseCoordinates("7").has_value());
+  REQUIRE_FALSE(ParseCoordinates("a,b").has_value());
+  REQUIRE_FALSE(ParseCoordinates("1,2,3").has_value());
+  REQUIRE_FALSE(ParseCoordinates("1.5,2").has_value());
+  REQUIRE_FALSE(ParseCoordinates(",").has_value());
+  REQUIRE(FormatCoordinates(3 * 15 + 7, 15) == "7,3");
+}
+
+TEST_CASE("thinking time respects the turn limit, the match time and the margin") {
+  TimeControl tc;
+  tc.timeout_turn_ms = 1000;
+  REQUIRE(ThinkingTime(tc, 200).count() == 1000 - 100 - 50);
+  REQUIRE(HardMoveLimitMs(tc) == 1000);
+  tc.timeout_turn_ms = 0;  // as fast as possible
+  REQUIRE(ThinkingTime(tc, 200).count() == 0);
+  tc.timeout_turn_ms = 5000;
+  tc.timeout_match_ms = 100000;
+  tc.time_left_ms = 10000;
+  tc.time_left_known = true;
+  // 200 empty points: 100 own moves left, clamped to 25 -> 10000 / 25 = 400.
+  REQUIRE(ThinkingTime(tc, 200).count() == 400 - 40 - 50);
+  // Few points left: divide by at least 5.
+  REQUIRE(ThinkingTime(tc, 3).count() == 2000 - 200 - 50);
+  tc.time_left_ms = 30;  // almost out of time: never negative
+  REQUIRE(ThinkingTime(tc, 100).count() == 0);
+  REQUIRE(HardMoveLimitMs(tc) == 30);
+  tc.time_left_ms = -500;  // already over (the protocol allows negative values)
+  REQUIRE(ThinkingTime(tc, 100).count() == 0);
+  tc.time_left_ms = kUnlimitedTimeLeft;
+  REQUIRE(ThinkingTime(tc, 100).count() == 5000 - 500 - 50);
+  REQUIRE(TreeMemoryBudget(tc) == (int64_t{512} << 20));
+  tc.max_memory_bytes = 300000000;
+  REQUIRE(TreeMemoryBudget(tc) == 100000000);
+}
+
+TEST_CASE("tactics find the winning move and the forced block") {
+  std::vector<int8_t> cells(81, kEmpty);
+  auto at = [](int x, int y) { return y * 9 + x; };
+  // Black: four on row 4 (x = 1..4), x = 0 blocked by white; white: four on row 7 (x = 2..5) open.
+  for (int x = 1; x <= 4; ++x) cells[at(x, 4)] = kBlack;
+  cells[at(0, 4)] = kWhite;
+  for (int x = 2; x <= 5; ++x) cells[at(x, 7)] = kWhite;
+  cells[at(8, 8)] = kBlack;
+  Board black_to_move = Board::FromStones(9, Rule::kFreestyle, cells, kBlack);
+  REQUIRE(FindWinningMove(black_to_move) == at(5, 4));
+  Board white_to_move = Board::FromStones(9, Rule::kFreestyle, cells, kWhite);
+  REQUIRE((FindWinningMove(white_to_move) == at(1, 7) || FindWinningMove(white_to_move) == at(6, 7)));
+  REQUIRE(FindForcedBlock(white_to_move) == at(5, 4));
+  // Black to move without its four: must block white's four (two ends, either).
+  cells[at(4, 4)] = kEmpty;
+  cells[at(7, 0)] = kBlack;
+  Board must_block = Board::FromStones(9, Rule::kFreestyle, cells, kBlack);
+  REQUIRE(FindWinningMove(must_block) == kNoMove);
+  REQUIRE(FindForcedBlock(must_block) == at(1, 7));
+}
+
+TEST_CASE("standard rule: an overline is not a win for the tactics") {
+  std::vector<int8_t> cells(81, kEmpty);
+  // Black X X X X _ X on row 0: filling x=4 makes six.
+  for (int x : {0, 1, 2, 3, 5}) cells[x] = kBlack;
+  for (int x : {0, 1, 2, 3, 4}) cells[8 * 9 + x] = kWhite;
+  cells[8 * 9 + 4] = kEmpty;
+  cells[7 * 9 + 8] = kWhite;
+  Board standard = Board::FromStones(9, Rule::kStandard, cells, kBlack);
+  REQUIRE(FindWinningMove(standard) == kNoMove);
+  Board freestyle = Board::FromStones(9, Rule::kFreestyle, cells, kBlack);
+  REQUIRE(FindWinningMove(freestyle) == 4);
+}
+
+TEST_CASE("session: START, BEGIN, TURN, errors, UNKNOWN, ABOUT, RESTART, END") {
+  Harness h;
+  REQUIRE(h.Send("ABOUT"));
+  REQUIRE(std::regex_match(h.Answer(), std::regex(R"(name="gomoku-zero", version="[^"]+", author="[^"]+", country="[^"]+")")));
+
+  h.Send("BEGIN");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));  // no START yet
+  h.Send("BOARD");  // without a game: the block is consumed, one ERROR at DONE
+  REQUIRE(h.out.empty());
+  h.Send("1,1,2");
+  REQUIRE(h.out.empty());
+  h.Send("DONE");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("START 4");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("START 23");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("START fifteen");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("start 9");  // case-insensitive keywords
+  REQUIRE(h.Answer() == "OK");
+  REQUIRE(h.session.board()->size() == 9);
+
+  h.Send("INFO timeout_turn 60000");  // the simulation cap ends the search
+  REQUIRE(h.out.empty());
+  h.Send("INFO no_such_key 5");
+  REQUIRE(h.out.empty());
+
+  h.Send("BEGIN");
+  REQUIRE(h.out.size() == 2);
+  REQUIRE(StartsWith(h.out[0], "MESSAGE "));
+  int first = h.AnswerMove();
+  REQUIRE(h.session.board()->at(first) == kBlack);
+  REQUIRE(h.session.last_decision()->simulations == 300);
+
+  h.Send("BEGIN");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));  // board not empty
+
+  const std::string occupied = FormatCoordinates(first, 9);
+  h.Send("TURN " + occupied);
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("TURN 9,0");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("TURN -1,3");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("TURN 3");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.Send("TURN x,y");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  REQUIRE(h.session.board()->move_count() == 1);  // the errors changed nothing
+
+  int opp = first == 0 ? 1 : 0;
+  h.Send("TURN " + FormatCoordinates(opp, 9));
+  int reply = h.AnswerMove();
+  REQUIRE(reply != first);
+  REQUIRE(reply != opp);
+  REQUIRE(h.session.board()->move_count() == 3);
+
+  h.Send("SUGGEST");
+  REQUIRE(StartsWith(h.Answer(), "UNKNOWN"));
+  h.Send("RECTSTART 9,10");
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+
+  // TAKEBACK our reply and the opponent's move; the position is as before.
+  h.Send("TAKEBACK " + FormatCoordinates(reply, 9));
+  REQUIRE(h.Answer() == "OK");
+  h.Send("TAKEBACK " + FormatCoordinates(opp, 9));
+  REQUIRE(h.Answer() == "OK");
+  REQUIRE(h.session.board()->move_count() == 1);
+  REQUIRE(h.session.board()->to_move() == kWhite);
+  REQUIRE(h.session.board()->last_move() == first);
+  h.Send("TAKEBACK " + FormatCoordinates(opp, 9));
+  REQUIRE(StartsWith(h.Answer(), "ERROR"));  // empty point
+  h.Send("TURN " + FormatCoordinates(opp, 9));
+  h.AnswerMove();
+
+  h.Send("RESTART");
+  REQUIRE(h.Answer() == "OK");
+  REQUIRE(h.session.board()->move_count() == 0);
+  REQUIRE_FALSE(h.Send("END"));
+}
+
+TEST_CASE("session: BOARD infers the side to move, wins and blocks") {
+  Harness h;
+  h.Send("START 15");
+  REQUIRE(h.Answer() == "OK");
+  SECTION("own four: play the five") {
+    h.Send("BOARD");
+    REQUIRE(h.out.empty());
+    for (const char* l : {"3,5,1", "4,5,1", "5,5,1", "6,5,1", "0,0,2", "2,9,2", "10,12,2", "14,14,2"}) {
+      h.Send(l);
+      REQUIRE(h.out.empty());
+    }
+    h.Send("DONE");
+    const std::string move = h.Answer();
+    REQUIRE((move == "2,5" || move == "7,5"));
+    REQUIRE(h.session.board()->terminal());
+    REQUIRE(h.session.board()->outcome() == Outcome::kBlackWins);  // equal counts: we are black
+  }
+  SECTION("opponent four: block it") {
+    h.Send("BOARD");
+    for (const char* l : {"3,8,2", "2,8,1", "4,8,2", "10,2,1", "5,8,2", "12,12,1", "6,8,2"}) h.Send(l);
+    h.Send("DONE");
+    REQUIRE(h.Answer() == "7,8");
+    REQUIRE(h.session.board()->at(8, 7) == kWhite);  // one stone fewer: we are white
+  }
+  SECTION("bad BOARD blocks give one ERROR at DONE and leave the engine usable") {
+    for (auto lines : {std::vector<std::string>{"1,1,1", "2,2,1"},       // too many own stones
+                       std::vector<std::string>{"1,1,3"},                // continuous-game field
+                       std::vector<std::string>{"1,1,2", "1,1,2"},       // duplicate
+                       std::vector<std::string>{"15,1,2"},               // off the board
+                       std::vector<std::string>{"1,1"}}) {               // malformed
+      h.Send("BOARD");
+      for (auto& l : lines) {
+        h.Send(l);
+        REQUIRE(h.out.empty());
+      }
+      h.Send("DONE");
+      REQUIRE(StartsWith(h.Answer(), "ERROR"));
+    }
+    h.Send("RESTART");
+    REQUIRE(h.Answer() == "OK");
+    h.Send("BEGIN");
+    h.AnswerMove();
+  }
+}
+
+TEST_CASE("session: INFO rule switches exact-five on the board") {
+  Harness h;
+  h.Send("INFO rule 1");
+  h.Send("START 9");
+  REQUIRE(h.session.board()->rule() == Rule::kStandard);
+  h.Send("INFO rule 0");
+  REQUIRE(h.session.board()->rule() == Rule::kFreestyle);
+  h.Send("INFO rule 3");  // exactly five + continuous
+  REQUIRE(h.session.rule() == Rule::kStandard);
+  h.Send("INFO rule x");  // ignored
+  REQUIRE(h.session.rule() == Rule::kStandard);
+  REQUIRE(h.out.empty());
+}
+
+TEST_CASE("search player reuses its tree across its own move and the opponent's reply") {
+  EngineSettings settings;
+  EvaluatorSource source(settings);
+  SearchPlayer player(source, settings.config);
+  SearchLimits limits;
+  limits.max_simulations = 600;
+  Board board(7, Rule::kFreestyle);
+  MoveDecision first = player.ChooseMove(board, limits);
+  REQUIRE(first.reason == "search");
+  REQUIRE(first.reused_visits == 0);
+  REQUIRE(first.simulations == 600);
+  board.Play(first.move);
+  // Try every reply on a copy of the player: replies the first search
+  // explored must come with their subtree, the others with nothing.
+  int replies_with_subtree = 0;
+  for (int reply : board.LegalMoves()) {
+    SearchPlayer copy = player;
+    Board next = board;
+    next.Play(reply);
+    MoveDecision d = copy.ChooseMove(next, limits);
+    REQUIRE(d.root_visits == d.reused_visits + d.simulations);
+    if (d.reused_visits > 0) ++replies_with_subtree;
+  }
+  REQUIRE(replies_with_subtree > 0);
+  // A position the tree cannot follow (a stone removed) starts from scratch.
+  Board other(7, Rule::kFreestyle);
+  other.Play(board.LegalMoves().front());
+  MoveDecision fresh = player.ChooseMove(other, limits);
+  REQUIRE(fresh.reused_visits == 0);
+}
+
+TEST_CASE("search stops for the deadline and the stop flag but always returns a legal move") {
+  EngineSettings settings;
+  EvaluatorSource source(settings);
+  SearchPlayer player(source, settings.config);
+  Board board(15, Rule::kFreestyle);
+  SearchLimits limits;
+  limits.deadline = Clock::now();  // already over
+  MoveDecision d = player.ChooseMove(board, limits);
+  REQUIRE(board.IsLegal(d.move));
+  REQUIRE(d.simulations <= 2);
+  std::atomic<bool> stop{true};
+  limits.deadline = Clock::time_point::max();
+  limits.stop = &stop;
+  player.ClearTree();
+  d = player.ChooseMove(board, limits);
+  REQUIRE(board.IsLegal(d.move));
+  REQUIRE(d.simulations <= 2);
+  // The memory budget caps the tree: room for 10 expansions of 225 children.
+  limits.stop = nullptr;
+  limits.tree_memory_bytes = kApproxTreeNodeBytes * 225 * 10;
+  player.ClearTree();
+  d = player.ChooseMove(board, limits);
+  REQUIRE(d.simulations >= 2);
+  REQUIRE(d.simulations < 12);
+  REQUIRE(d.tree_nodes <= 225u * 10u);
+  REQUIRE(d.tree_nodes + 225 > 225u * 10u - 225u);  // it used what it had
+}
+
+TEST_CASE("engine settings files are strict and resolve relative paths") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(GZ_TEST_TMP) / "engine_settings";
+  fs::create_directories(dir);
+  const std::string good = (dir / "good.json").string();
+  WriteFileAtomic(good, R"({"weights": "nets/best.ckpt", "max_simulations": 1234,
+                            "config": {"mcts": {"c_puct": 2.5}, "run": {"seed": 7}}})");
+  EngineSettings s = LoadEngineSettingsFile(good);
+  REQUIRE(s.weights == (dir / "nets/best.ckpt").string());
+  REQUIRE(s.max_simulations == 1234);
+  REQUIRE(s.config.mcts.c_puct == Approx(2.5));
+  REQUIRE(s.config.run.seed == 7);
+
+  const std::string unknown = (dir / "unknown.json").string();
+  WriteFileAtomic(unknown, R"({"weigths": "x"})");
+  REQUIRE_THROWS_AS(LoadEngineSettingsFile(unknown), ConfigError);
+  const std::string bad_config = (dir / "bad_config.json").string();
+  WriteFileAtomic(bad_config, R"({"config": {"mcts": {"c_puct": -1}}})");
+  REQUIRE_THROWS_AS(LoadEngineSettingsFile(bad_config), ConfigError);
+
+  // Command line beats the file; the default file is looked up next to the binary.
+  WriteFileAtomic((dir / kEngineSettingsFileName).string(), R"({"max_simulations": 99})");
+  EngineCommandLine cl;
+  REQUIRE(ResolveEngineSettings(cl, dir.string()).max_simulations == 99);
+  cl.max_simulations = 500;
+  cl.weights = "/abs/w.ckpt";
+  cl.overrides = {"mcts.c_puct=3"};
+  EngineSettings r = ResolveEngineSettings(cl, dir.string());
+  REQUIRE(r.max_simulations == 500);
+  REQUIRE(r.weights == "/abs/w.ckpt");
+  REQUIRE(r.config.mcts.c_puct == Approx(3.0));
+  cl.overrides = {"mcts.nope=3"};
+  REQUIRE_THROWS_AS(ResolveEngineSettings(cl, dir.string()), ConfigError);
+}
+
+TEST_CASE("a checkpoint that cannot be loaded turns START into ERROR") {
+  EngineSettings settings;
+  settings.weights = std::string(GZ_TEST_TMP) + "/does-not-exist.ckpt";
+  EvaluatorSource source(settings);
+  REQUIRE(source.uses_network());
+  REQUIRE(source.CheckSize(15).find("cannot load weights") != std::string::npos);
+  SearchPlayer player(source, settings.config);
+  GomocupSession session(source, player, 100);
+  std::vector<std::string> out;
+  session.Handle("START 15", Clock::now(), out);
+  REQUIRE(out.size() == 1);
+  REQUIRE(StartsWith(out[0], "ERROR cannot load weights"));
+}
+
+TEST_CASE("terminal UI: drawing and move notation") {
+  Board b(9, Rule::kFreestyle);
+  b.Play(4 * 9 + 7);  // h5
+  std::string drawn = DrawBoard(b);
+  REQUIRE(drawn.find("    a b c d e f g h i\n") == 0);
+  REQUIRE(drawn.find("\n  5 . . . . . . .(X).\n") != std::string::npos);
+  REQUIRE(FormatHumanMove(4 * 9 + 7, 9) == "h5");
+  std::string err;
+  REQUIRE(ParseHumanMove("h5", 9, &err) == std::optional<int>(4 * 9 + 7));
+  REQUIRE(ParseHumanMove(" H5 ", 9, &err) == std::optional<int>(4 * 9 + 7));
+  REQUIRE(ParseHumanMove("7,4", 9, &err) == std::optional<int>(4 * 9 + 7));
+  REQUIRE_FALSE(ParseHumanMove("j5", 9, &err).has_value());
+  REQUIRE(err.find("off the board") != std::string::npos);
+  REQUIRE_FALSE(ParseHumanMove("h10", 9, &err).has_value());
+  REQUIRE_FALSE(ParseHumanMove("hello", 9, &err).has_value());
+  REQUIRE_FALSE(ParseHumanMove("9,0", 9, &err).has_value());
+}
+
+TEST_CASE("terminal game: moves, illegal input, undo and quit") {
+  EngineSettings settings;
+  EvaluatorSource source(settings);
+  SearchPlayer player(source, settings.config);
+  TerminalGameOptions opt;
+  opt.size = 9;
+  opt.human = kBlack;
+  opt.time_per_move = std::chrono::milliseconds(0);
+  opt.max_simulations = 50;
+  TerminalGame game(player, opt);
+  std::istringstream in("e5\nz9\ne5\nfoo\nundo\nundo\n4,4\nquit\n");
+  std::ostringstream out;
+  int moves = game.Run(in, out);
+  const std::string text = out.str();
+  REQUIRE(moves == 2);  // e5 (again, after the undo) and the engine's reply
+  REQUIRE(game.board().at(4, 4) == kBlack);
+  REQUIRE(text.find("engine plays ") != std::string::npos);
+  REQUIRE(text.find("illegal move: 'z9' is off the board") != std::string::npos);
+  REQUIRE(text.find("illegal move: e5 is occupied") != std::string::npos);
+  REQUIRE(text.find("illegal move: 'foo' is not a move") != std::string::npos);
+  REQUIRE(text.find("took back your last move and the engine's reply") != std::string::npos);
+  REQUIRE(text.find("nothing to undo") != std::string::npos);
+  REQUIRE(text.find("bye") != std::string::npos);
+}
+
+TEST_CASE("terminal game: the engine as black opens, a finished game can be undone") {
+  EngineSettings settings;
+  EvaluatorSource source(settings);
+  SearchPlayer player(source, settings.config);
+  TerminalGameOptions opt;
+  opt.size = 7;
+  opt.human = kWhite;
+  opt.time_per_move = std::chrono::milliseconds(0);
+  opt.max_simulations = 20;
+  TerminalGame game(player, opt);
+  std::istringstream in("undo\n");  // nothing of ours to undo; then end of input quits
+  std::ostringstream out;
+  REQUIRE(game.Run(in, out) == 1);
+  REQUIRE(out.str().find("nothing to undo") != std::string::npos);
+}
