@@ -3,6 +3,8 @@
 
 #include <malloc.h>
 
+#include <chrono>
+#include <cmath>
 #include <mutex>
 
 #include <torch/cuda.h>
@@ -12,7 +14,11 @@
 #include "common/net/checkpoint.h"
 #include "common/net/checkpoint_format.h"
 #include "common/net/model.h"
+#include "common/net/cuda/batch_buckets.h"
 #include "common/net/torch_forward.h"
+#if defined(GOMOKU_WITH_CUDA)
+#include "common/net/cuda/cuda_forward.h"
+#endif
 
 namespace gz {
 
@@ -70,6 +76,45 @@ std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::st
   return forward;
 }
 
+void ValidateForwardOptions(const ForwardOptions& options, const std::string& resolved_device) {
+  const std::string& p = options.precision;
+  if (p != "fp32" && p != "bf16" && p != "fp16")
+    GOMOKU_THROW(ConfigError, "server.precision: unknown precision '" << p << "' (expected fp32, bf16 or fp16)");
+  if (options.max_batch < 1 || options.max_batch > kMaxForwardBatch)
+    GOMOKU_THROW(ConfigError, "forward max_batch " << options.max_batch << " outside [1, " << kMaxForwardBatch
+                                                   << "] (server.max_batch x symmetries per position)");
+  bool cuda_device = resolved_device == "cuda" || resolved_device.rfind("cuda:", 0) == 0;
+#if !defined(GOMOKU_WITH_CUDA)
+  const char* why = "this build has no CUDA path (LibTorch without CUDA)";
+  cuda_device = false;
+#else
+  const char* why = "that needs a CUDA device";
+#endif
+  if (cuda_device) return;
+  if (p != "fp32")
+    GOMOKU_THROW(ConfigError, "server.precision: '" << p << "' requested on device '" << resolved_device << "', but "
+                                                    << why << "; use fp32");
+  if (options.cuda_graphs)
+    GOMOKU_THROW(ConfigError, "server.cuda_graphs: CUDA graphs requested on device '"
+                                  << resolved_device << "', but " << why << "; set it to false");
+}
+
+std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
+                                          const ForwardOptions& options, const CheckpointExpect& expect,
+                                          CheckpointInfo* info_out) {
+  const std::string resolved = ResolveDevice(device);
+  ValidateForwardOptions(options, resolved);
+  CheckpointInfo info;
+  PolicyValueNet net = LoadCheckpoint(path, expect, &info);
+  std::unique_ptr<BatchForward> forward;
+#if defined(GOMOKU_WITH_CUDA)
+  if (resolved != "cpu") forward = std::make_unique<CudaForward>(net, info, resolved, options, path);
+#endif
+  if (!forward) forward = std::make_unique<TorchForward>(net, info, resolved, threads, path);
+  if (info_out) *info_out = info;
+  return forward;
+}
+
 std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std::string& device, int threads,
                                               SymmetryMode mode, const CheckpointExpect& expect,
                                               CheckpointInfo* info) {
@@ -92,6 +137,48 @@ double ForwardFlops(int board_size, int channels, int blocks) {
   macs += points * c * 2 + (2 * points) * points;     // policy: conv 1x1 -> 2, linear 2P -> P
   macs += points * c + points * kValueHidden + kValueHidden;  // value: conv 1x1 -> 1, P -> 64, 64 -> 1
   return 2.0 * macs;
+}
+
+double MeasurePeakFlops(const std::string& device, const std::string& precision, int matrix_size, double seconds) {
+  const std::string resolved = ResolveDevice(device);
+  torch::ScalarType dtype = torch::kFloat;
+  if (precision == "bf16") dtype = torch::kBFloat16;
+  else if (precision == "fp16") dtype = torch::kHalf;
+  else if (precision != "fp32")
+    GOMOKU_THROW(ConfigError, "peak FLOPs: unknown precision '" << precision << "' (expected fp32, bf16 or fp16)");
+  const bool cpu = resolved == "cpu";
+  const int64_t n = matrix_size > 0 ? matrix_size : (cpu ? 384 : 8192);
+  if (n < 16 || n > 32768) GOMOKU_THROW(ConfigError, "peak FLOPs: matrix size " << n << " outside [16, 32768]");
+  if (!(seconds > 0 && seconds <= 60)) GOMOKU_THROW(ConfigError, "peak FLOPs: " << seconds << " s outside (0, 60]");
+  using Clock = std::chrono::steady_clock;
+  try {
+    c10::InferenceMode inference;
+    const torch::Device dev(resolved);
+    torch::Tensor a = torch::randn({n, n}).to(dev, dtype);
+    torch::Tensor b = torch::randn({n, n}).to(dev, dtype);
+    torch::Tensor c = torch::empty({n, n}, torch::TensorOptions().device(dev).dtype(dtype));
+    // Reading one element back waits for the device (a plain sync on the CPU).
+    auto sync = [&c] { (void)c[0][0].item<double>(); };
+    torch::mm_out(c, a, b);  // warm-up: kernel selection, clocks
+    sync();
+    int64_t products = 0;
+    int group = 1;
+    const auto start = Clock::now();
+    double elapsed = 0;
+    while (elapsed < seconds || products < 3) {
+      for (int i = 0; i < group; ++i) torch::mm_out(c, a, b);
+      sync();
+      products += group;
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+      if (elapsed < seconds / 20) group *= 2;  // fewer syncs for fast devices
+    }
+    const double flops = 2.0 * static_cast<double>(n) * n * n * products / elapsed;
+    GOMOKU_CHECK(std::isfinite(flops) && flops > 0, "peak FLOPs measurement gave " << flops);
+    return flops;
+  } catch (const c10::Error& e) {
+    GOMOKU_THROW(GomokuError, "peak FLOPs on " << resolved << " (" << precision << ", n=" << n
+                                                << ") failed: " << e.what_without_backtrace());
+  }
 }
 
 }  // namespace gz

@@ -59,6 +59,30 @@ CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, R
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const CheckpointExpect& expect = {}, CheckpointInfo* info = nullptr);
 
+// How a forward runs on its device (docs/gpu.md).  The defaults are the plain
+// fp32 path; everything else is CUDA-only.
+struct ForwardOptions {
+  std::string precision = "fp32";  // fp32 | bf16 | fp16 (server.precision; non-fp32 needs CUDA)
+  bool cuda_graphs = false;        // capture CUDA Graphs per batch bucket (server.cuda_graphs; needs CUDA)
+  bool channels_last = true;       // channels-last memory format on CUDA; ignored on the CPU
+  int max_batch = 256;             // rows (positions x symmetries) per device forward, in
+                                   // [1, 8192]: sizes the pinned/static buffers and the largest
+                                   // graph bucket; bigger batches run in chunks (CUDA only)
+};
+
+// Throws ConfigError naming the setting (server.precision, server.cuda_graphs,
+// max_batch) when `options` is malformed or asks for a CUDA-only feature on a
+// resolved device that is not CUDA (or in a build without the CUDA path).
+void ValidateForwardOptions(const ForwardOptions& options, const std::string& resolved_device);
+
+// As above, with options.  On a CUDA device in a CUDA build (GOMOKU_WITH_CUDA)
+// this returns a CudaForward (common/net/cuda/cuda_forward.h); otherwise the
+// same TorchForward as the overload above (fp32, after validation).
+// Throws ConfigError (ValidateForwardOptions, device), ModelError, IoError.
+std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
+                                          const ForwardOptions& options, const CheckpointExpect& expect = {},
+                                          CheckpointInfo* info = nullptr);
+
 // Convenience: LoadForward wrapped in a SymmetricEvaluator.
 std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std::string& device, int threads,
                                               SymmetryMode mode, const CheckpointExpect& expect = {},
@@ -75,5 +99,17 @@ void TuneCpuAllocator();
 
 // FLOPs of one forward of one position (multiply-adds x 2), for MFU reports.
 double ForwardFlops(int board_size, int channels, int blocks);
+
+// Measured dense matrix-product throughput of `device` ("cpu", "cuda",
+// "cuda:N", "auto") in FLOP/s: repeated n x n x n products (n = matrix_size,
+// 0 = 384 on the CPU, 8192 on CUDA) in `precision` (fp32 | bf16 | fp16) for
+// about `seconds`.  The MFU denominator for the server's stats and
+// bench_gpu: MFU = ForwardFlops x positions/s / MeasurePeakFlops.  On the CPU
+// it uses the current intra-op thread count.  Throws ConfigError for a bad
+// precision, matrix_size outside [16, 32768], seconds outside (0, 60], or an
+// unavailable device.  Not thread-safe with other work on the device (it
+// measures the device, so run it alone).
+double MeasurePeakFlops(const std::string& device, const std::string& precision = "fp32", int matrix_size = 0,
+                        double seconds = 0.25);
 
 }  // namespace gz

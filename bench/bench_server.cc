@@ -1,0 +1,340 @@
+// bench_server: throughput, batching efficiency and per-request overhead of
+// the inference server, all measured in one run on this machine.
+//
+//   bench_server [--clients 1,4,20,64] [--seconds 3] [--threads 1] [--board 15]
+//                [--channels 32] [--blocks 4] [--max-batch 20] [--waits 3,auto]
+//
+// For each wait setting and client count K it starts build/bin/infer_server
+// (child process, symmetry none, CPU, inference.threads = --threads) and runs
+// K client threads, each sending single-position INFER requests as fast as the
+// answers come.  Reported per run: positions/s, server avg batch, latency
+// p50/p99, and efficiency = server positions/s / raw forward positions/s at the
+// same (interpolated) batch size, the raw figure measured with LoadForward in
+// this process after the server has exited.  Finally: per-request overhead =
+// round trip p50 with one client and max_batch 1 minus the server's own
+// forward time for one position.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/board.h"
+#include "common/encoder.h"
+#include "common/fileio.h"
+#include "common/net/net_api.h"
+#include "common/wire_client.h"
+
+namespace gz {
+namespace {
+
+struct Options {
+  std::vector<int> clients = {1, 4, 20, 64};
+  std::vector<std::string> waits = {"3", "auto"};
+  double seconds = 3;
+  int threads = 1;
+  int board = 15, channels = 32, blocks = 4;
+  int max_batch = 20;
+};
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(item);
+  return out;
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t k = std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5));
+  return v[k];
+}
+
+std::string BinDir() {
+  return std::filesystem::canonical("/proc/self/exe").parent_path().string();
+}
+
+class Server {
+ public:
+  Server(const std::string& ckpt, const std::string& sock, const Options& o, int max_batch, const std::string& wait,
+         const std::string& log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
+      std::string threads = std::to_string(o.threads);
+      ::setenv("OMP_NUM_THREADS", threads.c_str(), 1);
+      ::setenv("OPENBLAS_NUM_THREADS", threads.c_str(), 1);
+      ::unsetenv("GOMOKU_INFER_SOCK");
+      ::unsetenv("GOMOKU_MAX_BATCH");
+      ::unsetenv("GOMOKU_MAX_WAIT_MS");
+      std::string bin = BinDir() + "/infer_server";
+      std::vector<std::string> args = {bin,
+                                       "--weights", ckpt,
+                                       "--set", "board.size=" + std::to_string(o.board),
+                                       "--set", "inference.device=cpu",
+                                       "--set", "inference.symmetry=none",
+                                       "--set", "inference.threads=" + threads,
+                                       "--set", "server.socket=" + sock,
+                                       "--set", "server.max_batch=" + std::to_string(max_batch),
+                                       "--set", "server.max_wait=" + wait,
+                                       "--set", "server.max_clients=1000",
+                                       "--set", "server.stats_interval_s=3600",
+                                       "--set", "run.dir=/nonexistent-bench-run"};
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(bin.c_str(), argv.data());
+      ::_exit(127);
+    }
+    const double end = MonotonicSeconds() + 60;
+    while (MonotonicSeconds() < end) {
+      try {
+        WireClient c(sock, 1);
+        if (c.Ping(2) >= 0) return;
+      } catch (const std::exception&) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    throw GomokuError("infer_server did not come up; see " + log);
+  }
+  ~Server() {
+    ::kill(pid_, SIGTERM);
+    int st;
+    ::waitpid(pid_, &st, 0);
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+struct RunResult {
+  int clients = 0;
+  std::string wait;
+  int max_batch = 0;
+  double positions_per_s = 0, avg_batch = 0, p50_us = 0, p99_us = 0, server_forward_ms = 0;
+  double raw_pps = 0, efficiency = 0, busy = 0;
+};
+
+RunResult RunClients(const std::string& sock, int k, double seconds, int board, const std::vector<Position>& ps) {
+  std::atomic<bool> measuring{false}, stop{false};
+  std::vector<std::vector<double>> lat(k);
+  std::vector<int64_t> done(k, 0);
+  std::vector<std::string> errors(k);
+  std::vector<std::thread> threads;
+  HelloParams hello;
+  hello.board_size = board;
+  hello.symmetry = SymmetryMode::kNone;
+  hello.client_name = "bench";
+  for (int c = 0; c < k; ++c) {
+    threads.emplace_back([&, c] {
+      try {
+        WireClient w(sock, 5);
+        w.Hello(hello, 5);
+        std::vector<EvalResult> out(1);
+        size_t i = c;
+        while (!stop) {
+          const double t0 = MonotonicSeconds();
+          w.Infer(std::span<const Position>(&ps[i++ % ps.size()], 1), out, 30);
+          if (measuring) {
+            lat[c].push_back((MonotonicSeconds() - t0) * 1e6);
+            ++done[c];
+          }
+        }
+      } catch (const std::exception& e) {
+        errors[c] = e.what();
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // warm up
+  nlohmann::json before = FetchStats(sock, 5);
+  measuring = true;
+  const double t0 = MonotonicSeconds();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  measuring = false;
+  const double span = MonotonicSeconds() - t0;
+  nlohmann::json after = FetchStats(sock, 5);
+  stop = true;
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (!e.empty()) throw GomokuError("client failed: " + e);
+  RunResult r;
+  r.clients = k;
+  std::vector<double> all;
+  int64_t total = 0;
+  for (int c = 0; c < k; ++c) {
+    all.insert(all.end(), lat[c].begin(), lat[c].end());
+    total += done[c];
+  }
+  r.positions_per_s = total / span;
+  r.p50_us = Percentile(all, 0.5);
+  r.p99_us = Percentile(all, 0.99);
+  const double dpos = after["positions_total"].get<double>() - before["positions_total"].get<double>();
+  const double dfwd = after["forwards_total"].get<double>() - before["forwards_total"].get<double>();
+  const double dms = after["avg_forward_ms_total"].get<double>() * after["forwards_total"].get<double>() -
+                     before["avg_forward_ms_total"].get<double>() * before["forwards_total"].get<double>();
+  r.avg_batch = dfwd > 0 ? dpos / dfwd : 0;
+  r.server_forward_ms = dfwd > 0 ? dms / dfwd : 0;
+  r.busy = dms / 1000.0 / span;  // fraction of the window the batch thread spent in forwards
+  return r;
+}
+
+// Round trip p50 of PING (no batch thread involved), microseconds.
+double PingRoundTripUs(const std::string& sock, double seconds) {
+  WireClient w(sock, 5);
+  std::vector<double> t;
+  const double end = MonotonicSeconds() + seconds;
+  while (MonotonicSeconds() < end) {
+    const double t0 = MonotonicSeconds();
+    w.Ping(5);
+    t.push_back((MonotonicSeconds() - t0) * 1e6);
+  }
+  return Percentile(t, 0.5);
+}
+
+// Median seconds of one forward of `n` positions.
+double RawForwardSeconds(BatchForward& f, int n, const std::vector<float>& planes_pool, int board) {
+  const size_t stride = PlaneFloats(board);
+  std::vector<float> planes(planes_pool.begin(), planes_pool.begin() + static_cast<long>(stride * n));
+  std::vector<float> logp(static_cast<size_t>(n) * board * board), values(n);
+  for (int i = 0; i < 3; ++i) f.Forward(planes.data(), n, logp.data(), values.data());
+  std::vector<double> t;
+  const double end = MonotonicSeconds() + 0.6;
+  while (MonotonicSeconds() < end || t.size() < 5) {
+    const double t0 = MonotonicSeconds();
+    f.Forward(planes.data(), n, logp.data(), values.data());
+    t.push_back(MonotonicSeconds() - t0);
+  }
+  return Percentile(t, 0.5);
+}
+
+int Main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--clients") {
+      o.clients.clear();
+      for (auto& s : Split(v)) o.clients.push_back(std::stoi(s));
+    } else if (k == "--waits") o.waits = Split(v);
+    else if (k == "--seconds") o.seconds = std::stod(v);
+    else if (k == "--threads") o.threads = std::stoi(v);
+    else if (k == "--board") o.board = std::stoi(v);
+    else if (k == "--channels") o.channels = std::stoi(v);
+    else if (k == "--blocks") o.blocks = std::stoi(v);
+    else if (k == "--max-batch") o.max_batch = std::stoi(v);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      return 64;
+    }
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  // The OpenMP pool size is read when LibTorch loads, so pin it by re-executing
+  // once: the raw forward here then runs like the server's (inference.threads).
+  // Clients are plain threads and use no OpenMP.
+  const std::string want_threads = std::to_string(o.threads);
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  if (!omp || want_threads != omp) {
+    ::setenv("OMP_NUM_THREADS", want_threads.c_str(), 1);
+    ::setenv("OPENBLAS_NUM_THREADS", want_threads.c_str(), 1);
+    ::execv("/proc/self/exe", argv);
+  }
+
+  char tmpl[] = "/tmp/gzb-XXXXXX";
+  std::string tmp = ::mkdtemp(tmpl);
+  std::string ckpt = tmp + "/bench.pt";
+  std::string sock = tmp + "/infer.sock";
+  CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 1);
+
+  std::mt19937_64 rng(5);
+  std::vector<Position> ps;
+  for (int i = 0; i < 512; ++i) {
+    Board b(o.board);
+    int moves = static_cast<int>(rng() % 40);
+    for (int m = 0; m < moves && !b.terminal(); ++m) {
+      auto legal = b.LegalMoves();
+      b.Play(legal[rng() % legal.size()]);
+    }
+    ps.push_back(b.ToPosition());
+  }
+  std::printf("bench_server: %dx%d board, %d channels x %d blocks, symmetry none, CPU, server inference.threads=%d, "
+              "max_batch %d, %.1fs per run\n",
+              o.board, o.board, o.channels, o.blocks, o.threads, o.max_batch, o.seconds);
+
+  // Raw forward (LoadForward in this process, same intra-op threads as the
+  // server), measured right after each server run so that both see the same
+  // machine load.
+  auto forward = LoadForward(ckpt, "cpu", o.threads);
+  const int pool_n = std::max(o.max_batch, 64);
+  std::vector<float> pool(PlaneFloats(o.board) * static_cast<size_t>(pool_n));
+  for (int i = 0; i < pool_n; ++i)
+    EncodePosition(ps[i % ps.size()], 0, pool.data() + static_cast<size_t>(i) * PlaneFloats(o.board));
+  auto raw_pps_at = [&](double b) {
+    b = std::max(1.0, b);
+    const int lo = static_cast<int>(std::floor(b)), hi = static_cast<int>(std::ceil(b));
+    const double tlo = RawForwardSeconds(*forward, lo, pool, o.board);
+    const double t = lo == hi ? tlo : tlo + (RawForwardSeconds(*forward, hi, pool, o.board) - tlo) * (b - lo);
+    return b / t;
+  };
+
+  std::printf("\n%-6s %-8s %10s %9s %10s %10s %11s %12s %10s %12s\n", "wait", "clients", "pos/s", "avg batch",
+              "p50 us", "p99 us", "forward ms", "raw pos/s", "efficiency", "forward busy");
+  for (const std::string& wait : o.waits) {
+    for (int k : o.clients) {
+      RunResult r;
+      {
+        Server server(ckpt, sock, o, o.max_batch, wait, tmp + "/server.log");
+        r = RunClients(sock, k, o.seconds, o.board, ps);
+      }
+      r.wait = wait;
+      r.max_batch = o.max_batch;
+      r.raw_pps = raw_pps_at(r.avg_batch);
+      r.efficiency = r.positions_per_s / r.raw_pps;
+      std::printf("%-6s %-8d %10.0f %9.2f %10.0f %10.0f %11.3f %12.0f %10.3f %12.3f\n", r.wait.c_str(), r.clients,
+                  r.positions_per_s, r.avg_batch, r.p50_us, r.p99_us, r.server_forward_ms, r.raw_pps, r.efficiency,
+                  r.busy);
+      std::fflush(stdout);
+    }
+  }
+  RunResult overhead;
+  double ping_us = 0, queue_wait_us = 0, forward_p50_us = 0;
+  {
+    Server server(ckpt, sock, o, 1, "0", tmp + "/server.log");
+    overhead = RunClients(sock, 1, o.seconds, o.board, ps);
+    nlohmann::json st = FetchStats(sock, 5);
+    queue_wait_us = st.value("queue_wait_ms_p50", 0.0) * 1000;
+    forward_p50_us = st.value("forward_ms_p50", 0.0) * 1000;
+    ping_us = PingRoundTripUs(sock, 1.0);
+  }
+  const double raw1_us = RawForwardSeconds(*forward, 1, pool, o.board) * 1e6;
+  std::printf("\noverhead (1 client, max_batch 1, max_wait 0): round trip p50 %.1f us - server forward p50 %.1f us "
+              "= overhead p50 %.1f us\n  (of which queue wait p50 %.1f us = I/O thread -> batch thread hand-off; raw forward "
+              "here %.1f us; PING round trip p50 %.1f us)\n",
+              overhead.p50_us, forward_p50_us, overhead.p50_us - forward_p50_us, queue_wait_us, raw1_us, ping_us);
+  std::filesystem::remove_all(tmp);
+  return 0;
+}
+
+}  // namespace
+}  // namespace gz
+
+int main(int argc, char** argv) {
+  try {
+    return gz::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_server: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,172 @@
+#include "infer_server/reloader.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <future>
+
+#include <spdlog/spdlog.h>
+
+#include "common/errors.h"
+#include "common/fileio.h"
+#include "common/metadata.h"
+#include "common/run_layout.h"
+
+namespace gz {
+namespace {
+
+constexpr double kWaitLogEvery_s = 5.0;
+
+std::string FileSignature(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return path + "|" + std::to_string(st.st_size) + "|" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+}  // namespace
+
+std::string InitialModelSource::Describe() const {
+  if (!weights.empty()) return "weights " + weights;
+  if (!run_dir.empty()) return "metadata.json of run " + run_dir;
+  return "none (waiting for RELOAD)";
+}
+
+Reloader::Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats)
+    : batcher_(batcher), req_(std::move(req)), stats_(stats) {}
+
+Reloader::~Reloader() { Stop(); }
+
+void Reloader::Start(InitialModelSource initial) {
+  GOMOKU_CHECK(!thread_.joinable(), "Reloader started twice");
+  initial_ = std::move(initial);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    initial_pending_ = !initial_.empty();
+  }
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Reloader::Request(std::string path, Done done) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopping_) {
+      jobs_.push_back(Job{std::move(path), std::move(done)});
+      done = nullptr;
+    }
+  }
+  cv_.notify_one();
+  if (done) done(-1, "the inference server is shutting down");
+}
+
+void Reloader::Stop() {
+  std::deque<Job> rest;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rest.swap(jobs_);
+  }
+  for (auto& j : rest) j.done(-1, "the inference server is shutting down");
+}
+
+int64_t Reloader::LoadAndInstall(const std::string& path) {
+  const double t0 = MonotonicSeconds();
+  std::unique_ptr<ServingModel> model = LoadServingModel(path, req_);
+  const CheckpointInfo info = model->info;
+  std::promise<int64_t> swapped;
+  std::future<int64_t> fut = swapped.get_future();
+  batcher_->InstallModel(std::move(model), [&swapped](int64_t gen) { swapped.set_value(gen); });
+  const int64_t gen = fut.get();
+  if (gen < 0) GOMOKU_THROW(GomokuError, "the inference server is shutting down");
+  spdlog::info("model loaded: {} (generation {}, iteration {}, {}x{} board, {} channels x {} blocks) in {:.2f}s",
+               path, gen, info.iteration, info.board_size, info.board_size, info.channels, info.blocks,
+               MonotonicSeconds() - t0);
+  return gen;
+}
+
+bool Reloader::TryInitial() {
+  std::string path = initial_.weights;
+  const double now = MonotonicSeconds();
+  const bool log_now = now >= next_wait_log_;
+  if (path.empty()) {
+    RunLayout layout(initial_.run_dir);
+    std::optional<Metadata> meta;
+    try {
+      meta = ReadMetadata(layout.metadata());
+      if (!meta && log_now) spdlog::info("waiting for {} (no model to serve yet)", layout.metadata());
+    } catch (const GomokuError& e) {
+      if (log_now) spdlog::warn("cannot use {} yet: {}", layout.metadata(), e.what());
+    }
+    if (!meta) {
+      if (log_now) next_wait_log_ = now + kWaitLogEvery_s;
+      return false;
+    }
+    path = meta->weights;
+  }
+  if (!FileExists(path)) {
+    if (log_now) {
+      spdlog::info("waiting for weights file {} (no model to serve yet)", path);
+      next_wait_log_ = now + kWaitLogEvery_s;
+    }
+    return false;
+  }
+  const std::string sig = FileSignature(path);
+  if (sig == failed_signature_) return false;  // refused before and unchanged
+  try {
+    LoadAndInstall(path);
+    stats_->RecordReload(true);
+    return true;
+  } catch (const std::exception& e) {
+    failed_signature_ = sig;
+    stats_->RecordReload(false);
+    spdlog::error("cannot serve {}: {} (waiting for a valid file)", path, e.what());
+    return false;
+  }
+}
+
+void Reloader::Loop() {
+  std::unique_lock<std::mutex> lk(mu_);
+  while (!stopping_) {
+    if (!jobs_.empty()) {
+      Job job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lk.unlock();
+      int64_t gen = -1;
+      std::string error;
+      try {
+        gen = LoadAndInstall(job.path);
+        stats_->RecordReload(true);
+      } catch (const std::exception& e) {
+        error = e.what();
+        stats_->RecordReload(false);
+        const int64_t serving = batcher_->generation();
+        spdlog::error("reload of {} refused: {} ({})", job.path, error,
+                      serving >= 0 ? fmt::format("generation {} keeps serving", serving) : "no model loaded yet");
+      }
+      job.done(gen, error);
+      lk.lock();
+      if (gen >= 0) initial_pending_ = false;
+      continue;
+    }
+    if (initial_pending_) {
+      lk.unlock();
+      const bool done = TryInitial();
+      lk.lock();
+      if (done) {
+        initial_pending_ = false;
+      } else {
+        // Re-check once a second; a RELOAD or Stop wakes us at once.
+        cv_.wait_for(lk, std::chrono::seconds(1), [&] { return stopping_ || !jobs_.empty(); });
+      }
+      continue;
+    }
+    cv_.wait(lk, [&] { return stopping_ || !jobs_.empty(); });
+  }
+}
+
+}  // namespace gz

@@ -1,0 +1,42 @@
+#include "infer_server/serving_model.h"
+
+#include <cmath>
+#include <vector>
+
+#include "common/encoder.h"
+#include "common/errors.h"
+
+namespace gz {
+
+std::unique_ptr<ServingModel> LoadServingModel(const std::string& path, const ModelRequirements& req) {
+  auto m = std::make_unique<ServingModel>();
+  m->path = path;
+  CheckpointExpect expect;
+  expect.board_size = req.board_size;
+  m->forward = LoadForward(path, req.device, req.threads, expect, &m->info);
+  if (m->info.board_size != req.board_size)
+    GOMOKU_THROW(ModelError, path << ": checkpoint board size " << m->info.board_size << ", server serves "
+                                  << req.board_size);
+  if (ParseRule(m->info.rule) != req.rule)
+    GOMOKU_THROW(ModelError, path << ": checkpoint rule '" << m->info.rule << "', server serves '"
+                                  << RuleName(req.rule) << "'");
+  if (m->info.encoder_version != kEncoderVersion)
+    GOMOKU_THROW(ModelError, path << ": checkpoint encoder version " << m->info.encoder_version
+                                  << ", this build encodes version " << kEncoderVersion);
+  // Probe: the empty board must give finite outputs.
+  Board empty(req.board_size, req.rule);
+  std::vector<float> planes(PlaneFloats(req.board_size));
+  EncodePosition(empty.ToPosition(), 0, planes.data());
+  std::vector<float> logp(static_cast<size_t>(req.board_size) * req.board_size);
+  float value = 0;
+  m->generation = m->forward->Forward(planes.data(), 1, logp.data(), &value);
+  bool finite = std::isfinite(value);
+  for (float f : logp) finite = finite && std::isfinite(f);
+  if (!finite) GOMOKU_THROW(ModelError, path << ": probe forward produced NaN/inf (corrupt weights?)");
+  if (m->generation != m->info.model_generation)
+    GOMOKU_THROW(ModelError, path << ": forward reports generation " << m->generation << ", header says "
+                                  << m->info.model_generation);
+  return m;
+}
+
+}  // namespace gz

@@ -1,0 +1,8 @@
+# Wire protocol, inference server, remote/fallback evaluators (docs/protocol.md).
+gz_add_test(test_wire SOURCES test_wire.cc LIBS gomoku_core TIMEOUT 120)
+
+# These start build/bin/infer_server as a child process.
+foreach(t test_server test_server_hostile test_remote_fallback test_remote_e1)
+  gz_add_test(${t} SOURCES ${t}.cc LIBS gomoku_net gomoku_core TIMEOUT 300 LABELS server)
+  add_dependencies(${t} infer_server infer_ctl)
+endforeach()

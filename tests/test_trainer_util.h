@@ -1,0 +1,246 @@
+// Helpers shared by the trainer tests: tiny configs, synthetic game files (a
+// stand-in for workers), temp run directories and child processes.
+#pragma once
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/board.h"
+#include "common/config.h"
+#include "common/fileio.h"
+#include "common/game_record.h"
+#include "common/metadata.h"
+#include "common/run_layout.h"
+
+namespace gz::testing {
+
+// A fresh, empty directory under GZ_TEST_TMP.
+inline std::string FreshDir(const std::string& name) {
+  std::string d = std::string(GZ_TEST_TMP) + "/" + name;
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// A random legal game: uniform visit policy over the legal moves, random
+// moves, played to the end (or max_moves).
+inline GameRecord RandomGame(int size, int64_t iteration, uint64_t seed, int64_t generation = 0,
+                             int max_moves = 0) {
+  std::mt19937_64 rng(seed);
+  Board b(size, Rule::kFreestyle);
+  GameRecord rec;
+  rec.board_size = size;
+  rec.rule = Rule::kFreestyle;
+  rec.iteration = iteration;
+  rec.model_generation = generation;
+  rec.seed = static_cast<int64_t>(seed & 0x7fffffffffffffffULL);
+  int limit = max_moves > 0 ? max_moves : size * size;
+  while (!b.terminal() && b.move_count() < limit) {
+    auto legal = b.LegalMoves();
+    std::vector<float> pol(size * size, 0.0f);
+    for (int m : legal) pol[m] = 1.0f / legal.size();
+    int move = legal[std::uniform_int_distribution<size_t>(0, legal.size() - 1)(rng)];
+    rec.AddMove(b, pol, 0.0f, move, generation);
+    b.Play(move);
+  }
+  Outcome o = b.outcome();
+  rec.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
+  return rec;
+}
+
+// Writes `count` games for `iteration` as worker `worker`, indices first..first+count-1.
+inline void WriteGames(const RunLayout& run, int64_t iteration, int worker, int first, int count, int size,
+                       int64_t generation = 0) {
+  MakeDirs(run.games_for(iteration));
+  for (int k = first; k < first + count; ++k) {
+    GameRecord g = RandomGame(size, iteration, 1000003ULL * iteration + 7919ULL * worker + k, generation, 12);
+    SaveGameRecord(g, run.game_file(iteration, worker, k));
+  }
+}
+
+// A tiny, fast config for a run in `dir`.
+inline Config TinyConfig(const std::string& dir) {
+  Config c;
+  c.run.dir = dir;
+  c.board.size = 7;
+  c.net.channels = 8;
+  c.net.blocks = 1;
+  c.run.worker_count = 1;
+  c.run.worker_games_per_worker = 4;
+  c.run.target_games = 4;
+  c.run.min_games = 2;
+  c.run.stall_timeout_s = 1.0;
+  c.run.progress_log_s = 0.2;
+  c.run.max_iterations = 2;
+  c.train.train_batches = 2;
+  c.train.batch_size = 16;
+  c.train.replay_iterations = 2;
+  c.train.threads = 1;
+  c.train.reload_timeout_s = 5.0;
+  c.train.keep_last = 2;
+  c.train.keep_every = 0;
+  c.server.socket = dir + "/sock/infer.sock";
+  c.inference.device = "cpu";
+  return c;
+}
+
+inline std::string WriteConfigFile(const Config& c, const std::string& path) {
+  WriteFileAtomic(path, c.ToJsonString());
+  return path;
+}
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// Polls `cond` every 20 ms until it holds or `limit_s` passes (a guard
+// against hangs, not a timing assertion).  Returns whether it held.
+inline bool WaitFor(const std::function<bool()>& cond, double limit_s = 60.0) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return cond();
+}
+
+inline int64_t MetadataIteration(const RunLayout& run) {
+  try {
+    auto m = ReadMetadata(run.metadata());
+    return m ? m->iteration : 0;
+  } catch (const std::exception&) {
+    return -1;  // a torn metadata file: never expected
+  }
+}
+
+// A child process running `bin` with stdout+stderr appended to `log`.
+class ChildProcess {
+ public:
+  ChildProcess(const std::string& bin, const std::vector<std::string>& args, const std::string& log,
+               const std::vector<std::string>& env = {}) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd >= 0) {
+        ::dup2(fd, 1);
+        ::dup2(fd, 2);
+      }
+      for (const auto& e : env) ::putenv(const_cast<char*>(e.c_str()));
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(bin.c_str()));
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(bin.c_str(), argv.data());
+      ::_exit(127);
+    }
+  }
+  ~ChildProcess() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+  void Signal(int sig) { ::kill(pid_, sig); }
+  void Kill9() {
+    ::kill(pid_, SIGKILL);
+    Wait();
+  }
+  // Waits for exit; returns the exit code (128+signal when killed).
+  int Wait() {
+    if (exited_) return code_;
+    int st = 0;
+    ::waitpid(pid_, &st, 0);
+    exited_ = true;
+    code_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return code_;
+  }
+  // Exit code if it has exited by now, else -1.
+  int Poll() {
+    if (exited_) return code_;
+    int st = 0;
+    if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+      exited_ = true;
+      code_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+      return code_;
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  int code_ = -1;
+};
+
+// build/bin/trainer as a child process.
+class TrainerProcess : public ChildProcess {
+ public:
+  TrainerProcess(const std::vector<std::string>& args, const std::string& log,
+                 const std::vector<std::string>& env = {})
+      : ChildProcess(std::string(GZ_BIN_DIR) + "/trainer", args, log, env) {}
+};
+
+// Plays the workers' part: whenever metadata.json announces an iteration that
+// has no games yet, writes `per_iteration` games for it.
+class FakeWorkers {
+ public:
+  FakeWorkers(RunLayout run, int size, int per_iteration)
+      : run_(std::move(run)), size_(size), per_iteration_(per_iteration), thread_([this] { Loop(); }) {}
+  ~FakeWorkers() {
+    stop_ = true;
+    thread_.join();
+  }
+  int64_t last_iteration() const { return last_.load(); }
+
+ private:
+  void Loop() {
+    while (!stop_) {
+      int64_t it = 0;
+      int64_t gen = 0;
+      try {
+        if (auto m = ReadMetadata(run_.metadata())) {
+          it = m->iteration;
+          gen = m->model_generation;
+        }
+      } catch (const std::exception&) {
+      }
+      if (it > last_) {
+        WriteGames(run_, it, 0, 0, per_iteration_, size_, gen);
+        last_ = it;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  RunLayout run_;
+  int size_;
+  int per_iteration_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> last_{0};
+  std::thread thread_;
+};
+
+}  // namespace gz::testing

@@ -1,0 +1,73 @@
+#include "trainer/generation_log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "common/fileio.h"
+
+namespace gz {
+
+void AppendGenerationRecord(const std::string& path, const nlohmann::json& record) {
+  std::string line = record.dump();
+  if (FileExists(path)) {
+    std::string old = ReadFileOrThrow(path);
+    if (!old.empty() && old.back() != '\n') line = "\n" + line;  // close a torn line first
+  }
+  AppendLine(path, line);
+}
+
+GenerationLog ReadGenerationLog(const std::string& path) {
+  GenerationLog log;
+  if (!FileExists(path)) return log;
+  std::istringstream in(ReadFileOrThrow(path));
+  std::map<int64_t, nlohmann::json> by_iteration;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("iteration") || !j["iteration"].is_number_integer()) {
+      ++log.bad_lines;
+      continue;
+    }
+    const int64_t it = j["iteration"].get<int64_t>();
+    by_iteration[it] = std::move(j);
+  }
+  for (auto& [it, j] : by_iteration) log.records.push_back(std::move(j));
+  return log;
+}
+
+namespace {
+std::string Num(const nlohmann::json& j, const char* key, const char* fmt) {
+  if (!j.contains(key) || !j[key].is_number()) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, j[key].get<double>());
+  return buf;
+}
+}  // namespace
+
+void PrintTimeTable(const std::vector<nlohmann::json>& records, int last_n, std::ostream& out) {
+  size_t first = 0;
+  if (last_n > 0 && records.size() > static_cast<size_t>(last_n)) first = records.size() - last_n;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%9s %12s %11s %11s %7s %6s %10s\n", "iteration", "self-play_s", "training_s",
+                "total_s", "games", "stall", "games/min");
+  out << buf;
+  for (size_t i = first; i < records.size(); ++i) {
+    const nlohmann::json& r = records[i];
+    std::string stall = "-";
+    if (r.contains("games_by_stall_timeout")) {
+      const auto& s = r["games_by_stall_timeout"];
+      stall = s.is_boolean() ? (s.get<bool>() ? "yes" : "no") : s.dump();
+    }
+    std::snprintf(buf, sizeof buf, "%9lld %12s %11s %11s %7s %6s %10s\n",
+                  static_cast<long long>(r["iteration"].get<int64_t>()), Num(r, "selfplay_s", "%.1f").c_str(),
+                  Num(r, "training_s", "%.1f").c_str(), Num(r, "total_s", "%.1f").c_str(),
+                  Num(r, "games_used", "%.0f").c_str(), stall.c_str(), Num(r, "games_per_min", "%.2f").c_str());
+    out << buf;
+  }
+}
+
+}  // namespace gz

@@ -1,0 +1,89 @@
+// build/bin/trainer: the generation loop (docs/trainer.md).
+//
+//   trainer --config FILE [--set dotted.key=value]...
+//   trainer timetable --run-dir DIR [--last N]
+//
+// Exit codes: 0 finished (run.max_iterations reached) or stopped by
+// SIGINT/SIGTERM; 1 fatal error (logged); 2 bad command line or config.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "common/cli.h"
+#include "common/config.h"
+#include "common/errors.h"
+#include "common/fileio.h"
+#include "common/logging.h"
+#include "common/run_layout.h"
+#include "trainer/generation_log.h"
+#include "trainer/trainer.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnSignal(int) { g_stop.store(true); }
+
+const char* kUsage =
+    "usage: trainer --config FILE [--set dotted.key=value]...\n"
+    "       trainer timetable --run-dir DIR [--last N]\n"
+    "Runs the training loop of the run in config run.dir (docs/trainer.md), or prints the\n"
+    "per-iteration time table (self-play / training / total) from DIR/generations.jsonl.\n";
+
+int TimeTable(const gz::CliArgs& args) {
+  if (!args.has("--run-dir")) GOMOKU_THROW(gz::ConfigError, "timetable needs --run-dir DIR");
+  gz::RunLayout run(args.get("--run-dir"));
+  gz::GenerationLog log = gz::ReadGenerationLog(run.generations());
+  if (log.bad_lines > 0)
+    std::cerr << "note: skipped " << log.bad_lines << " unparseable line(s) in " << run.generations() << "\n";
+  gz::PrintTimeTable(log.records, static_cast<int>(args.get_int("--last", 0)), std::cout);
+  return 0;
+}
+
+int Train(const gz::CliArgs& args) {
+  gz::Config config = gz::Config::Load(args.config, args.sets);
+  gz::RunLayout run(config.run.dir);
+  gz::MakeDirs(run.logs());
+  gz::InitLogging("trainer", run.logs() + "/trainer.log");
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    gz::Trainer trainer(config);
+    return trainer.Run(g_stop);
+  } catch (const std::exception& e) {
+    spdlog::error("trainer failed: {}", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    gz::CliSpec spec;
+    spec.usage = kUsage;
+    spec.value_flags = {"--run-dir", "--last"};
+    spec.allow_positional = true;
+    gz::CliArgs args = gz::ParseCli(argc, argv, spec);
+    if (args.help) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (args.positional.size() == 1 && args.positional[0] == "timetable") return TimeTable(args);
+    if (!args.positional.empty())
+      GOMOKU_THROW(gz::ConfigError, "unknown command '" << args.positional[0] << "'");
+    if (args.config.empty() && args.sets.empty()) GOMOKU_THROW(gz::ConfigError, "missing --config FILE");
+    return Train(args);
+  } catch (const gz::ConfigError& e) {
+    std::cerr << "trainer: " << e.what() << "\n" << kUsage;
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "trainer: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,81 @@
+// The gradient steps of one iteration (LibTorch).
+//
+// loss = policy cross-entropy against the MCTS visit distribution
+//      + value MSE against the game result (mover's view)
+//      + train.weight_decay * sum of squared weights (conv/linear weight
+//        tensors; biases and BatchNorm parameters are not decayed)
+// Optimizer: adam or sgd with momentum (train.optimizer); the learning rate
+// follows train.lr_schedule (constant, or step: multiplied by
+// lr_step_gamma every lr_step_iterations iterations).
+//
+// Thread-safety: a NetTrainer belongs to one thread.  The net is left in eval
+// mode after every call.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "common/config.h"
+#include "common/net/model.h"
+#include "trainer/replay_buffer.h"
+
+namespace gz {
+
+struct TrainMetrics {
+  int64_t steps = 0;
+  int64_t samples = 0;        // samples seen (steps * batch size)
+  double learning_rate = 0;
+  double policy_loss = 0;     // mean cross-entropy, nats
+  double value_loss = 0;      // mean squared error
+  double l2_loss = 0;         // weight_decay * sum w^2
+  double total_loss = 0;
+  double entropy = 0;         // mean entropy of the predicted policy, nats
+  double value_accuracy = 0;  // sign agreement on decisive samples (z != 0)
+  int64_t decisive = 0;       // samples with z != 0 behind value_accuracy
+};
+
+// Learning rate for `iteration` (1-based) under the config's schedule.
+double ScheduledLearningRate(const TrainConfig& c, int64_t iteration);
+
+class NetTrainer {
+ public:
+  NetTrainer(PolicyValueNet net, const TrainConfig& config, torch::Device device);
+
+  PolicyValueNet& net() { return net_; }
+  torch::Device device() const { return device_; }
+
+  // Runs `steps` steps of `batch_size` samples drawn from `buffer` (random
+  // sample, random symmetry; the RNG is seeded with `seed`) at the learning
+  // rate of `iteration`.  Returns the metrics averaged over the steps run; if
+  // *stop becomes true it returns early with steps < requested.
+  TrainMetrics Train(const ReplayBuffer& buffer, int64_t iteration, int steps, int batch_size, uint64_t seed,
+                     const std::atomic<bool>* stop = nullptr);
+
+  // Loss and metrics of the current net on fixed data, without training (eval
+  // mode).  planes: n*PlaneFloats, policy: n*size^2, value: n.
+  TrainMetrics Evaluate(const float* planes, const float* policy, const float* value, int n);
+
+  // Optimizer state (moments, step counts), written atomically / read back.
+  // LoadOptimizerState throws IoError or ModelError when the file does not fit.
+  void SaveOptimizerState(const std::string& path);
+  void LoadOptimizerState(const std::string& path);
+
+ private:
+  struct Batch {
+    torch::Tensor planes, policy, value;
+  };
+  Batch ToTensors(const float* planes, const float* policy, const float* value, int n);
+  // Forward + losses; fills the loss fields of m (summed, caller averages).
+  torch::Tensor Losses(const Batch& b, TrainMetrics* m);
+
+  PolicyValueNet net_;
+  TrainConfig config_;
+  torch::Device device_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+};
+
+}  // namespace gz

@@ -1,0 +1,72 @@
+// Training positions of the last W iterations (train.replay_iterations),
+// with 8-symmetry augmentation at sampling time.
+//
+// Each searched move of a game is one sample: the position before the move
+// (cells, side to move, previous move), the MCTS visit distribution as the
+// policy target, and the game result from the mover's view as the value
+// target (+1 win, -1 loss, 0 draw).  Planes come from common/encoder.h
+// EncodePosition only; the policy target is transformed with the same
+// symmetry (symmetry.h TransformPlane), so planes and target always agree.
+//
+// Window: AddIteration(N, ...) keeps iterations N-W+1 .. N (by iteration
+// number, gaps allowed) and drops older ones.
+// Thread-safety: not thread-safe; const methods may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common/game_record.h"
+
+namespace gz {
+
+class ReplayBuffer {
+ public:
+  ReplayBuffer(int board_size, int window_iterations);
+
+  int board_size() const { return size_; }
+  int window() const { return window_; }
+
+  // Adds the games of `iteration` (replacing that iteration if present) and
+  // drops iterations older than iteration - window + 1.  Games of another
+  // board size are a GomokuError.
+  void AddIteration(int64_t iteration, const std::vector<const GameRecord*>& games);
+
+  int64_t num_samples() const { return total_; }
+  std::vector<int64_t> iterations() const;  // ascending
+  int64_t samples_in(int64_t iteration) const;
+
+  // Writes sample `index` (0 <= index < num_samples(), in iteration order)
+  // under symmetry `sym`: planes PlaneFloats(size), policy size*size, value 1.
+  void EncodeSample(int64_t index, int sym, float* planes, float* policy, float* value) const;
+
+  // n samples drawn uniformly with replacement, each with a uniformly random
+  // symmetry.  planes: n*PlaneFloats(size), policy: n*size*size, value: n.
+  // Precondition: num_samples() > 0 (GomokuError otherwise).
+  void SampleBatch(int n, std::mt19937_64& rng, float* planes, float* policy, float* value) const;
+
+ private:
+  struct Chunk {
+    int64_t iteration = 0;
+    int64_t count = 0;
+    std::vector<int8_t> cells;      // count * size*size
+    std::vector<int8_t> to_move;    // count
+    std::vector<int16_t> last_move; // count (kNoMove before the first stone)
+    std::vector<float> policy;      // count * size*size
+    std::vector<float> value;       // count
+  };
+  void Recount();
+
+  int size_;
+  int window_;
+  std::vector<Chunk> chunks_;  // ascending iteration
+  std::vector<int64_t> starts_;
+  int64_t total_ = 0;
+};
+
+// Value target for a position with `to_move` to play in a game won by `winner`
+// (0 draw, kBlack, kWhite): +1, -1 or 0.
+float ValueTarget(int8_t winner, int8_t to_move);
+
+}  // namespace gz

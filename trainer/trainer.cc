@@ -1,0 +1,212 @@
+// Trainer: the generation loop, saving and publishing (trainer.h).
+#include "trainer/trainer.h"
+
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "common/encoder.h"
+#include "common/errors.h"
+#include "common/fileio.h"
+#include "common/metadata.h"
+#include "common/net/checkpoint.h"
+#include "trainer/game_files.h"
+#include "trainer/generation_log.h"
+#include "trainer/retention.h"
+#include "trainer/server_reload.h"
+#include "trainer/trainer_state.h"
+
+namespace gz {
+
+uint64_t TrainingSeed(uint64_t run_seed, int64_t iteration) {
+  uint64_t z = run_seed ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(iteration + 1));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+int Trainer::Run(const std::atomic<bool>& stop) {
+  Prepare();
+  if (ReadMetadata(run_.metadata())) Resume();
+  else ColdStart();
+  if (pending_publish_) {
+    if (!Publish(iteration_, *pending_publish_, &stop)) {
+      spdlog::info("stopped before iteration {} was published", iteration_);
+      return 0;
+    }
+    pending_publish_.reset();
+    ++iteration_;
+  }
+  for (;;) {
+    const int max_it = config_.run.max_iterations;
+    if (max_it > 0 && iteration_ > max_it) {
+      spdlog::info("reached run.max_iterations = {}; stopping", max_it);
+      return 0;
+    }
+    if (stop.load() || !RunIteration(iteration_, stop)) {
+      spdlog::info("stop requested; leaving iteration {} unfinished (a restart resumes it)", iteration_);
+      return 0;
+    }
+    ++iteration_;
+  }
+}
+
+bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
+  const double start = NowSeconds();
+  spdlog::info("self-play started: iteration {}", n);
+  MakeDirs(run_.games_for(n));
+  CollectionResult col = collector_.Collect(n, &stop);
+  if (col.stopped) return false;
+  const double collected = NowSeconds();
+  const int k = static_cast<int>(col.games.size());
+  spdlog::info("games collected: {} games for iteration {}{}", k, n,
+               col.by_stall_timeout ? " (after the stall timeout, target " + std::to_string(config_.run.target_games) + ")" : "");
+  if (col.corrupt + col.stale + col.incompatible + col.late > 0)
+    spdlog::warn("iteration {}: skipped {} corrupt, {} stale and {} incompatible game files; {} late files ignored", n,
+                 col.corrupt, col.stale, col.incompatible, col.late);
+
+  GameManifest manifest;
+  manifest.iteration = n;
+  std::set<std::string> known(col.ignored.begin(), col.ignored.end());
+  std::vector<const GameRecord*> records;
+  int64_t moves = 0, samples = 0;
+  int wins_black = 0, wins_white = 0, draws = 0;
+  for (const CollectedGame& g : col.games) {
+    manifest.used.push_back(g.file);
+    known.insert(g.file);
+    records.push_back(&g.record);
+    moves += g.record.num_moves() + static_cast<int64_t>(g.record.opening.size());
+    samples += g.record.num_moves();
+    (g.record.winner == kBlack ? wins_black : g.record.winner == kWhite ? wins_white : draws)++;
+  }
+  manifest.ignored = col.ignored;
+  WriteGameManifest(paths_.manifest(n), manifest);
+  collector_.RememberClosed(n, std::move(known), config_.train.replay_iterations);
+  buffer_.AddIteration(n, records);
+  col.games.clear();
+  if (n > 1) {
+    int removed = RemoveAbandonedTempFiles(run_.games_for(n - 1), 60.0);
+    if (removed > 0) spdlog::info("removed {} abandoned temp files in {}", removed, run_.games_for(n - 1));
+  }
+
+  const auto window = buffer_.iterations();
+  const TrainConfig& tc = config_.train;
+  spdlog::info("training started: iteration {}: {} samples from iterations {}..{}, {} steps x {} positions", n,
+               buffer_.num_samples(), window.front(), window.back(), tc.train_batches, tc.batch_size);
+  TrainMetrics tm = trainer_->Train(buffer_, n, tc.train_batches, tc.batch_size,
+                                    TrainingSeed(config_.run.seed, n), &stop);
+  if (tm.steps < tc.train_batches) return false;  // stopped
+  const double trained = NowSeconds();
+  spdlog::info("training done: iteration {}: policy_loss={:.4f} value_loss={:.4f} l2={:.4f} total_loss={:.4f} "
+               "entropy={:.3f} value_accuracy={:.3f} lr={:g} steps={} samples={} ({:.1f}s)",
+               n, tm.policy_loss, tm.value_loss, tm.l2_loss, tm.total_loss, tm.entropy, tm.value_accuracy,
+               tm.learning_rate, tm.steps, tm.samples, trained - collected);
+
+  const double selfplay_s = collected - start;
+  nlohmann::json record = {
+      {"iteration", n},
+      {"start", start},
+      {"selfplay_end", collected},
+      {"selfplay_s", selfplay_s},
+      {"games_used", k},
+      {"games_target", config_.run.target_games},
+      {"games_by_stall_timeout", col.by_stall_timeout},
+      {"stall_warnings", col.stall_warnings},
+      {"late_games", col.late},
+      {"stale_games", col.stale},
+      {"corrupt_games", col.corrupt},
+      {"incompatible_games", col.incompatible},
+      {"samples", samples},
+      {"window_samples", buffer_.num_samples()},
+      {"window_iterations", {window.front(), window.back()}},
+      {"avg_game_length", k > 0 ? static_cast<double>(moves) / k : 0.0},
+      {"games_per_min", selfplay_s > 0 ? k / (selfplay_s / 60.0) : 0.0},
+      {"wins", {{"black", wins_black}, {"white", wins_white}, {"draw", draws}}},
+      {"optimizer", tc.optimizer},
+      {"learning_rate", tm.learning_rate},
+      {"train_steps", tm.steps},
+      {"samples_trained", tm.samples},
+      {"losses", {{"policy", tm.policy_loss}, {"value", tm.value_loss}, {"l2", tm.l2_loss}, {"total", tm.total_loss}}},
+      {"entropy", tm.entropy},
+      {"value_accuracy", tm.value_accuracy},
+  };
+  SaveTrained(n, record);
+  record["training_s"] = NowSeconds() - collected;
+  return Publish(n, record, &stop);
+}
+
+void Trainer::SaveTrained(int64_t n, const nlohmann::json& record) {
+  CheckpointInfo info;
+  info.board_size = config_.board.size;
+  info.rule = config_.board.rule;
+  info.encoder_version = kEncoderVersion;
+  info.channels = config_.net.channels;
+  info.blocks = config_.net.blocks;
+  info.iteration = n;
+  info.model_generation = n;
+  info.seed = config_.run.seed;
+  const std::string path = run_.checkpoint(n);
+  SaveCheckpoint(path, trainer_->net(), info);
+  spdlog::info("checkpoint saved: iteration {} ({})", n, path);
+
+  TrainerState state;
+  state.trained_iteration = n;
+  state.optimizer_file = std::filesystem::path(paths_.optimizer(n)).filename().string();
+  state.record = record;
+  trainer_->SaveOptimizerState(paths_.optimizer(n));
+  WriteTrainerState(paths_.state(), state);
+  // Only the newest optimizer state is ever used; keep one older for safety.
+  std::error_code ec;
+  std::filesystem::remove(paths_.optimizer(n - 2), ec);
+}
+
+bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>* stop) {
+  const std::string weights = run_.checkpoint(n);
+  const double publish_start = NowSeconds();
+  // The server's view of the self-play that just ended (before the reload resets anything).
+  std::optional<nlohmann::json> stats = TryFetchServerStats(socket_, 2.0);
+  spdlog::info("publishing iteration {}: asking the inference server at {} to load {}", n, socket_, weights);
+  ReloadOutcome reload = ReloadServer(socket_, weights, config_.train.reload_timeout_s, stop);
+  int64_t generation = n;
+  if (reload.acknowledged) {
+    generation = reload.generation;
+    spdlog::info("inference server acknowledged the reload of {}: model_generation {} ({:.2f}s)", weights,
+                 generation, reload.seconds);
+  } else {
+    if (stop && stop->load()) return false;
+    spdlog::warn("inference server not running ({}); continuing without it: workers load {} themselves", reload.note,
+                 weights);
+  }
+  Metadata meta;
+  meta.iteration = n + 1;
+  meta.weights = weights;
+  meta.model_generation = generation;
+  meta.updated_at = NowSeconds();
+  meta.config = ConfigJson();
+  WriteMetadata(run_.metadata(), meta);
+  spdlog::info("metadata published: iteration {} (weights {}, model_generation {})", n + 1, weights, generation);
+  if (n == 0) return true;  // cold start: no iteration finished
+
+  const double end = NowSeconds();
+  record["end"] = end;
+  record["publish_s"] = end - publish_start;
+  if (record.contains("start")) record["total_s"] = end - record["start"].get<double>();
+  record["model_generation"] = generation;
+  record["reload"] = {{"acknowledged", reload.acknowledged}, {"generation", reload.generation},
+                      {"seconds", reload.seconds}, {"attempts", reload.attempts}, {"note", reload.note}};
+  if (stats) record["server"] = *stats;
+  AppendGenerationRecord(run_.generations(), record);
+  std::vector<int64_t> deleted = ApplyCheckpointRetention(run_.checkpoints(), config_.train.keep_last,
+                                                          config_.train.keep_every, n);
+  if (!deleted.empty()) {
+    std::string list;
+    for (int64_t d : deleted) list += (list.empty() ? "" : ", ") + std::to_string(d);
+    spdlog::info("checkpoint retention: deleted iterations {}", list);
+  }
+  if (record.contains("total_s"))
+    spdlog::info("iteration {} finished: self-play {:.1f}s, training {:.1f}s, total {:.1f}s", n,
+                 record.value("selfplay_s", 0.0), record.value("training_s", 0.0), record["total_s"].get<double>());
+  return true;
+}
+
+}  // namespace gz

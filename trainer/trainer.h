@@ -1,0 +1,80 @@
+// The trainer's generation loop (docs/trainer.md).  One Trainer per run
+// directory; metadata.json is the single source of truth it publishes.
+//
+// State machine, per iteration N:
+//   COLLECT  "self-play started: iteration N" -> wait for games/it{N}/ (GameCollector)
+//            -> "games collected: K games for iteration N" -> manifest trainer/games_itN.json
+//   TRAIN    replay window (last train.replay_iterations iterations), train_batches x batch_size
+//            -> "training done: iteration N ..."
+//   SAVE     checkpoints/weights_it{N}.pt (model_generation N) -> "checkpoint saved: iteration N"
+//            -> trainer/optimizer_it{N}.pt -> trainer/state.json
+//   PUBLISH  RELOAD to the server, wait for the ack (or warn: no server)
+//            -> metadata.json {iteration N+1, weights it{N}, generation} -> generations.jsonl line
+//            -> checkpoint retention
+// Start: cold start (no metadata: weights_it0.pt + metadata iteration 1, via
+// the same PUBLISH step) or resume (metadata iteration M: continue
+// collecting M; if weights_it{M}.pt is already complete, publish it first).
+//
+// Thread-safety: Run() is called once, from one thread; `stop` may be set
+// from a signal handler.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "common/config.h"
+#include "common/run_layout.h"
+#include "trainer/game_collector.h"
+#include "trainer/net_trainer.h"
+#include "trainer/replay_buffer.h"
+#include "trainer/trainer_paths.h"
+
+namespace gz {
+
+class Trainer {
+ public:
+  explicit Trainer(Config config);
+  ~Trainer();
+
+  // Runs iterations until run.max_iterations iterations are published (0 =
+  // forever) or *stop is raised.  Returns the process exit code (0).
+  // Throws GomokuError on fatal errors (server refused the weights, a
+  // checkpoint metadata.json names is unloadable, ...).
+  int Run(const std::atomic<bool>& stop);
+
+ private:
+  // trainer_start.cc
+  void Prepare();
+  void ColdStart();
+  void Resume();
+  void LoadNet(const std::string& path, int64_t expect_iteration);
+  void RestoreOptimizer(int64_t iteration);
+  void RebuildReplayWindow(int64_t last_closed);
+  // trainer.cc
+  bool RunIteration(int64_t n, const std::atomic<bool>& stop);  // false = stopped
+  void SaveTrained(int64_t n, const nlohmann::json& record);
+  bool Publish(int64_t n, nlohmann::json record, const std::atomic<bool>* stop);  // false = stopped
+  nlohmann::json ConfigJson() const;
+
+  Config config_;
+  RunLayout run_;
+  TrainerPaths paths_;
+  std::string socket_;
+  torch::Device device_{torch::kCPU};
+  std::unique_ptr<NetTrainer> trainer_;
+  ReplayBuffer buffer_;
+  GameCollector collector_;
+  int64_t iteration_ = 0;                 // iteration whose games are collected next
+  std::optional<nlohmann::json> pending_publish_;  // record of iteration_-1 when it still needs publishing
+};
+
+// Seed of the sampling RNG of iteration n (reproducible across restarts).
+uint64_t TrainingSeed(uint64_t run_seed, int64_t iteration);
+
+}  // namespace gz

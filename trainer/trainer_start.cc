@@ -1,0 +1,229 @@
+// Trainer: preparing the run directory, cold start and resume (trainer.h).
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "common/encoder.h"
+#include "common/errors.h"
+#include "common/fileio.h"
+#include "common/metadata.h"
+#include "common/net/checkpoint.h"
+#include "common/net/net_api.h"
+#include "common/wire_client.h"
+#include "trainer/game_files.h"
+#include "trainer/generation_log.h"
+#include "trainer/trainer.h"
+#include "trainer/trainer_state.h"
+
+namespace gz {
+
+namespace {
+Config WithAbsoluteRunDir(Config c) {
+  // Metadata names the weights by path; other processes may run elsewhere.
+  c.run.dir = std::filesystem::absolute(c.run.dir).lexically_normal().string();
+  while (c.run.dir.size() > 1 && c.run.dir.back() == '/') c.run.dir.pop_back();
+  return c;
+}
+}  // namespace
+
+Trainer::Trainer(Config config)
+    : config_(WithAbsoluteRunDir(std::move(config))),
+      run_(config_.run.dir),
+      paths_(run_),
+      buffer_(config_.board.size, config_.train.replay_iterations),
+      collector_(run_, CollectSettings::FromConfig(config_)) {}
+
+Trainer::~Trainer() = default;
+
+nlohmann::json Trainer::ConfigJson() const { return config_.ToJson(); }
+
+void Trainer::Prepare() {
+  for (const std::string& d : {run_.dir, run_.checkpoints(), run_.games(), paths_.dir, run_.logs(), run_.status_dir()})
+    MakeDirs(d);
+  WriteFileAtomic(run_.config(), config_.ToJsonString() + "\n");
+  spdlog::info("effective config (saved to {}):\n{}", run_.config(), config_.ToJsonString());
+  at::set_num_threads(config_.train.threads);
+  torch::manual_seed(config_.run.seed);
+  device_ = torch::Device(ResolveDevice(config_.inference.device));
+  socket_ = ResolveSocketPath(config_);
+  spdlog::info("trainer: run dir {}, training on {} with {} threads, inference server socket {}", run_.dir,
+               device_.str(), config_.train.threads, socket_);
+}
+
+void Trainer::LoadNet(const std::string& path, int64_t expect_iteration) {
+  CheckpointExpect expect;
+  expect.board_size = config_.board.size;
+  expect.channels = config_.net.channels;
+  expect.blocks = config_.net.blocks;
+  CheckpointInfo info;
+  PolicyValueNet net = LoadCheckpoint(path, expect, &info);
+  if (info.rule != config_.board.rule)
+    GOMOKU_THROW(ModelError, path << ": checkpoint rule '" << info.rule << "' differs from board.rule '"
+                                  << config_.board.rule << "'");
+  if (expect_iteration >= 0 && info.iteration != expect_iteration)
+    GOMOKU_THROW(ModelError, path << ": checkpoint says iteration " << info.iteration << ", expected "
+                                  << expect_iteration);
+  trainer_ = std::make_unique<NetTrainer>(std::move(net), config_.train, device_);
+}
+
+void Trainer::RestoreOptimizer(int64_t iteration) {
+  auto state = ReadTrainerState(paths_.state());
+  if (state && state->trained_iteration == iteration && !state->optimizer_file.empty()) {
+    const std::string path = paths_.dir + "/" + state->optimizer_file;
+    if (state->record.value("optimizer", std::string()) == config_.train.optimizer && FileExists(path)) {
+      try {
+        trainer_->LoadOptimizerState(path);
+        spdlog::info("optimizer state restored from {}", path);
+        return;
+      } catch (const GomokuError& e) {
+        spdlog::warn("optimizer state {} not usable ({}); starting with a fresh optimizer state", path, e.what());
+        return;
+      }
+    }
+  }
+  if (iteration > 0)
+    spdlog::warn("no optimizer state saved for iteration {}; starting with a fresh optimizer state", iteration);
+}
+
+void Trainer::RebuildReplayWindow(int64_t last_closed) {
+  const int64_t first = std::max<int64_t>(1, last_closed - config_.train.replay_iterations + 1);
+  int64_t games = 0;
+  for (int64_t it = first; it <= last_closed; ++it) {
+    const std::string dir = run_.games_for(it);
+    std::vector<std::string> names;
+    std::set<std::string> known;
+    if (auto m = ReadGameManifest(paths_.manifest(it))) {
+      names = m->used;
+      known.insert(m->ignored.begin(), m->ignored.end());
+    } else {
+      names = ListGameFiles(dir);
+      if (!names.empty())
+        spdlog::warn("no game manifest for iteration {}; using every usable game file in {}", it, dir);
+    }
+    std::vector<GameRecord> records;
+    for (const std::string& name : names) {
+      known.insert(name);
+      GameRecord rec;
+      std::string reason;
+      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, config_.board.size, config_.rule()}, &rec, &reason);
+      if (v == GameVerdict::kUsable) records.push_back(std::move(rec));
+      else spdlog::warn("replay window: skipping {} game file {}/{}: {}", GameVerdictName(v), dir, name, reason);
+    }
+    std::vector<const GameRecord*> ptrs;
+    for (const auto& r : records) ptrs.push_back(&r);
+    if (!ptrs.empty()) buffer_.AddIteration(it, ptrs);
+    games += static_cast<int64_t>(records.size());
+    collector_.RememberClosed(it, std::move(known), config_.train.replay_iterations);
+  }
+  if (last_closed >= 1)
+    spdlog::info("replay window rebuilt: iterations {}..{}, {} games, {} samples", first, last_closed, games,
+                 buffer_.num_samples());
+}
+
+void Trainer::ColdStart() {
+  std::vector<int64_t> its = ListCheckpointIterations(run_.checkpoints());
+  if (!its.empty() && its.back() > 0) {
+    // Checkpoints without metadata: never silently start over.
+    for (auto i = its.rbegin(); i != its.rend(); ++i) {
+      try {
+        LoadNet(run_.checkpoint(*i), *i);
+      } catch (const GomokuError& e) {
+        spdlog::warn("checkpoint {} not loadable: {}", run_.checkpoint(*i), e.what());
+        continue;
+      }
+      spdlog::warn("no {} but checkpoints up to iteration {} exist; resuming run at iteration {} from {} "
+                   "(not starting from scratch)",
+                   run_.metadata(), its.back(), *i + 1, run_.checkpoint(*i));
+      RestoreOptimizer(*i);
+      RebuildReplayWindow(*i);
+      iteration_ = *i;
+      auto state = ReadTrainerState(paths_.state());
+      pending_publish_ = state && state->trained_iteration == *i ? state->record
+                                                                   : nlohmann::json{{"iteration", *i}, {"resumed", true}};
+      return;
+    }
+    GOMOKU_THROW(ModelError, "no " << run_.metadata() << " and none of the checkpoints in " << run_.checkpoints()
+                                   << " loads; refusing to start from scratch over them");
+  }
+  const std::string path0 = run_.checkpoint(0);
+  bool reused = false;
+  if (FileExists(path0)) {
+    try {
+      LoadNet(path0, 0);
+      reused = true;
+      spdlog::info("cold start: reusing existing generation-0 weights {}", path0);
+    } catch (const GomokuError& e) {
+      spdlog::warn("cold start: existing {} not usable ({}); creating it again", path0, e.what());
+    }
+  }
+  if (!reused) {
+    CreateRandomCheckpoint(path0, config_.board.size, config_.rule(), config_.net.channels, config_.net.blocks,
+                           config_.run.seed, 0, 0);
+    spdlog::info("cold start: created generation-0 weights {} (seed {}, {} channels, {} blocks)", path0,
+                 config_.run.seed, config_.net.channels, config_.net.blocks);
+    LoadNet(path0, 0);
+  }
+  iteration_ = 0;
+  pending_publish_ = nlohmann::json{{"iteration", 0}};
+}
+
+void Trainer::Resume() {
+  const Metadata meta = *ReadMetadata(run_.metadata());
+  const int64_t m = meta.iteration;
+  GOMOKU_CHECK(m >= 1, run_.metadata() << " has iteration " << m << "; expected >= 1");
+  spdlog::info("resuming run at iteration {} (weights {}, model_generation {})", m, meta.weights,
+               meta.model_generation);
+  auto state = ReadTrainerState(paths_.state());
+  const std::string trained_path = run_.checkpoint(m);
+  if (FileExists(trained_path)) {
+    try {
+      LoadNet(trained_path, m);
+      spdlog::info("iteration {} had finished training before the restart ({} is complete); publishing it", m,
+                   trained_path);
+      RestoreOptimizer(m);
+      RebuildReplayWindow(m);
+      iteration_ = m;
+      pending_publish_ = state && state->trained_iteration == m ? state->record
+                                                                 : nlohmann::json{{"iteration", m}, {"resumed", true}};
+      return;
+    } catch (const GomokuError& e) {
+      const std::string bad = trained_path + ".bad";
+      spdlog::warn("checkpoint {} is not usable ({}); moved to {}; training iteration {} again", trained_path,
+                   e.what(), bad, m);
+      std::error_code ec;
+      std::filesystem::rename(trained_path, bad, ec);
+    }
+  }
+  try {
+    LoadNet(meta.weights, -1);
+  } catch (const GomokuError& e) {
+    GOMOKU_THROW(ModelError, run_.metadata() << " names weights " << meta.weights
+                                             << " which cannot be loaded: " << e.what()
+                                             << " (refusing to start the run from scratch)");
+  }
+  RestoreOptimizer(m - 1);
+  RebuildReplayWindow(m - 1);
+  // A kill between metadata and the generations.jsonl append loses that line: restore it.
+  if (m - 1 >= 1 && state && state->trained_iteration == m - 1) {
+    GenerationLog log = ReadGenerationLog(run_.generations());
+    bool present = false;
+    for (const auto& r : log.records) present = present || r["iteration"].get<int64_t>() == m - 1;
+    if (!present) {
+      nlohmann::json rec = state->record;
+      rec["recovered_after_restart"] = true;
+      AppendGenerationRecord(run_.generations(), rec);
+      spdlog::info("{}: restored the missing record of iteration {}", run_.generations(), m - 1);
+    }
+  }
+  if (meta.config != ConfigJson()) {
+    Metadata updated = meta;
+    updated.config = ConfigJson();
+    updated.updated_at = NowSeconds();
+    WriteMetadata(run_.metadata(), updated);
+    spdlog::info("config differs from the one in {}; rewrote it for iteration {} with the new config (same weights)",
+                 run_.metadata(), m);
+  }
+  iteration_ = m;
+}
+
+}  // namespace gz
