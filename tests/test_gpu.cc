@@ -264,6 +264,7 @@ TEST_CASE("MeasurePeakFlops on the CPU is positive and finite and refuses bad ar
 
   CHECK_THROWS_AS(MeasurePeakFlops("cpu", "int8"), ConfigError);
   CHECK_THROWS_AS(MeasurePeakFlops("cpu", "fp32", 8), ConfigError);
+  CHECK_THROWS_AS(MeasurePeakFlops("cpu", "fp32", -64), ConfigError);
   CHECK_THROWS_AS(MeasurePeakFlops("cpu", "fp32", 40000), ConfigError);
   CHECK_THROWS_AS(MeasurePeakFlops("cpu", "fp32", 64, 0), ConfigError);
   CHECK_THROWS_AS(MeasurePeakFlops("tpu"), ConfigError);

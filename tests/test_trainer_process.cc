@@ -182,6 +182,7 @@ TEST_CASE("metadata for N+1 appears only after the server acknowledged the reloa
   TrainerProcess p({"--config", cfg}, log);
   REQUIRE(p.Wait() == 0);
 
+  CHECK(workers.read_failures() == 0);
   std::lock_guard<std::mutex> lock(mu);
   REQUIRE(seen.size() == 3);  // it0 (cold start), it1, it2
   for (size_t i = 0; i < seen.size(); ++i) {
@@ -269,6 +270,7 @@ TEST_CASE("kill -9 at random points: the trainer resumes, never starts over") {
     if (i == 2) std::ofstream(run.generations(), std::ios::app) << "{\"iteration\": 9";  // a torn last line
   }
   CHECK(kills == static_cast<int>(points.size()));
+  CHECK(workers.read_failures() == 0);  // metadata.json was always complete, even across kill -9
   TrainerProcess last({"--config", cfg}, log);
   REQUIRE(last.Wait() == 0);
 

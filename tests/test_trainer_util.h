@@ -215,6 +215,7 @@ class FakeWorkers {
     thread_.join();
   }
   int64_t last_iteration() const { return last_.load(); }
+  int read_failures() const { return read_failures_.load(); }
 
  private:
   void Loop() {
@@ -227,6 +228,7 @@ class FakeWorkers {
           gen = m->model_generation;
         }
       } catch (const std::exception&) {
+        ++read_failures_;  // a torn or invalid metadata.json: must never happen
       }
       if (it > last_) {
         WriteGames(run_, it, 0, 0, per_iteration_, size_, gen);
@@ -240,6 +242,7 @@ class FakeWorkers {
   int per_iteration_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> last_{0};
+  std::atomic<int> read_failures_{0};
   std::thread thread_;
 };
 

@@ -29,14 +29,15 @@ BUILD="${GPU_CHECK_BUILD:-$ROOT/build-gpu-check}"
 OUT_DIR="${OUT:-$BUILD/out}"
 mkdir -p "$BUILD" "$OUT_DIR"
 LOG="$OUT_DIR/gpu_check.log"
-: >"$LOG"
-exec > >(tee -a "$LOG") 2>&1
 START=$(date +%s)
 stamp() { echo "[gpu_check +$(( $(date +%s) - START ))s] $*"; }
 die() { stamp "FAILED: $*"; exit 1; }
 
 PY="${PYTHON:-python3}"
 JOBS="${JOBS:-$(nproc)}"
+
+# The body is not indented because it holds a heredoc.
+main() {
 
 stamp "repo $ROOT, build $BUILD, out $OUT_DIR"
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
@@ -91,7 +92,7 @@ export TORCH_CUDA_ARCH_LIST="${GPU_ARCH:0:-1}.${GPU_ARCH: -1}"
 stamp "configure"
 timeout 120 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGOMOKU_BUILD_TESTS=OFF \
   -DGOMOKU_BUILD_BENCH=ON -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_CUDA_COMPILER="$NVCC" \
-  -DCUDAToolkit_ROOT="$CUDA_ROOT" -DCMAKE_CUDA_ARCHITECTURES="$GPU_ARCH" -DCMAKE_CXX_FLAGS="$EXTRA_CXX" \
+  -DCUDAToolkit_ROOT="$CUDA_ROOT" -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_ROOT" -DCMAKE_CUDA_ARCHITECTURES="$GPU_ARCH" -DCMAKE_CXX_FLAGS="$EXTRA_CXX" \
   >"$OUT_DIR/build.log" 2>&1 || { tail -40 "$OUT_DIR/build.log"; die "configure (see build.log)"; }
 grep -E "gomoku-zero:|CUDA compiler identification|Found CUDAToolkit" "$OUT_DIR/build.log"
 grep -q "CUDA build: ON" "$OUT_DIR/build.log" || die "CMake did not detect a CUDA LibTorch (GOMOKU_WITH_CUDA off)"
@@ -103,6 +104,10 @@ stamp "built"
 
 stamp "run bench_gpu $*"
 timeout 150 "$BUILD/bin/bench_gpu" --out "$OUT_DIR/bench_gpu.json" "$@" 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
-rc=${PIPESTATUS[0]}
+local rc=${PIPESTATUS[0]}
 stamp "bench_gpu exit status $rc"
-exit "$rc"
+return "$rc"
+}
+
+main "$@" 2>&1 | tee "$LOG"
+exit "${PIPESTATUS[0]}"

@@ -37,7 +37,7 @@ int GameCollector::ScanLate() {
     for (const std::string& name : ListGameFiles(run_.games_for(it))) {
       if (known.insert(name).second) {
         ++late;
-        spdlog::warn("late game file {}/{} arrived after iteration {} closed; ignored (not used for training)",
+        spdlog::info("late game file {}/{} arrived after iteration {} closed; ignored (not used for training)",
                      run_.games_for(it), name, it);
       }
     }

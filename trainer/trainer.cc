@@ -61,9 +61,11 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
   const int k = static_cast<int>(col.games.size());
   spdlog::info("games collected: {} games for iteration {}{}", k, n,
                col.by_stall_timeout ? " (after the stall timeout, target " + std::to_string(config_.run.target_games) + ")" : "");
-  if (col.corrupt + col.stale + col.incompatible + col.late > 0)
-    spdlog::warn("iteration {}: skipped {} corrupt, {} stale and {} incompatible game files; {} late files ignored", n,
-                 col.corrupt, col.stale, col.incompatible, col.late);
+  if (col.corrupt + col.stale + col.incompatible > 0)
+    spdlog::warn("iteration {}: skipped {} corrupt, {} stale and {} incompatible game files", n, col.corrupt,
+                 col.stale, col.incompatible);
+  if (col.late > 0)
+    spdlog::info("iteration {}: {} late game files of closed iterations ignored while waiting", n, col.late);
 
   GameManifest manifest;
   manifest.iteration = n;

@@ -147,15 +147,16 @@ double MeasurePeakFlops(const std::string& device, const std::string& precision,
   else if (precision != "fp32")
     GOMOKU_THROW(ConfigError, "peak FLOPs: unknown precision '" << precision << "' (expected fp32, bf16 or fp16)");
   const bool cpu = resolved == "cpu";
-  const int64_t n = matrix_size > 0 ? matrix_size : (cpu ? 384 : 8192);
+  const int64_t n = matrix_size != 0 ? matrix_size : (cpu ? 384 : 8192);
   if (n < 16 || n > 32768) GOMOKU_THROW(ConfigError, "peak FLOPs: matrix size " << n << " outside [16, 32768]");
   if (!(seconds > 0 && seconds <= 60)) GOMOKU_THROW(ConfigError, "peak FLOPs: " << seconds << " s outside (0, 60]");
   using Clock = std::chrono::steady_clock;
   try {
     c10::InferenceMode inference;
     const torch::Device dev(resolved);
-    torch::Tensor a = torch::randn({n, n}).to(dev, dtype);
-    torch::Tensor b = torch::randn({n, n}).to(dev, dtype);
+    const auto on_device = torch::TensorOptions().device(dev);
+    torch::Tensor a = torch::randn({n, n}, on_device).to(dtype);
+    torch::Tensor b = torch::randn({n, n}, on_device).to(dtype);
     torch::Tensor c = torch::empty({n, n}, torch::TensorOptions().device(dev).dtype(dtype));
     // Reading one element back waits for the device (a plain sync on the CPU).
     auto sync = [&c] { (void)c[0][0].item<double>(); };
