@@ -66,10 +66,14 @@ TEST_CASE("cold start, one full iteration, overproduction, corrupt file, timetab
   CHECK(Config::FromJson(nlohmann::json::parse(Slurp(run.config())), "config.json").run.target_games == 4);
   REQUIRE(WaitFor([&] { return Slurp(log).find("waiting for workers: 0/4 games") != std::string::npos; }));
 
-  // Workers: 6 games (target 4) plus a truncated file for iteration 1.
-  WriteGames(run, 1, 0, 0, 6, 7);
-  std::string good = Slurp(run.game_file(1, 0, 0));
+  // Workers: a truncated file first (so any scan that sees the target also sees it),
+  // then 6 games for a target of 4.
+  const RunLayout stage(FreshDir("proc_cold_stage"));
+  WriteGames(stage, 1, 0, 0, 1, 7);
+  std::string good = Slurp(stage.game_file(1, 0, 0));
+  MakeDirs(run.games_for(1));
   WriteFileAtomic(run.game_file(1, 9, 0), good.substr(0, good.size() - 7));
+  WriteGames(run, 1, 0, 0, 6, 7);
   REQUIRE(WaitFor([&] { return MetadataIteration(run) == 2; }));
   WriteGames(run, 2, 0, 0, 4, 7);
   REQUIRE(p.Wait() == 0);
