@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/errors.h"
 #include "common/fileio.h"
 #include "common/metadata.h"
 #include "common/run_layout.h"
