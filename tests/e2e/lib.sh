@@ -43,7 +43,14 @@ at_least_generations() { (($(generations) >= $1)); }
 meta_iteration() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"])' "$RUN/metadata.json"; }
 json_get() { /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); exec("print(d" + sys.argv[1] + ")")' "$1"; }
 pid_of() { cat "$RUN/pids/$1.pid"; }
-alive() { kill -0 "$1" 2>/dev/null; }
+# alive PID: running and not a zombie (a reparented process may stay a zombie
+# when PID 1 does not reap; kill -0 alone would count it).
+alive() {
+  kill -0 "$1" 2>/dev/null || return 1
+  local state
+  state="$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
 no_process_left() {
   local p
   for p in "$@"; do alive "$p" && return 1; done
