@@ -10,11 +10,11 @@ CONFIG="$ROOT/configs/tiny.json"
 FAILS=0 PASSES=0
 
 cleanup() {
+  local pids
+  pids="$(cat "$RUN"/pids/*.pid 2>/dev/null || true)"
   "$ROOT/launch/stop.sh" --run-dir "$RUN" --timeout 10 >/dev/null 2>&1 || true
-  # kill anything of ours still alive (processes started by hand in the tests)
-  for p in "$RUN"/pids/*.pid "$RUN"/manual_*.pid; do
-    [ -e "$p" ] && kill -KILL "$(cat "$p")" 2>/dev/null || true
-  done
+  # Anything of ours still alive (e.g. a process started by hand) is killed.
+  for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
   if ((FAILS)); then
     echo "---- logs of the failed run ($RUN) ----"
     for f in "$RUN"/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 25 "$f"; }; done
