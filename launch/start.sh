@@ -66,7 +66,7 @@ launch() {  # launch NAME CMD...
 # (1) inference server; poll up to 60 s for it to answer ping.
 SOCK="${GOMOKU_INFER_SOCK:-$RUN_DIR/sock/infer.sock}"
 export GOMOKU_INFER_SOCK="$SOCK"
-launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR"
+launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR" --log "$LOGS/server.log"
 SERVER_UP=0
 for _ in $(seq 1 120); do
   if "$BIN/infer_ctl" --socket "$SOCK" ping >/dev/null 2>&1; then SERVER_UP=1; break; fi
