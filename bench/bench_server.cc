@@ -3,6 +3,7 @@
 //
 //   bench_server [--clients 1,4,20,64] [--seconds 3] [--threads 1] [--board 15]
 //                [--channels 32] [--blocks 4] [--max-batch 20] [--waits 3,auto]
+//                [--cache N] [--only table|overhead]
 //
 // For each wait setting and client count K it starts build/bin/infer_server
 // (child process, symmetry none, CPU, inference.threads = --threads) and runs
@@ -12,14 +13,21 @@
 // same (interpolated) batch size, the raw figure measured with LoadForward in
 // this process after the server has exited.  Finally: per-request overhead =
 // round trip p50 with one client and max_batch 1 minus the server's own
-// forward time for one position.
+// forward time for one position; then the same with a client that busy-polls
+// its socket instead of sleeping in poll(), which takes the cost of waking the
+// client thread out of the measurement (on a VM that wake is most of it).
+// --cache N runs the servers with server.cache_entries = N (each client
+// cycles through 512 positions, so repeats hit).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +54,8 @@ struct Options {
   int threads = 1;
   int board = 15, channels = 32, blocks = 4;
   int max_batch = 20;
+  int cache = 0;
+  std::string only;  // "" = everything, "table", "overhead"
 };
 
 std::vector<std::string> Split(const std::string& s) {
@@ -92,6 +102,7 @@ class Server {
                                        "--set", "server.max_batch=" + std::to_string(max_batch),
                                        "--set", "server.max_wait=" + wait,
                                        "--set", "server.max_clients=1000",
+                                       "--set", "server.cache_entries=" + std::to_string(o.cache),
                                        "--set", "server.stats_interval_s=3600",
                                        "--set", "run.dir=/nonexistent-bench-run"};
       std::vector<char*> argv;
@@ -182,7 +193,13 @@ RunResult RunClients(const std::string& sock, int k, double seconds, int board, 
   r.positions_per_s = total / span;
   r.p50_us = Percentile(all, 0.5);
   r.p99_us = Percentile(all, 0.99);
-  const double dpos = after["positions_total"].get<double>() - before["positions_total"].get<double>();
+  // Positions that went through forwards (cache hits excluded; older servers
+  // without the field forwarded everything).
+  auto forwarded = [](const nlohmann::json& j) {
+    return j.contains("positions_forwarded_total") ? j["positions_forwarded_total"].get<double>()
+                                                   : j["positions_total"].get<double>();
+  };
+  const double dpos = forwarded(after) - forwarded(before);
   const double dfwd = after["forwards_total"].get<double>() - before["forwards_total"].get<double>();
   const double dms = after["avg_forward_ms_total"].get<double>() * after["forwards_total"].get<double>() -
                      before["avg_forward_ms_total"].get<double>() * before["forwards_total"].get<double>();
@@ -202,6 +219,61 @@ double PingRoundTripUs(const std::string& sock, double seconds) {
     w.Ping(5);
     t.push_back((MonotonicSeconds() - t0) * 1e6);
   }
+  return Percentile(t, 0.5);
+}
+
+// Round trip p50 (us) of single-position INFERs from a client that spins on a
+// non-blocking recv() instead of sleeping: no client wake-up in the figure.
+double SpinRoundTripUs(const std::string& sock, int board, const std::vector<Position>& ps, double seconds) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock.c_str());
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0)
+    throw GomokuError("spin client cannot connect to " + sock);
+  auto send_all = [&](const std::string& f) {
+    for (size_t off = 0; off < f.size();) {
+      ssize_t n = ::send(fd, f.data() + off, f.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) throw GomokuError("spin client: send failed");
+      off += static_cast<size_t>(n);
+    }
+  };
+  std::string buf;
+  auto read_frame = [&]() -> wire::FrameHeader {
+    char tmp[65536];
+    for (;;) {
+      if (buf.size() >= wire::kHeaderSize) {
+        wire::FrameHeader h = wire::DecodeHeader(reinterpret_cast<const uint8_t*>(buf.data()));
+        if (buf.size() >= wire::kHeaderSize + h.payload_len) {
+          buf.erase(0, wire::kHeaderSize + h.payload_len);
+          return h;
+        }
+      }
+      ssize_t n = ::recv(fd, tmp, sizeof(tmp), MSG_DONTWAIT);
+      if (n > 0) buf.append(tmp, static_cast<size_t>(n));
+      else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+        throw GomokuError("spin client: connection lost");
+    }
+  };
+  wire::Hello h;
+  h.encoder_version = kEncoderVersion;
+  h.board_size = board;
+  h.symmetry = SymmetryMode::kNone;
+  h.client_name = "bench-spin";
+  send_all(wire::BuildFrame(wire::MsgType::kHello, 1, wire::EncodeHello(h)));
+  if (read_frame().type != wire::MsgType::kHelloOk) throw GomokuError("spin client: HELLO refused");
+  std::vector<double> t;
+  uint64_t id = 2;
+  const double warm = MonotonicSeconds() + 0.3, end = warm + seconds;
+  for (size_t i = 0; MonotonicSeconds() < end; ++i) {
+    std::string frame =
+        wire::BuildFrame(wire::MsgType::kInfer, id++, wire::EncodeInfer(std::span<const Position>(&ps[i % ps.size()], 1), board));
+    const double t0 = MonotonicSeconds();
+    send_all(frame);
+    if (read_frame().type != wire::MsgType::kInferReply) throw GomokuError("spin client: no INFER_REPLY");
+    if (t0 >= warm) t.push_back((MonotonicSeconds() - t0) * 1e6);
+  }
+  ::close(fd);
   return Percentile(t, 0.5);
 }
 
@@ -235,6 +307,8 @@ int Main(int argc, char** argv) {
     else if (k == "--channels") o.channels = std::stoi(v);
     else if (k == "--blocks") o.blocks = std::stoi(v);
     else if (k == "--max-batch") o.max_batch = std::stoi(v);
+    else if (k == "--cache") o.cache = std::stoi(v);
+    else if (k == "--only") o.only = v;
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 64;
@@ -270,8 +344,8 @@ int Main(int argc, char** argv) {
     ps.push_back(b.ToPosition());
   }
   std::printf("bench_server: %dx%d board, %d channels x %d blocks, symmetry none, CPU, server inference.threads=%d, "
-              "max_batch %d, %.1fs per run\n",
-              o.board, o.board, o.channels, o.blocks, o.threads, o.max_batch, o.seconds);
+              "max_batch %d, %.1fs per run, cache %d entries\n",
+              o.board, o.board, o.channels, o.blocks, o.threads, o.max_batch, o.seconds, o.cache);
 
   // Raw forward (LoadForward in this process, same intra-op threads as the
   // server), measured right after each server run so that both see the same
@@ -289,27 +363,33 @@ int Main(int argc, char** argv) {
     return b / t;
   };
 
-  std::printf("\n%-6s %-8s %10s %9s %10s %10s %11s %12s %10s %12s\n", "wait", "clients", "pos/s", "avg batch",
-              "p50 us", "p99 us", "forward ms", "raw pos/s", "efficiency", "forward busy");
-  for (const std::string& wait : o.waits) {
-    for (int k : o.clients) {
-      RunResult r;
-      {
-        Server server(ckpt, sock, o, o.max_batch, wait, tmp + "/server.log");
-        r = RunClients(sock, k, o.seconds, o.board, ps);
+  if (o.only != "overhead") {
+    std::printf("\n%-6s %-8s %10s %9s %10s %10s %11s %12s %10s %12s\n", "wait", "clients", "pos/s", "avg batch",
+                "p50 us", "p99 us", "forward ms", "raw pos/s", "efficiency", "forward busy");
+    for (const std::string& wait : o.waits) {
+      for (int k : o.clients) {
+        RunResult r;
+        {
+          Server server(ckpt, sock, o, o.max_batch, wait, tmp + "/server.log");
+          r = RunClients(sock, k, o.seconds, o.board, ps);
+        }
+        r.wait = wait;
+        r.max_batch = o.max_batch;
+        r.raw_pps = raw_pps_at(r.avg_batch);
+        r.efficiency = r.positions_per_s / r.raw_pps;
+        std::printf("%-6s %-8d %10.0f %9.2f %10.0f %10.0f %11.3f %12.0f %10.3f %12.3f\n", r.wait.c_str(), r.clients,
+                    r.positions_per_s, r.avg_batch, r.p50_us, r.p99_us, r.server_forward_ms, r.raw_pps, r.efficiency,
+                    r.busy);
+        std::fflush(stdout);
       }
-      r.wait = wait;
-      r.max_batch = o.max_batch;
-      r.raw_pps = raw_pps_at(r.avg_batch);
-      r.efficiency = r.positions_per_s / r.raw_pps;
-      std::printf("%-6s %-8d %10.0f %9.2f %10.0f %10.0f %11.3f %12.0f %10.3f %12.3f\n", r.wait.c_str(), r.clients,
-                  r.positions_per_s, r.avg_batch, r.p50_us, r.p99_us, r.server_forward_ms, r.raw_pps, r.efficiency,
-                  r.busy);
-      std::fflush(stdout);
     }
   }
+  if (o.only == "table") {
+    std::filesystem::remove_all(tmp);
+    return 0;
+  }
   RunResult overhead;
-  double ping_us = 0, queue_wait_us = 0, forward_p50_us = 0;
+  double ping_us = 0, queue_wait_us = 0, forward_p50_us = 0, spin_us = 0, spin_forward_p50_us = 0;
   {
     Server server(ckpt, sock, o, 1, "0", tmp + "/server.log");
     overhead = RunClients(sock, 1, o.seconds, o.board, ps);
@@ -318,11 +398,19 @@ int Main(int argc, char** argv) {
     forward_p50_us = st.value("forward_ms_p50", 0.0) * 1000;
     ping_us = PingRoundTripUs(sock, 1.0);
   }
+  {
+    Server server(ckpt, sock, o, 1, "0", tmp + "/server.log");
+    spin_us = SpinRoundTripUs(sock, o.board, ps, o.seconds);
+    spin_forward_p50_us = FetchStats(sock, 5).value("forward_ms_p50", 0.0) * 1000;
+  }
   const double raw1_us = RawForwardSeconds(*forward, 1, pool, o.board) * 1e6;
   std::printf("\noverhead (1 client, max_batch 1, max_wait 0): round trip p50 %.1f us - server forward p50 %.1f us "
               "= overhead p50 %.1f us\n  (of which queue wait p50 %.1f us = I/O thread -> batch thread hand-off; raw forward "
               "here %.1f us; PING round trip p50 %.1f us)\n",
               overhead.p50_us, forward_p50_us, overhead.p50_us - forward_p50_us, queue_wait_us, raw1_us, ping_us);
+  std::printf("busy-polling client (no client wake-up): round trip p50 %.1f us - server forward p50 %.1f us = "
+              "overhead p50 %.1f us\n",
+              spin_us, spin_forward_p50_us, spin_us - spin_forward_p50_us);
   std::filesystem::remove_all(tmp);
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <unordered_set>
 
 #include <spdlog/spdlog.h>
 
@@ -18,9 +19,19 @@ std::chrono::steady_clock::time_point SteadyAt(double monotonic_seconds) {
       std::chrono::duration<double>(monotonic_seconds)));
 }
 
+// The model changed since the job's cache lookup: forward all its positions.
+void ForgetStaleHits(InferJob& j, SymmetryMode mode, int board_size) {
+  const size_t block = static_cast<size_t>(SymmetriesPerPosition(mode)) * PlaneFloats(board_size);
+  j.planes.resize(j.positions.size() * block);
+  for (size_t i = 0; i < j.positions.size(); ++i) EncodeSymmetric(j.positions[i], mode, j.planes.data() + i * block);
+  std::fill(j.hit.begin(), j.hit.end(), 0);
+  j.forward_count = static_cast<int>(j.positions.size());
+}
+
 }  // namespace
 
-Batcher::Batcher(BatchSettings settings, ServerStats* stats) : settings_(settings), stats_(stats) {
+Batcher::Batcher(BatchSettings settings, ServerStats* stats, ResultCache* cache)
+    : settings_(settings), stats_(stats), cache_(cache) {
   GOMOKU_CHECK(settings_.max_batch >= 1, "max_batch must be >= 1");
   GOMOKU_CHECK(stats_ != nullptr, "Batcher needs stats");
 }
@@ -32,22 +43,13 @@ void Batcher::Start() {
   thread_ = std::thread([this] { Loop(); });
 }
 
-bool Batcher::has_model() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return model_ != nullptr;
-}
-
-int64_t Batcher::generation() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return model_ ? model_->generation : -1;
-}
-
 std::string Batcher::model_path() const {
   std::lock_guard<std::mutex> lock(mu_);
   return model_ ? model_->path : std::string();
 }
 
 bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std::string* why) {
+  GOMOKU_CHECK(job->forward_count >= 1, "Batcher::Submit: nothing to forward");
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
@@ -60,7 +62,9 @@ bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std:
       *why = "the inference server has no model loaded yet";
       return false;
     }
+    wait_model_.RecordArrival(job->enqueued_at, job->forward_count);
     queue_.push_back(std::move(job));
+    queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
   }
   cv_.notify_one();
   return true;
@@ -89,9 +93,17 @@ void Batcher::SwapIfPending(std::unique_lock<std::mutex>& lk) {
   auto cb = std::move(pending_callback_);
   pending_callback_ = nullptr;
   const int64_t gen = model_->generation;
-  stats_->SetModel(gen, model_->path);
+  // Generation first, then the cache: a lookup that still sees the old
+  // generation can only find old answers, which it then reports as such.
+  generation_.store(gen);
+  if (cache_) cache_->Clear();
+  const CheckpointInfo& info = model_->info;
+  stats_->SetModel(gen, model_->path,
+                   ForwardFlops(info.board_size, info.channels, info.blocks) *
+                       SymmetriesPerPosition(settings_.symmetry));
+  const std::string what = model_->forward->Describe();
   lk.unlock();
-  spdlog::info("serving model generation {} from {}", gen, model_->path);
+  spdlog::info("serving model generation {} from {} ({})", gen, model_->path, what);
   old.reset();  // the previous network is freed here, between batches
   if (cb) cb(gen);
   lk.lock();
@@ -111,6 +123,7 @@ void Batcher::Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& j : queue_) rest.push_back(std::move(j));
     queue_.clear();
+    queued_.store(0);
     cb = std::move(pending_callback_);
     pending_callback_ = nullptr;
     pending_model_.reset();
@@ -121,43 +134,76 @@ void Batcher::Stop() {
 
 void Batcher::Loop() {
   const BatchSettings& s = settings_;
-  const double window_s = (s.auto_wait ? s.auto_wait_ceiling_ms : s.max_wait_ms) / 1000.0;
   std::vector<std::unique_ptr<InferJob>> batch;
-  std::vector<uint64_t> clients_in_batch;
+  std::unordered_set<uint64_t> clients_in_batch;
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
     cv_.wait(lk, [&] { return stopping_ || !queue_.empty() || pending_model_ != nullptr; });
     SwapIfPending(lk);
     if (stopping_) break;
     if (queue_.empty()) continue;
-    // The deadline starts at the arrival of the oldest waiting job.
-    const double deadline = queue_.front()->enqueued_at + window_s;
+    // Deadlines count from the arrival of the oldest waiting job.
+    const double oldest = queue_.front()->enqueued_at;
+    const double fixed_deadline = oldest + s.max_wait_ms / 1000.0;
+    const double ceiling = oldest + s.auto_wait_ceiling_ms / 1000.0;
     int positions = 0;
     batch.clear();
     clients_in_batch.clear();
-    bool full = false;
+    double last_growth = 0;
+    BatchClose close = BatchClose::kDeadline;
     for (;;) {
+      bool full = false, grew = false;
       while (!queue_.empty()) {
-        const int n = static_cast<int>(queue_.front()->positions.size());
+        const int n = queue_.front()->forward_count;
         if (!batch.empty() && positions + n > s.max_batch) {
           full = true;  // whole requests only; this one opens the next batch
           break;
         }
         positions += n;
-        const uint64_t cid = queue_.front()->client_id;
-        if (std::find(clients_in_batch.begin(), clients_in_batch.end(), cid) == clients_in_batch.end())
-          clients_in_batch.push_back(cid);
+        clients_in_batch.insert(queue_.front()->client_id);
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
+        grew = true;
       }
-      if (full || positions >= s.max_batch || stopping_) break;
-      if (s.auto_wait && static_cast<int>(clients_in_batch.size()) >= clients_.load()) break;
-      if (MonotonicSeconds() >= deadline) break;
-      cv_.wait_until(lk, SteadyAt(deadline), [&] { return stopping_ || !queue_.empty(); });
+      queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+      const double now = MonotonicSeconds();
+      if (grew) last_growth = now;
+      if (stopping_) {
+        close = BatchClose::kStopping;
+        break;
+      }
+      if (full || positions >= s.max_batch) {
+        close = BatchClose::kFull;
+        break;
+      }
+      double until;
+      if (s.auto_wait) {
+        if (static_cast<int>(clients_in_batch.size()) >= clients_.load()) {
+          close = BatchClose::kAllClients;
+          break;
+        }
+        if (now >= ceiling) {
+          close = BatchClose::kCeiling;
+          break;
+        }
+        const double open = AutoWaitModel::OpenUntil(positions, wait_model_.Estimates(now), now, last_growth);
+        if (open <= now) {
+          close = BatchClose::kAdaptive;
+          break;
+        }
+        until = std::min(open, ceiling);
+      } else {
+        if (now >= fixed_deadline) {
+          close = BatchClose::kDeadline;
+          break;
+        }
+        until = fixed_deadline;
+      }
+      cv_.wait_until(lk, SteadyAt(until), [&] { return stopping_ || !queue_.empty(); });
     }
     if (stopping_) break;
     lk.unlock();
-    RunBatch(batch);
+    RunBatch(batch, close);
     batch.clear();
     lk.lock();
   }
@@ -165,11 +211,12 @@ void Batcher::Loop() {
   // ERROR (the batch in flight, if any, has already been answered).
   for (auto& j : queue_) batch.push_back(std::move(j));
   queue_.clear();
+  queued_.store(0);
   lk.unlock();
   FailAll(batch, wire::ErrorCode::kShuttingDown, "the inference server is shutting down");
 }
 
-void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch) {
+void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose close) {
   std::shared_ptr<const ServingModel> model;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -178,35 +225,55 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch) {
   const int per = SymmetriesPerPosition(settings_.symmetry);
   const int pts = settings_.board_size * settings_.board_size;
   const size_t stride = static_cast<size_t>(PlaneFloats(settings_.board_size));
-  int n_positions = 0;
-  for (auto& j : batch) n_positions += static_cast<int>(j->positions.size());
-  const int n = n_positions * per;
+  int n_positions = 0, n_forward = 0;
+  for (auto& j : batch) {
+    if (!j->hit.empty() && j->cache_generation != model->generation)
+      ForgetStaleHits(*j, settings_.symmetry, settings_.board_size);
+    n_positions += static_cast<int>(j->positions.size());
+    n_forward += j->forward_count;
+  }
+  const int n = n_forward * per;
   planes_.resize(static_cast<size_t>(n) * stride);
   logp_.resize(static_cast<size_t>(n) * pts);
   values_.resize(n);
   size_t off = 0;
   for (auto& j : batch) {
-    GOMOKU_CHECK(j->planes.size() == j->positions.size() * per * stride, "job planes of the wrong size");
+    GOMOKU_CHECK(j->planes.size() == static_cast<size_t>(j->forward_count) * per * stride,
+                 "job planes of the wrong size");
     std::memcpy(planes_.data() + off, j->planes.data(), j->planes.size() * sizeof(float));
     off += j->planes.size();
   }
   const double t0 = MonotonicSeconds();
   int64_t gen = -1;
   try {
+    std::lock_guard<std::mutex> device(device_mu_);
     gen = model->forward->Forward(planes_.data(), n, logp_.data(), values_.data());
   } catch (const std::exception& e) {
-    spdlog::error("forward of {} positions failed: {}", n_positions, e.what());
+    spdlog::error("forward of {} positions failed: {}", n_forward, e.what());
     FailAll(batch, wire::ErrorCode::kInternal, std::string("forward failed: ") + e.what());
     return;
   }
   const double t1 = MonotonicSeconds();
-  std::vector<double> waits;
-  waits.reserve(batch.size());
-  for (auto& j : batch) waits.push_back((t0 - j->enqueued_at) * 1000.0);
-  stats_->RecordBatch(static_cast<int>(batch.size()), n_positions, (t1 - t0) * 1000.0, waits);
+  BatchRecord rec;
+  rec.requests = static_cast<int>(batch.size());
+  rec.positions = n_positions;
+  rec.positions_forwarded = n_forward;
+  rec.forward_ms = (t1 - t0) * 1000.0;
+  rec.close = close;
+  rec.auto_wait = settings_.auto_wait;
+  rec.queue_wait_ms.reserve(batch.size());
+  for (auto& j : batch) rec.queue_wait_ms.push_back((t0 - j->enqueued_at) * 1000.0);
+  // Bookkeeping before the answers, so that a client that has its answer
+  // finds it counted in the stats.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    wait_model_.RecordForward(t0, t1, n_forward);
+    rec.estimates = wait_model_.Estimates(t1);
+  }
+  stats_->RecordBatch(rec);
   size_t row = 0;
   for (auto& j : batch) {
-    const size_t rows = j->positions.size() * per;
+    const size_t rows = static_cast<size_t>(j->forward_count) * per;
     JobOutcome out;
     out.ok = true;
     out.generation = gen;
@@ -215,7 +282,9 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch) {
     out.values.assign(values_.begin() + static_cast<long>(row), values_.begin() + static_cast<long>(row + rows));
     row += rows;
     if (auto target = j->target.lock()) {
-      target->Deliver(std::move(j), std::move(out));
+      // Write replies here while nobody waits for the next forward.
+      const bool write_here = queued_.load(std::memory_order_relaxed) == 0;
+      target->Deliver(std::move(j), std::move(out), write_here);
     } else {
       stats_->RecordDropped();
     }
@@ -229,7 +298,7 @@ void Batcher::FailAll(std::vector<std::unique_ptr<InferJob>>& jobs, wire::ErrorC
     out.ok = false;
     out.error_code = code;
     out.error = why;
-    if (auto target = j->target.lock()) target->Deliver(std::move(j), std::move(out));
+    if (auto target = j->target.lock()) target->Deliver(std::move(j), std::move(out), false);
   }
   jobs.clear();
 }

@@ -1,23 +1,33 @@
 // The batch loop: collects INFER jobs from every connection into batches and
-// runs one forward per batch on its own thread.
+// runs one forward per batch on its own thread (docs/protocol.md, "Batching").
 //
-// A batch opens with the oldest waiting job; its deadline is that job's
-// arrival time + max_wait.  It closes when it holds >= max_batch positions,
-// when the deadline passes, or (max_wait "auto") as soon as every connected
-// inference client has a job in it (nobody else can add to it).  Waiting uses a
-// condition variable with a deadline: no polling, an idle server sleeps.
-// Connections keep submitting while a forward runs, so the next batch is
-// already assembling.  All symmetries of every position go into the same
-// forward (the planes are encoded by the submitter with EncodeSymmetric).
+// A batch opens with the oldest waiting job and closes when it holds
+// >= max_batch positions to forward, or:
+//   fixed max_wait: when the oldest job has waited max_wait;
+//   max_wait "auto": as soon as every connected inference client has a job in
+//     it (nobody else can add to it), when the adaptive rule (auto_wait.h)
+//     says one more position is not worth waiting for, and at the latest when
+//     the oldest job has waited auto_wait_ceiling_ms.
+// Waiting uses a condition variable with a deadline: no polling, an idle
+// server sleeps.  Connections keep submitting while a forward runs (their
+// planes already encoded by the I/O thread), so the next batch is waiting in
+// the queue when the forward ends.  All symmetries of every position go into
+// the same forward.
+//
+// Cache: a job may carry answers found in the ResultCache for some of its
+// positions (looked up by the session under generation `cache_generation`);
+// only the other positions are forwarded.  If the model was swapped since
+// the lookup, the batch thread forwards every position of the job instead, so
+// one reply never mixes generations.  The cache is cleared at every swap.
 //
 // Models are swapped only between batches (InstallModel); a batch in flight
 // finishes on the model it started with.
 //
 // Thread-safety: every public method may be called from any thread.  Results
-// are handed to ReplyTarget::Deliver on the batch thread; Deliver must not
-// block (post to an io strand).
+// are handed to ReplyTarget::Deliver on the batch thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -31,6 +41,8 @@
 #include "common/board.h"
 #include "common/symmetric_batch.h"
 #include "common/wire.h"
+#include "infer_server/auto_wait.h"
+#include "infer_server/result_cache.h"
 #include "infer_server/server_stats.h"
 #include "infer_server/serving_model.h"
 
@@ -38,13 +50,14 @@ namespace gz {
 
 struct InferJob;
 
-// What a finished job carries back: raw per-symmetry network outputs (the
-// receiver combines them with CombineSymmetric) or an error.
+// What a finished job carries back: raw per-symmetry network outputs of its
+// forwarded positions (the receiver combines them with CombineSymmetric and
+// merges the cached ones) or an error.
 struct JobOutcome {
   bool ok = false;
   int64_t generation = -1;
-  std::vector<float> log_policy;  // positions x symmetries x points
-  std::vector<float> values;      // positions x symmetries
+  std::vector<float> log_policy;  // forwarded positions x symmetries x points
+  std::vector<float> values;      // forwarded positions x symmetries
   wire::ErrorCode error_code = wire::ErrorCode::kInternal;
   std::string error;
 };
@@ -52,38 +65,51 @@ struct JobOutcome {
 class ReplyTarget {
  public:
   virtual ~ReplyTarget() = default;
-  // Called once per job on the batch thread.  Must not block.
-  virtual void Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome) = 0;
+  // Called once per job on the batch thread (or the thread that Stop()s).
+  // write_here = true: no job is waiting for the next forward, so the target
+  // may build and write the reply on this thread; false: it must hand the
+  // work to another thread and return at once.  Never blocks.
+  virtual void Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome, bool write_here) = 0;
 };
 
 struct InferJob {
   std::weak_ptr<ReplyTarget> target;  // expired = the client is gone; the answer is dropped
   uint64_t client_id = 0;             // distinct per connection (auto wait)
   uint64_t request_id = 0;
-  std::vector<Position> positions;
-  std::vector<float> planes;  // EncodeSymmetric of each position, concatenated
-  double enqueued_at = 0;     // MonotonicSeconds()
+  uint64_t reply_seq = 0;             // the session's reply-order slot
+  std::vector<Position> positions;    // all positions of the request
+  // Cache (empty when the cache is off): per position its key, whether it
+  // was found, and the cached answer where found.
+  std::vector<CacheKey> keys;
+  std::vector<uint8_t> hit;
+  std::vector<EvalResult> cached;
+  int64_t cache_generation = -1;      // the generation the hits were looked up under
+  int forward_count = 0;              // positions to forward (those without a hit)
+  std::vector<float> planes;          // EncodeSymmetric of each position to forward, in order
+  double enqueued_at = 0;             // MonotonicSeconds()
 };
 
 struct BatchSettings {
   int board_size = 15;
   SymmetryMode symmetry = SymmetryMode::kAll8;
-  int max_batch = 20;       // positions (not counting symmetries)
+  int max_batch = 20;       // positions to forward (not counting symmetries)
   double max_wait_ms = 3;   // fixed window
-  bool auto_wait = false;   // "auto": close early when every client is in the batch
+  bool auto_wait = false;   // "auto": adaptive wait (auto_wait.h)
   double auto_wait_ceiling_ms = 5;
 };
 
 class Batcher {
  public:
-  Batcher(BatchSettings settings, ServerStats* stats);
+  // `cache` (may be null) is cleared at every model swap; not owned.
+  Batcher(BatchSettings settings, ServerStats* stats, ResultCache* cache = nullptr);
   ~Batcher();  // Stop()s
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
 
   void Start();
-  // Queues a job.  Returns false (job untouched) with *code/*why set when it
-  // cannot be served: no model loaded yet, or the batcher is stopping.
+  // Queues a job (job->forward_count >= 1).  Returns false (job untouched)
+  // with *code/*why set when it cannot be served: no model loaded yet, or
+  // the batcher is stopping.
   bool Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std::string* why);
   // Hands over a validated model; it is swapped in between batches, then
   // on_swapped(generation) runs on the batch thread (must not block).
@@ -96,21 +122,30 @@ class Batcher {
   void AddClient() { ++clients_; }
   void RemoveClient() { --clients_; }
 
-  bool has_model() const;
-  int64_t generation() const;    // -1 before the first model
+  // Exclusive use of the device: held by the batch thread around every
+  // forward.  The reloader takes it while it builds a model whose
+  // construction must not overlap forwards (CUDA graph capture in LibTorch's
+  // global capture mode); serving pauses meanwhile.
+  std::unique_lock<std::mutex> LockDevice() { return std::unique_lock<std::mutex>(device_mu_); }
+
+  bool has_model() const { return generation_.load() >= 0; }
+  int64_t generation() const { return generation_.load(); }  // -1 before the first model
   std::string model_path() const;
   const BatchSettings& settings() const { return settings_; }
+  ResultCache* cache() const { return cache_; }
 
  private:
   void Loop();
   // Swaps in the pending model if any.  Called with mu_ held.
   void SwapIfPending(std::unique_lock<std::mutex>& lk);
-  void RunBatch(std::vector<std::unique_ptr<InferJob>>& batch);
+  void RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose close);
   void FailAll(std::vector<std::unique_ptr<InferJob>>& jobs, wire::ErrorCode code, const std::string& why);
 
   const BatchSettings settings_;
   ServerStats* stats_;
+  ResultCache* cache_;
 
+  std::mutex device_mu_;  // see LockDevice
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::unique_ptr<InferJob>> queue_;                // guarded by mu_
@@ -118,7 +153,10 @@ class Batcher {
   std::function<void(int64_t)> pending_callback_;              // guarded by mu_
   std::shared_ptr<const ServingModel> model_;                  // guarded by mu_ (read by the loop)
   bool stopping_ = false;                                      // guarded by mu_
+  AutoWaitModel wait_model_;                                   // guarded by mu_
   std::atomic<int> clients_{0};
+  std::atomic<int64_t> generation_{-1};
+  std::atomic<int> queued_{0};                                 // queue_.size(), readable without mu_
 
   std::thread thread_;
   // Scratch buffers, batch thread only.

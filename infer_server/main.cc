@@ -4,12 +4,17 @@
 //
 // Socket: GOMOKU_INFER_SOCK, else server.socket, else <run.dir>/sock/infer.sock.
 // Batching: server.max_batch / server.max_wait, overridden by GOMOKU_MAX_BATCH
-// and GOMOKU_MAX_WAIT_MS.  Exit status: 0 after SIGTERM/SIGINT, 1 when it
-// cannot start (e.g. another server owns the socket), 2 for usage/config errors.
+// and GOMOKU_MAX_WAIT_MS.  server.cache_entries sizes the result cache;
+// server.precision / server.cuda_graphs go to the forward (net_api.h
+// ForwardOptions, validated at start: CUDA-only settings on a CPU are errors).
+// Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (e.g. another
+// server owns the socket), 2 for usage/config errors.
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,11 +31,14 @@
 #include "common/wire_client.h"
 #include "infer_server/batcher.h"
 #include "infer_server/reloader.h"
+#include "infer_server/result_cache.h"
 #include "infer_server/server.h"
 #include "infer_server/socket_setup.h"
 
 namespace gz {
 namespace {
+
+constexpr int64_t kMaxForwardRows = 8192;  // ForwardOptions::max_batch upper bound (net_api.h)
 
 struct Args {
   std::string config;
@@ -120,6 +128,13 @@ int Run(int argc, char** argv) {
     req.threads = cfg.inference.threads;
     req.board_size = cfg.board.size;
     req.rule = cfg.rule();
+    req.forward.precision = cfg.server.precision;
+    req.forward.cuda_graphs = cfg.server.cuda_graphs;
+    // Rows per device forward = positions x symmetry images; bigger batches
+    // run in chunks of the forward's limit.
+    req.forward.max_batch = static_cast<int>(std::clamp<int64_t>(
+        int64_t{batch.max_batch} * SymmetriesPerPosition(batch.symmetry), 1, kMaxForwardRows));
+    ValidateForwardOptions(req.forward, req.device);
     socket_path = ResolveSocketPath(cfg);
   } catch (const GomokuError& e) {
     spdlog::error("{}", e.what());
@@ -151,7 +166,20 @@ int Run(int argc, char** argv) {
     }
   }
 
+  std::unique_ptr<ResultCache> cache;
+  try {
+    if (cfg.server.cache_entries > 0) cache = std::make_unique<ResultCache>(cfg.server.cache_entries, batch.board_size);
+  } catch (const GomokuError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  const std::string cache_desc =
+      cache ? fmt::format("{} entries ({:.0f} MiB)", cache->capacity(),
+                          cache->capacity() * (4.0 * (batch.board_size * batch.board_size + 1) + 32) / (1 << 20))
+            : std::string("off");
+
   ServerStats stats;
+  if (cache) stats.EnableCacheStats();
   const std::string wait_desc = batch.auto_wait ? fmt::format("auto (<= {:g} ms)", batch.auto_wait_ceiling_ms)
                                                 : fmt::format("{:g} ms", batch.max_wait_ms);
   stats.SetInfo({{"device", req.device},
@@ -161,9 +189,14 @@ int Run(int argc, char** argv) {
                  {"symmetry", SymmetryModeName(batch.symmetry)},
                  {"max_batch", batch.max_batch},
                  {"max_wait", batch.auto_wait ? nlohmann::json("auto") : nlohmann::json(batch.max_wait_ms)},
+                 {"auto_wait_ceiling_ms", batch.auto_wait_ceiling_ms},
+                 {"cache_entries", cache ? cache->capacity() : int64_t{0}},
+                 {"precision", req.forward.precision},
+                 {"cuda_graphs", req.forward.cuda_graphs},
+                 {"forward_max_rows", req.forward.max_batch},
                  {"socket", socket_path},
                  {"pid", static_cast<int64_t>(::getpid())}});
-  Batcher batcher(batch, &stats);
+  Batcher batcher(batch, &stats, cache.get());
   Reloader reloader(&batcher, req, &stats);
 
   SessionContext ctx;
@@ -180,12 +213,12 @@ int Run(int argc, char** argv) {
   InferServer server(io, listening, options, ctx);
   spdlog::info(
       "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, symmetry {}, max_batch {}, "
-      "max_wait {}, idle timeout {:g}s, max pending replies {}, stats every {:g}s",
+      "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, forward max rows {}, idle timeout {:g}s, "
+      "max pending replies {}, stats every {:g}s",
       socket_path, req.device, req.threads, initial.Describe(), batch.board_size, RuleName(req.rule),
-      SymmetryModeName(batch.symmetry), batch.max_batch, wait_desc, ctx.idle_timeout_s, ctx.max_pending_replies,
+      SymmetryModeName(batch.symmetry), batch.max_batch, wait_desc, cache_desc, req.forward.precision,
+      req.forward.cuda_graphs ? "on" : "off", req.forward.max_batch, ctx.idle_timeout_s, ctx.max_pending_replies,
       options.stats_interval_s);
-  if (cfg.server.cache_entries > 0 || cfg.server.precision != "fp32" || cfg.server.cuda_graphs)
-    spdlog::warn("server.cache_entries, server.precision and server.cuda_graphs are not implemented; ignored");
 
   batcher.Start();
   reloader.Start(initial);

@@ -32,8 +32,22 @@ std::string InitialModelSource::Describe() const {
   return "none (waiting for RELOAD)";
 }
 
-Reloader::Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats)
-    : batcher_(batcher), req_(std::move(req)), stats_(stats) {}
+Reloader::Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats, bool measure_peak_flops)
+    : batcher_(batcher), req_(std::move(req)), stats_(stats), measure_peak_(measure_peak_flops) {}
+
+void Reloader::MeasurePeakOnce() {
+  if (!measure_peak_ || peak_measured_) return;
+  peak_measured_ = true;
+  // Nothing else runs on the device yet: no model has been serving.
+  try {
+    const double peak = MeasurePeakFlops(req_.device, req_.forward.precision);
+    stats_->SetPeakFlops(peak, req_.forward.precision);
+    spdlog::info("device peak (dense matrix products, {}, {}): {:.1f} GFLOP/s; stats report MFU against it",
+                 req_.device, req_.forward.precision, peak / 1e9);
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot measure the device's peak FLOP/s ({}); stats report no MFU", e.what());
+  }
+}
 
 Reloader::~Reloader() { Stop(); }
 
@@ -76,8 +90,17 @@ void Reloader::Stop() {
 
 int64_t Reloader::LoadAndInstall(const std::string& path) {
   const double t0 = MonotonicSeconds();
-  std::unique_ptr<ServingModel> model = LoadServingModel(path, req_);
+  std::unique_ptr<ServingModel> model;
+  if (req_.forward.cuda_graphs) {
+    // Graph capture must not overlap forwards (LibTorch < 2.3 captures in
+    // global mode): serving pauses while this model is built.
+    auto device = batcher_->LockDevice();
+    model = LoadServingModel(path, req_);
+  } else {
+    model = LoadServingModel(path, req_);
+  }
   const CheckpointInfo info = model->info;
+  MeasurePeakOnce();
   std::promise<int64_t> swapped;
   std::future<int64_t> fut = swapped.get_future();
   batcher_->InstallModel(std::move(model), [&swapped](int64_t gen) { swapped.set_value(gen); });

@@ -36,7 +36,9 @@ struct InitialModelSource {
 class Reloader {
  public:
   using Done = std::function<void(int64_t generation, const std::string& error)>;
-  Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats);
+  // measure_peak_flops: after the first model loads (before it serves), time
+  // MeasurePeakFlops on the serving device and give it to stats (MFU).
+  Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats, bool measure_peak_flops = true);
   ~Reloader();  // Stop()s
 
   void Start(InitialModelSource initial);
@@ -54,9 +56,13 @@ class Reloader {
   // Loads, validates and installs; returns the generation; throws on refusal.
   int64_t LoadAndInstall(const std::string& path);
 
+  void MeasurePeakOnce();  // reload thread, before the first model serves
+
   Batcher* batcher_;
   ModelRequirements req_;
   ServerStats* stats_;
+  bool measure_peak_;
+  bool peak_measured_ = false;  // reload thread only
   InitialModelSource initial_;
 
   std::mutex mu_;

@@ -9,9 +9,11 @@
 namespace gz {
 namespace {
 
+constexpr size_t kMaxSamples = 200000;  // per interval, bounds memory
+
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
-  size_t k = static_cast<size_t>(std::ceil(q * v.size())) ;
+  size_t k = static_cast<size_t>(std::ceil(q * v.size()));
   k = std::clamp<size_t>(k, 1, v.size()) - 1;
   std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
   return v[k];
@@ -22,23 +24,76 @@ double Round(double x, int digits) {
   return std::round(x * s) / s;
 }
 
+double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
 }  // namespace
+
+const char* BatchCloseName(BatchClose c) {
+  switch (c) {
+    case BatchClose::kFull: return "full";
+    case BatchClose::kAllClients: return "all_clients";
+    case BatchClose::kDeadline: return "deadline";
+    case BatchClose::kCeiling: return "ceiling";
+    case BatchClose::kAdaptive: return "adaptive";
+    case BatchClose::kStopping: return "stopping";
+    case BatchClose::kCount: break;
+  }
+  return "?";
+}
+
+void ServerStats::Counts::Add(const Counts& o) {
+  requests += o.requests;
+  positions += o.positions;
+  positions_forwarded += o.positions_forwarded;
+  forwards += o.forwards;
+  requests_cached += o.requests_cached;
+  cache_lookups += o.cache_lookups;
+  cache_hits += o.cache_hits;
+  for (int i = 0; i < static_cast<int>(BatchClose::kCount); ++i) closes[i] += o.closes[i];
+  forward_ms += o.forward_ms;
+}
 
 ServerStats::ServerStats() : started_at_(MonotonicSeconds()) { interval_.started_at = started_at_; }
 
-void ServerStats::RecordBatch(int requests, int positions, double forward_ms, const std::vector<double>& waits) {
+void ServerStats::AddToBoth(const Counts& c) {
+  interval_.counts.Add(c);
+  totals_.Add(c);
+}
+
+void ServerStats::RecordBatch(const BatchRecord& b) {
+  Counts c;
+  c.requests = b.requests;
+  c.positions = b.positions;
+  c.positions_forwarded = b.positions_forwarded;
+  c.forwards = 1;
+  c.forward_ms = b.forward_ms;
+  c.closes[static_cast<int>(b.close)] = 1;
   std::lock_guard<std::mutex> lock(mu_);
-  requests_ += requests;
-  positions_ += positions;
-  forwards_ += 1;
-  forward_ms_ += forward_ms;
-  interval_.requests += requests;
-  interval_.positions += positions;
-  interval_.forwards += 1;
-  interval_.forward_ms += forward_ms;
-  // Bounded memory: keep at most 200k samples per interval.
-  if (interval_.waits_ms.size() < 200000) interval_.waits_ms.insert(interval_.waits_ms.end(), waits.begin(), waits.end());
-  if (interval_.forwards_ms.size() < 200000) interval_.forwards_ms.push_back(forward_ms);
+  AddToBoth(c);
+  if (interval_.waits_ms.size() < kMaxSamples)
+    interval_.waits_ms.insert(interval_.waits_ms.end(), b.queue_wait_ms.begin(), b.queue_wait_ms.end());
+  if (interval_.forwards_ms.size() < kMaxSamples) interval_.forwards_ms.push_back(b.forward_ms);
+  if (b.auto_wait) {
+    auto_wait_seen_ = true;
+    estimates_ = b.estimates;
+  }
+}
+
+void ServerStats::RecordCachedRequest(int positions) {
+  Counts c;
+  c.requests = 1;
+  c.positions = positions;
+  c.requests_cached = 1;
+  std::lock_guard<std::mutex> lock(mu_);
+  AddToBoth(c);
+}
+
+void ServerStats::RecordCacheLookups(int lookups, int hits) {
+  Counts c;
+  c.cache_lookups = lookups;
+  c.cache_hits = hits;
+  std::lock_guard<std::mutex> lock(mu_);
+  AddToBoth(c);
 }
 
 void ServerStats::SetInfo(const nlohmann::json& info) {
@@ -46,17 +101,25 @@ void ServerStats::SetInfo(const nlohmann::json& info) {
   info_ = info;
 }
 
-void ServerStats::SetModel(int64_t generation, const std::string& path) {
+void ServerStats::SetModel(int64_t generation, const std::string& path, double flops_per_position) {
   std::lock_guard<std::mutex> lock(mu_);
   generation_ = generation;
   model_path_ = path;
+  flops_per_position_ = flops_per_position;
+}
+
+void ServerStats::SetPeakFlops(double flops_per_s, const std::string& precision) {
+  std::lock_guard<std::mutex> lock(mu_);
+  peak_flops_ = flops_per_s;
+  peak_precision_ = precision;
 }
 
 nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   std::lock_guard<std::mutex> lock(mu_);
   const double now = MonotonicSeconds();
   const double span = std::max(now - interval_.started_at, 1e-9);
-  const Interval& iv = interval_;
+  const Counts& iv = interval_.counts;
+  const Counts& tot = totals_;
   nlohmann::json j = info_.is_object() ? info_ : nlohmann::json::object();
   j["timestamp"] = NowSeconds();
   j["uptime_s"] = Round(now - started_at_, 3);
@@ -67,21 +130,63 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   // Over the interval.
   j["requests"] = iv.requests;
   j["positions"] = iv.positions;
+  j["positions_forwarded"] = iv.positions_forwarded;
   j["forwards"] = iv.forwards;
-  j["avg_batch"] = Round(iv.forwards ? double(iv.positions) / iv.forwards : 0.0, 3);
+  j["avg_batch"] = Round(Ratio(iv.positions_forwarded, iv.forwards), 3);
   j["requests_per_s"] = Round(iv.requests / span, 2);
   j["positions_per_s"] = Round(iv.positions / span, 2);
-  j["avg_forward_ms"] = Round(iv.forwards ? iv.forward_ms / iv.forwards : 0.0, 4);
-  j["forward_ms_p50"] = Round(Percentile(iv.forwards_ms, 0.50), 4);
-  j["queue_wait_ms_p50"] = Round(Percentile(iv.waits_ms, 0.50), 4);
-  j["queue_wait_ms_p99"] = Round(Percentile(iv.waits_ms, 0.99), 4);
+  j["positions_forwarded_per_s"] = Round(iv.positions_forwarded / span, 2);
+  j["avg_forward_ms"] = Round(Ratio(iv.forward_ms, iv.forwards), 4);
+  j["forward_ms_p50"] = Round(Percentile(interval_.forwards_ms, 0.50), 4);
+  j["queue_wait_ms_p50"] = Round(Percentile(interval_.waits_ms, 0.50), 4);
+  j["queue_wait_ms_p99"] = Round(Percentile(interval_.waits_ms, 0.99), 4);
+  j["queue_wait_ms_max"] = Round(Percentile(interval_.waits_ms, 1.0), 4);
   j["forward_busy_fraction"] = Round(iv.forward_ms / 1000.0 / span, 4);
+  if (cache_enabled_) {
+    j["requests_cached"] = iv.requests_cached;
+    j["cache_lookups"] = iv.cache_lookups;
+    j["cache_hits"] = iv.cache_hits;
+    j["cache_hit_rate"] = Round(Ratio(iv.cache_hits, iv.cache_lookups), 4);
+  }
+  nlohmann::json closes = nlohmann::json::object(), closes_total = nlohmann::json::object();
+  for (int i = 0; i < static_cast<int>(BatchClose::kCount); ++i) {
+    closes[BatchCloseName(static_cast<BatchClose>(i))] = iv.closes[i];
+    closes_total[BatchCloseName(static_cast<BatchClose>(i))] = tot.closes[i];
+  }
+  j["batch_close"] = closes;
+  // Model FLOPs utilisation: FLOPs of the forwarded positions over the wall
+  // time of the interval (mfu) and over the time spent in forwards (mfu_in_forward).
+  j["flops_per_position"] = flops_per_position_;
+  const double flops = flops_per_position_ * static_cast<double>(iv.positions_forwarded);
+  j["forward_flops_per_s"] = Round(flops / span, 0);
+  if (peak_flops_ > 0) {
+    j["peak_flops"] = Round(peak_flops_, 0);
+    j["peak_precision"] = peak_precision_;
+    j["mfu"] = Round(flops / span / peak_flops_, 6);
+    j["mfu_in_forward"] = Round(Ratio(flops, iv.forward_ms / 1000.0) / peak_flops_, 6);
+  }
+  if (auto_wait_seen_) {
+    j["auto_wait"] = {{"t0_ms", Round(estimates_.t0_s * 1000, 4)},
+                      {"c_ms", Round(estimates_.c_s * 1000, 5)},
+                      {"arrival_per_s", Round(estimates_.arrival_per_s, 1)},
+                      {"busy", Round(estimates_.busy, 4)},
+                      {"tau_ms", Round(estimates_.tau_s * 1000, 3)},
+                      {"forwards", estimates_.forwards}};
+  }
   // Since start.
-  j["requests_total"] = requests_;
-  j["positions_total"] = positions_;
-  j["forwards_total"] = forwards_;
-  j["avg_batch_total"] = Round(forwards_ ? double(positions_) / forwards_ : 0.0, 3);
-  j["avg_forward_ms_total"] = Round(forwards_ ? forward_ms_ / forwards_ : 0.0, 4);
+  j["requests_total"] = tot.requests;
+  j["positions_total"] = tot.positions;
+  j["positions_forwarded_total"] = tot.positions_forwarded;
+  j["forwards_total"] = tot.forwards;
+  j["avg_batch_total"] = Round(Ratio(tot.positions_forwarded, tot.forwards), 3);
+  j["avg_forward_ms_total"] = Round(Ratio(tot.forward_ms, tot.forwards), 4);
+  if (cache_enabled_) {
+    j["requests_cached_total"] = tot.requests_cached;
+    j["cache_lookups_total"] = tot.cache_lookups;
+    j["cache_hits_total"] = tot.cache_hits;
+    j["cache_hit_rate_total"] = Round(Ratio(tot.cache_hits, tot.cache_lookups), 4);
+  }
+  j["batch_close_total"] = closes_total;
   j["dropped_answers_total"] = dropped_answers_.load();
   j["connections_total"] = connections_total_.load();
   j["connections_cut_total"] = connections_cut_.load();
@@ -95,17 +200,30 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
 }
 
 std::string ServerStats::LogLine(const nlohmann::json& s) {
-  char buf[512];
-  std::snprintf(buf, sizeof(buf),
-                "stats: requests %lld | positions %lld | forwards %lld | avg batch %.2f | %.1f req/s | "
-                "forward avg %.3f ms | queue wait p50 %.3f ms p99 %.3f ms | model generation %lld | clients %d",
-                static_cast<long long>(s.value("requests", int64_t{0})),
-                static_cast<long long>(s.value("positions", int64_t{0})),
-                static_cast<long long>(s.value("forwards", int64_t{0})), s.value("avg_batch", 0.0),
-                s.value("requests_per_s", 0.0), s.value("avg_forward_ms", 0.0), s.value("queue_wait_ms_p50", 0.0),
-                s.value("queue_wait_ms_p99", 0.0), static_cast<long long>(s.value("model_generation", int64_t{-1})),
-                s.value("clients", 0));
-  return buf;
+  char buf[768];
+  int n = std::snprintf(
+      buf, sizeof(buf),
+      "stats: requests %lld | positions %lld (forwarded %lld) | forwards %lld | avg batch %.2f | %.1f req/s | "
+      "forward avg %.3f ms | queue wait p50 %.3f ms p99 %.3f ms | model generation %lld | clients %d",
+      static_cast<long long>(s.value("requests", int64_t{0})), static_cast<long long>(s.value("positions", int64_t{0})),
+      static_cast<long long>(s.value("positions_forwarded", int64_t{0})),
+      static_cast<long long>(s.value("forwards", int64_t{0})), s.value("avg_batch", 0.0),
+      s.value("requests_per_s", 0.0), s.value("avg_forward_ms", 0.0), s.value("queue_wait_ms_p50", 0.0),
+      s.value("queue_wait_ms_p99", 0.0), static_cast<long long>(s.value("model_generation", int64_t{-1})),
+      s.value("clients", 0));
+  std::string line(buf, static_cast<size_t>(std::clamp(n, 0, static_cast<int>(sizeof(buf)) - 1)));
+  if (s.value("cache_lookups_total", int64_t{0}) > 0) {
+    std::snprintf(buf, sizeof(buf), " | cache hit rate %.3f (%lld/%lld), total %.3f", s.value("cache_hit_rate", 0.0),
+                  static_cast<long long>(s.value("cache_hits", int64_t{0})),
+                  static_cast<long long>(s.value("cache_lookups", int64_t{0})), s.value("cache_hit_rate_total", 0.0));
+    line += buf;
+  }
+  if (s.contains("mfu")) {
+    std::snprintf(buf, sizeof(buf), " | MFU %.4f%% (%.4f%% in forwards)", s.value("mfu", 0.0) * 100,
+                  s.value("mfu_in_forward", 0.0) * 100);
+    line += buf;
+  }
+  return line;
 }
 
 }  // namespace gz

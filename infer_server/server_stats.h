@@ -1,8 +1,14 @@
 // Server counters and the periodic stats snapshot (log line, STATS reply,
-// <run>/status/server.json all carry the same JSON).
+// <run>/status/server.json all carry the same JSON; docs/protocol.md lists
+// every field).
+//
+// Accounting: `requests` and `positions` count every INFER answered with
+// results, whether it went through a forward or came (wholly or partly) from
+// the result cache; `positions_forwarded` counts the positions that went into
+// forwards, and avg_batch = positions_forwarded / forwards.
 //
 // Thread-safety: every method may be called from any thread (one mutex; the
-// batch thread takes it once per batch).
+// batch thread takes it once per batch, the I/O thread once per cached reply).
 #pragma once
 
 #include <atomic>
@@ -13,15 +19,34 @@
 
 #include <nlohmann/json.hpp>
 
+#include "infer_server/auto_wait.h"
+
 namespace gz {
+
+// Why a batch was closed.
+enum class BatchClose : int { kFull = 0, kAllClients, kDeadline, kCeiling, kAdaptive, kStopping, kCount };
+const char* BatchCloseName(BatchClose c);
+
+struct BatchRecord {
+  int requests = 0;             // INFER frames in the batch
+  int positions = 0;            // their positions, cache hits included
+  int positions_forwarded = 0;  // positions that went through the forward
+  double forward_ms = 0;
+  std::vector<double> queue_wait_ms;  // per request: arrival -> forward start
+  BatchClose close = BatchClose::kDeadline;
+  bool auto_wait = false;
+  WaitEstimates estimates;      // the adaptive-wait model after this forward (auto_wait only)
+};
 
 class ServerStats {
  public:
   ServerStats();
 
-  // One forward: `requests` INFER frames with `positions` positions, the
-  // forward took forward_ms, each request waited queue_wait_ms[i] in the queue.
-  void RecordBatch(int requests, int positions, double forward_ms, const std::vector<double>& queue_wait_ms);
+  void RecordBatch(const BatchRecord& batch);
+  // An INFER answered entirely from the cache on the I/O thread.
+  void RecordCachedRequest(int positions);
+  // `lookups` positions looked up in the cache, `hits` of them found.
+  void RecordCacheLookups(int lookups, int hits);
   void RecordDropped() { ++dropped_answers_; }       // answer for a client that had gone
   void RecordConnection() { ++connections_total_; }
   void RecordDisconnect(bool abnormal) {
@@ -32,7 +57,13 @@ class ServerStats {
 
   // Static facts included in every snapshot (device, batch settings, ...).
   void SetInfo(const nlohmann::json& info);
-  void SetModel(int64_t generation, const std::string& path);
+  // The serving model; flops_per_position = one forward of one position
+  // including all its symmetry images (0 = unknown).
+  void SetModel(int64_t generation, const std::string& path, double flops_per_position);
+  // The result cache is on: snapshots carry the cache_* fields (absent otherwise).
+  void EnableCacheStats() { cache_enabled_ = true; }
+  // Measured peak FLOP/s of the device (MeasurePeakFlops); enables "mfu".
+  void SetPeakFlops(double flops_per_s, const std::string& precision);
 
   // Totals since start plus figures over the current interval (since the last
   // Snapshot(true)).  `reset_interval` starts a new interval.
@@ -41,24 +72,37 @@ class ServerStats {
   static std::string LogLine(const nlohmann::json& snapshot);
 
  private:
-  struct Interval {
-    int64_t requests = 0, positions = 0, forwards = 0;
+  struct Counts {
+    int64_t requests = 0, positions = 0, positions_forwarded = 0, forwards = 0;
+    int64_t requests_cached = 0, cache_lookups = 0, cache_hits = 0;
+    int64_t closes[static_cast<int>(BatchClose::kCount)] = {};
     double forward_ms = 0;
+    void Add(const Counts& o);
+  };
+  struct Interval {
+    Counts counts;
     std::vector<double> waits_ms;
     std::vector<double> forwards_ms;
     double started_at = 0;
   };
+  void AddToBoth(const Counts& c);  // mu_ held
+
   std::mutex mu_;
   Interval interval_;                 // guarded by mu_
-  int64_t requests_ = 0, positions_ = 0, forwards_ = 0;  // guarded by mu_
-  double forward_ms_ = 0;             // guarded by mu_
+  Counts totals_;                     // guarded by mu_
   nlohmann::json info_;               // guarded by mu_
   int64_t generation_ = -1;           // guarded by mu_
   std::string model_path_;            // guarded by mu_
+  double flops_per_position_ = 0;     // guarded by mu_
+  double peak_flops_ = 0;             // guarded by mu_
+  std::string peak_precision_;        // guarded by mu_
+  bool auto_wait_seen_ = false;       // guarded by mu_
+  WaitEstimates estimates_;           // guarded by mu_
   double started_at_;
   std::atomic<int64_t> dropped_answers_{0}, connections_total_{0}, connections_cut_{0};
   std::atomic<int64_t> reloads_ok_{0}, reloads_failed_{0};
   std::atomic<int> clients_{0};
+  std::atomic<bool> cache_enabled_{false};
 };
 
 }  // namespace gz

@@ -13,7 +13,7 @@ std::unique_ptr<ServingModel> LoadServingModel(const std::string& path, const Mo
   m->path = path;
   CheckpointExpect expect;
   expect.board_size = req.board_size;
-  m->forward = LoadForward(path, req.device, req.threads, expect, &m->info);
+  m->forward = LoadForward(path, req.device, req.threads, req.forward, expect, &m->info);
   if (m->info.board_size != req.board_size)
     GOMOKU_THROW(ModelError, path << ": checkpoint board size " << m->info.board_size << ", server serves "
                                   << req.board_size);

@@ -31,6 +31,7 @@ struct ModelRequirements {
   int threads = 1;
   int board_size = 15;
   Rule rule = Rule::kFreestyle;
+  ForwardOptions forward;      // precision, CUDA graphs, forward max rows (net_api.h)
 };
 
 std::unique_ptr<ServingModel> LoadServingModel(const std::string& path, const ModelRequirements& req);

@@ -1,5 +1,10 @@
 #include "infer_server/session.h"
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <spdlog/spdlog.h>
 
 #include "common/encoder.h"
@@ -14,7 +19,11 @@ constexpr double kCloseGrace_s = 2.0;  // how long a closing connection may take
 }  // namespace
 
 Session::Session(SessionSocket socket, SessionContext* ctx, uint64_t id)
-    : socket_(std::move(socket)), timer_(socket_.get_executor()), ctx_(ctx), id_(id) {}
+    : socket_(std::move(socket)),
+      fd_(socket_.native_handle()),
+      timer_(socket_.get_executor()),
+      ctx_(ctx),
+      id_(id) {}
 
 Session::~Session() = default;
 
@@ -162,7 +171,7 @@ void Session::HandleInfer() {
     FailAndClose(header_.request_id, wire::ErrorCode::kNoHello, "INFER before a successful HELLO");
     return;
   }
-  if (in_flight_ + static_cast<int>(writes_.size()) >= ctx_->max_pending_replies) {
+  if (in_flight_.load() + static_cast<int>(Unsent()) >= ctx_->max_pending_replies) {
     Close("more than " + std::to_string(ctx_->max_pending_replies) +
               " answers pending (client is not reading its replies); disconnecting",
           true);
@@ -170,28 +179,58 @@ void Session::HandleInfer() {
   }
   auto job = std::make_unique<InferJob>();
   job->positions = wire::DecodeInfer(body_, ctx_->board_size);
-  const int per = SymmetriesPerPosition(ctx_->symmetry);
-  const size_t block = static_cast<size_t>(per) * PlaneFloats(ctx_->board_size);
-  job->planes.resize(job->positions.size() * block);
-  for (size_t i = 0; i < job->positions.size(); ++i)
-    EncodeSymmetric(job->positions[i], ctx_->symmetry, job->planes.data() + i * block);
-  job->target = std::static_pointer_cast<ReplyTarget>(shared_from_this());
   job->client_id = id_;
   job->request_id = header_.request_id;
+  job->reply_seq = next_reply_seq_++;
+  ++requests_;
+  const int n = static_cast<int>(job->positions.size());
+  int hits = 0;
+  if (ResultCache* cache = ctx_->batcher->cache()) {
+    const int64_t gen = ctx_->batcher->generation();
+    job->cache_generation = gen;
+    job->keys.resize(n);
+    job->hit.assign(n, 0);
+    job->cached.resize(n);
+    for (int i = 0; i < n; ++i) {
+      job->keys[i] = MakeCacheKey(job->positions[i], ctx_->symmetry);
+      if (gen >= 0 && cache->Lookup(gen, job->keys[i], &job->cached[i])) {
+        job->hit[i] = 1;
+        ++hits;
+      }
+    }
+    if (gen >= 0) ctx_->stats->RecordCacheLookups(n, hits);
+    if (hits == n) {  // everything cached: answer now, no batcher
+      ctx_->stats->RecordCachedRequest(n);
+      SendInOrder(job->reply_seq, wire::BuildFrame(wire::MsgType::kInferReply, job->request_id,
+                                                   wire::EncodeInferReply(gen, job->cached, ctx_->board_size)));
+      return;
+    }
+  }
+  job->forward_count = n - hits;
+  const int per = SymmetriesPerPosition(ctx_->symmetry);
+  const size_t block = static_cast<size_t>(per) * PlaneFloats(ctx_->board_size);
+  job->planes.resize(static_cast<size_t>(job->forward_count) * block);
+  float* planes = job->planes.data();
+  for (int i = 0; i < n; ++i) {
+    if (hits > 0 && job->hit[i]) continue;
+    EncodeSymmetric(job->positions[i], ctx_->symmetry, planes);
+    planes += block;
+  }
+  job->target = std::static_pointer_cast<ReplyTarget>(shared_from_this());
+  const uint64_t seq = job->reply_seq;
   job->enqueued_at = MonotonicSeconds();
   wire::ErrorCode code;
   std::string why;
+  ++in_flight_;  // before Submit: the batch thread may answer before Submit returns
   if (!ctx_->batcher->Submit(job, &code, &why)) {
-    SendError(header_.request_id, code, why);
-    return;
+    --in_flight_;
+    SendInOrder(seq, wire::BuildFrame(wire::MsgType::kError, header_.request_id, wire::EncodeError({code, why})));
   }
-  ++in_flight_;
-  ++requests_;
 }
 
 void Session::HandleReload() {
   std::string path = wire::DecodeReload(body_);
-  if (in_flight_ + static_cast<int>(writes_.size()) >= ctx_->max_pending_replies) {
+  if (in_flight_.load() + static_cast<int>(Unsent()) >= ctx_->max_pending_replies) {
     Close("too many pending answers; disconnecting", true);
     return;
   }
@@ -213,46 +252,141 @@ void Session::HandleReload() {
 
 // ---- answers ---------------------------------------------------------------------
 
-void Session::Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome) {
+void Session::Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome, bool write_here) {
+  if (write_here) {
+    Complete(std::move(job), std::move(outcome));
+    return;
+  }
   auto self = shared_from_this();
   auto j = std::make_shared<std::unique_ptr<InferJob>>(std::move(job));
   auto o = std::make_shared<JobOutcome>(std::move(outcome));
-  asio::post(socket_.get_executor(), [self, j, o] { self->OnResult(std::move(*j), std::move(*o)); });
+  asio::post(socket_.get_executor(), [self, j, o] { self->Complete(std::move(*j), std::move(*o)); });
 }
 
-void Session::OnResult(std::unique_ptr<InferJob> job, JobOutcome out) {
+void Session::Complete(std::unique_ptr<InferJob> job, JobOutcome out) {
   --in_flight_;
-  if (closed_) {
+  if (closed_.load()) {
     ctx_->stats->RecordDropped();
     return;
   }
+  try {
+    BuildAndSend(*job, out);
+  } catch (const std::exception& e) {  // runs on the batch thread too: never let it escape
+    spdlog::error("client {}: cannot build the reply to request {}: {}", id_, job->request_id, e.what());
+    SendInOrder(job->reply_seq, wire::BuildFrame(wire::MsgType::kError, job->request_id,
+                                                 wire::EncodeError({wire::ErrorCode::kInternal, e.what()})));
+  }
+}
+
+void Session::BuildAndSend(InferJob& job, JobOutcome& out) {
   if (!out.ok) {
-    SendError(job->request_id, out.error_code, out.error);
+    SendInOrder(job.reply_seq, wire::BuildFrame(wire::MsgType::kError, job.request_id,
+                                                wire::EncodeError({out.error_code, out.error})));
     return;
   }
   const int per = SymmetriesPerPosition(ctx_->symmetry);
   const size_t pts = static_cast<size_t>(ctx_->board_size) * ctx_->board_size;
-  std::vector<EvalResult> results(job->positions.size());
-  for (size_t i = 0; i < results.size(); ++i) {
-    CombineSymmetric(job->positions[i], ctx_->symmetry, out.log_policy.data() + i * per * pts,
-                     out.values.data() + i * per, &results[i]);
+  const size_t n = job.positions.size();
+  std::vector<EvalResult> results(n);
+  ResultCache* cache = job.keys.empty() ? nullptr : ctx_->batcher->cache();
+  // Answers of a model that is no longer serving are not worth keeping.
+  if (cache && out.generation != ctx_->batcher->generation()) cache = nullptr;
+  size_t row = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!job.hit.empty() && job.hit[i]) {
+      results[i] = std::move(job.cached[i]);
+      continue;
+    }
+    CombineSymmetric(job.positions[i], ctx_->symmetry, out.log_policy.data() + row * per * pts,
+                     out.values.data() + row * per, &results[i]);
+    ++row;
+    if (cache) cache->Insert(out.generation, job.keys[i], results[i]);
   }
-  Send(wire::BuildFrame(wire::MsgType::kInferReply, job->request_id,
-                        wire::EncodeInferReply(out.generation, results, ctx_->board_size)));
+  SendInOrder(job.reply_seq, wire::BuildFrame(wire::MsgType::kInferReply, job.request_id,
+                                              wire::EncodeInferReply(out.generation, results, ctx_->board_size)));
 }
 
 // ---- writing ----------------------------------------------------------------------
 
-void Session::Send(std::string frame) {
-  if (closed_) return;
-  writes_.push_back(std::move(frame));
-  if (static_cast<int>(writes_.size()) > ctx_->max_pending_replies) {
-    Close("more than " + std::to_string(ctx_->max_pending_replies) +
-              " unsent replies (client is not reading them); disconnecting",
-          true);
-    return;
+bool Session::WriteLocked(std::string frame, std::string* why, bool* abnormal) {
+  if (!writing_ && out_.empty()) {
+    size_t off = 0;
+    while (off < frame.size()) {
+      const ssize_t n = ::send(fd_, frame.data() + off, frame.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) {
+        off += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      const bool gone = n < 0 && (errno == EPIPE || errno == ECONNRESET);
+      *why = gone ? "client went away before its answers were written"
+                  : std::string("write failed: ") + (n < 0 ? std::strerror(errno) : "send returned 0");
+      *abnormal = !gone;
+      return false;
+    }
+    if (off == frame.size()) return true;
+    frame.erase(0, off);
   }
-  if (!writing_) DoWrite();
+  out_.push_back(std::move(frame));
+  if (out_.size() + parked_.size() > static_cast<size_t>(ctx_->max_pending_replies)) {
+    *why = "more than " + std::to_string(ctx_->max_pending_replies) +
+           " unsent replies (client is not reading them); disconnecting";
+    *abnormal = true;
+    return false;
+  }
+  if (!writing_) {
+    writing_ = true;
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->DoWrite(); });
+  }
+  return true;
+}
+
+void Session::PostClose(std::string why, bool abnormal) {
+  asio::post(socket_.get_executor(), [self = shared_from_this(), why = std::move(why), abnormal] {
+    self->Close(why, abnormal);
+  });
+}
+
+size_t Session::Unsent() {
+  std::lock_guard<std::mutex> lock(out_mu_);
+  return out_.size() + parked_.size();
+}
+
+void Session::Send(std::string frame) {
+  std::string why;
+  bool abnormal = false;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    if (out_closed_) return;
+    if (WriteLocked(std::move(frame), &why, &abnormal)) return;
+  }
+  PostClose(std::move(why), abnormal);
+}
+
+void Session::SendInOrder(uint64_t seq, std::string frame) {
+  std::string why;
+  bool abnormal = false;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    if (out_closed_) return;
+    if (seq != send_seq_) {
+      parked_.emplace(seq, std::move(frame));
+      if (out_.size() + parked_.size() <= static_cast<size_t>(ctx_->max_pending_replies)) return;
+      why = "more than " + std::to_string(ctx_->max_pending_replies) + " unsent replies; disconnecting";
+      abnormal = true;
+    } else {
+      bool ok = WriteLocked(std::move(frame), &why, &abnormal);
+      ++send_seq_;
+      for (auto it = parked_.begin(); ok && it != parked_.end() && it->first == send_seq_; it = parked_.begin()) {
+        ok = WriteLocked(std::move(it->second), &why, &abnormal);
+        parked_.erase(it);
+        ++send_seq_;
+      }
+      if (ok) return;
+    }
+  }
+  PostClose(std::move(why), abnormal);
 }
 
 void Session::SendError(uint64_t request_id, wire::ErrorCode code, const std::string& message) {
@@ -260,12 +394,30 @@ void Session::SendError(uint64_t request_id, wire::ErrorCode code, const std::st
 }
 
 void Session::DoWrite() {
-  if (closed_ || writes_.empty()) return;
-  writing_ = true;
-  asio::async_write(socket_, asio::buffer(writes_.front()),
+  const std::string* front = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    if (out_closed_ || out_.empty()) {
+      writing_ = false;
+      return;
+    }
+    front = &out_.front();  // deque: stays put while others push_back
+  }
+  asio::async_write(socket_, asio::buffer(*front),
                     [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                      self->writing_ = false;
-                      if (self->closed_) return;
+                      bool more = false;
+                      {
+                        std::lock_guard<std::mutex> lock(self->out_mu_);
+                        if (self->out_closed_) {
+                          self->writing_ = false;
+                          return;
+                        }
+                        if (!ec) {
+                          self->out_.pop_front();
+                          more = !self->out_.empty();
+                        }
+                        if (ec || !more) self->writing_ = false;
+                      }
                       if (ec) {
                         const bool gone = ec == asio::error::broken_pipe || ec == asio::error::connection_reset;
                         self->Close(gone ? "client went away before its answers were written"
@@ -273,8 +425,7 @@ void Session::DoWrite() {
                                     !gone);
                         return;
                       }
-                      self->writes_.pop_front();
-                      if (!self->writes_.empty()) self->DoWrite();
+                      if (more) self->DoWrite();
                       else if (self->draining_) self->Close("", false);
                     });
 }
@@ -286,14 +437,24 @@ void Session::FailAndClose(uint64_t request_id, wire::ErrorCode code, const std:
   draining_ = true;
   SendError(request_id, code, why);
   ArmTimer(kCloseGrace_s, "");
-  if (!writing_ && writes_.empty()) Close("", false);
+  bool idle;
+  {
+    std::lock_guard<std::mutex> lock(out_mu_);
+    idle = !writing_ && out_.empty();
+  }
+  if (idle) Close("", false);
 }
 
 void Session::BeginShutdown() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
     if (self->closed_) return;
     self->draining_ = true;
-    if (!self->writing_ && self->writes_.empty()) {
+    bool idle;
+    {
+      std::lock_guard<std::mutex> lock(self->out_mu_);
+      idle = !self->writing_ && self->out_.empty();
+    }
+    if (idle) {
       self->Close("server shutting down", false);
     } else {
       self->ArmTimer(kCloseGrace_s, "");
@@ -315,10 +476,17 @@ void Session::Close(const std::string& reason, bool abnormal) {
     }
   }
   DisarmTimer();
+  {
+    // No other thread sends on fd_ after this; an async_write in flight keeps
+    // its buffer (the front) until its handler runs.
+    std::lock_guard<std::mutex> lock(out_mu_);
+    out_closed_ = true;
+    while (out_.size() > (writing_ ? 1u : 0u)) out_.pop_back();
+    parked_.clear();
+  }
   boost::system::error_code ignored;
   socket_.shutdown(asio::socket_base::shutdown_both, ignored);
   socket_.close(ignored);
-  writes_.clear();
   if (hello_) ctx_->batcher->RemoveClient();
   if (ctx_->on_closed) ctx_->on_closed(id_);
 }

@@ -2,22 +2,34 @@
 //
 // Reads frames (header, bounds check, body) under a read deadline of
 // idle_timeout_s per frame, so silent, dripping or half-sent connections are
-// closed; answers HELLO/PING/STATS at once, queues INFER jobs in the Batcher
-// (encoding their planes here, off the batch thread), hands RELOADs to the
-// Reloader, and writes replies through a queue.  A connection whose pending
-// answers (queued jobs + unsent replies) exceed max_pending_replies is cut off.
-// A malformed frame gets an ERROR and the connection is closed; one log line
-// says why.  Nothing a client does affects other connections.
+// closed; answers HELLO/PING/STATS at once, looks INFER positions up in the
+// result cache (a request whose positions are all cached is answered here,
+// without the batcher), queues the rest in the Batcher (encoding their planes
+// here, off the batch thread), hands RELOADs to the Reloader.  A connection
+// whose pending answers (queued jobs + unsent replies) exceed
+// max_pending_replies is cut off.  A malformed frame gets an ERROR and the
+// connection is closed; one log line says why.  Nothing a client does affects
+// other connections.
 //
-// Thread-safety: all state lives on the session's strand (the socket's
-// executor).  Deliver / ReplyReload / BeginShutdown may be called from any
-// thread; they post onto the strand.
+// Writing: a frame is sent straight away with a non-blocking send() from
+// whichever thread produced it (the I/O thread, or the batch thread when it
+// writes replies itself); what the socket does not take at once is queued
+// and written by an async_write on the strand.  INFER replies (and INFER
+// errors) leave in request order: a reply that is ready before an earlier
+// one waits in a small reorder buffer.  Other replies are sent at once.
+//
+// Thread-safety: reading and connection state live on the session's strand
+// (the socket's executor).  Deliver / BeginShutdown may be
+// called from any thread; the write queue has its own mutex.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include <utility>  // before Asio: Boost 1.74 awaitable.hpp needs std::exchange under C++20
@@ -53,7 +65,7 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   ~Session() override;
 
   void Start();
-  void Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome) override;
+  void Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome, bool write_here) override;
   // Stop reading; close once queued replies are written (or after a short grace).
   void BeginShutdown();
   uint64_t id() const { return id_; }
@@ -66,9 +78,21 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   void HandleHello();
   void HandleInfer();
   void HandleReload();
-  void OnResult(std::unique_ptr<InferJob> job, JobOutcome outcome);
+  // Builds and sends the reply of a finished job.  Any thread.
+  void Complete(std::unique_ptr<InferJob> job, JobOutcome outcome);
+  void BuildAndSend(InferJob& job, JobOutcome& outcome);  // Complete's work; may throw
 
+  // Sends a frame now (not ordered with INFER replies).  Any thread.
   void Send(std::string frame);
+  // Sends the answer of the INFER with reply slot `seq` once every earlier
+  // slot has been sent.  Any thread.
+  void SendInOrder(uint64_t seq, std::string frame);
+  // out_mu_ held: writes or queues `frame`; false (with *why) when the
+  // connection must be closed.
+  bool WriteLocked(std::string frame, std::string* why, bool* abnormal);
+  // Closes on the strand (from any thread).
+  void PostClose(std::string why, bool abnormal);
+  size_t Unsent();  // queued + parked frames
   void SendError(uint64_t request_id, wire::ErrorCode code, const std::string& message);
   void DoWrite();
   // Sends an ERROR, stops reading and closes after it is written.
@@ -79,22 +103,31 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   std::string Name() const;
 
   SessionSocket socket_;
+  const int fd_;  // socket_'s descriptor, for sends from other threads (under out_mu_)
   asio::steady_timer timer_;
   SessionContext* ctx_;
   const uint64_t id_;
 
+  // Strand only.
   uint8_t head_[wire::kHeaderSize];
   wire::FrameHeader header_;
   std::string body_;
-  std::deque<std::string> writes_;
-  bool writing_ = false;
-  bool draining_ = false;  // no more reads; close when writes_ empties
-  bool closed_ = false;
+  bool draining_ = false;  // no more reads; close when the write queue empties
   bool hello_ = false;
   std::string client_name_;
-  int in_flight_ = 0;      // INFER / RELOAD requests not yet answered
   uint64_t timer_seq_ = 0;
   int64_t requests_ = 0;
+  uint64_t next_reply_seq_ = 0;
+
+  std::atomic<bool> closed_{false};
+  std::atomic<int> in_flight_{0};  // INFER / RELOAD requests not yet answered
+
+  std::mutex out_mu_;
+  std::deque<std::string> out_;                 // guarded by out_mu_: not yet written
+  bool writing_ = false;                        // guarded by out_mu_: async_write in progress
+  bool out_closed_ = false;                     // guarded by out_mu_
+  uint64_t send_seq_ = 0;                       // guarded by out_mu_: next INFER reply slot to send
+  std::map<uint64_t, std::string> parked_;      // guarded by out_mu_: replies waiting for earlier ones
 };
 
 }  // namespace gz

@@ -98,6 +98,20 @@ inline std::vector<Position> RandomPositions(int n, uint64_t seed, int board = k
   return out;
 }
 
+// As RandomPositions, without repeats (no two equal cells + last move + side to move).
+inline std::vector<Position> DistinctPositions(int n, uint64_t seed, int board = kTestBoard) {
+  std::vector<Position> out;
+  for (uint64_t round = 0; static_cast<int>(out.size()) < n; ++round) {
+    for (const Position& p : RandomPositions(n, seed * 1000003 + round, board)) {
+      bool seen = false;
+      for (const Position& q : out)
+        seen = seen || (q.cells == p.cells && q.last_move == p.last_move && q.to_move == p.to_move);
+      if (!seen && static_cast<int>(out.size()) < n) out.push_back(p);
+    }
+  }
+  return out;
+}
+
 inline double MaxAbsDiff(const EvalResult& a, const EvalResult& b) {
   if (a.log_policy.size() != b.log_policy.size()) return 1e30;
   double d = std::fabs(a.value - b.value);
