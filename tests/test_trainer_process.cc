@@ -66,14 +66,14 @@ TEST_CASE("cold start, one full iteration, overproduction, corrupt file, timetab
   CHECK(Config::FromJson(nlohmann::json::parse(Slurp(run.config())), "config.json").run.target_games == 4);
   REQUIRE(WaitFor([&] { return Slurp(log).find("waiting for workers: 0/4 games") != std::string::npos; }));
 
-  // Workers: a truncated file first (so any scan that sees the target also sees it),
-  // then 6 games for a target of 4.
+  // Workers: 6 games (target 4) and a truncated file appear at once: the
+  // staged directory replaces the (empty) games/it1 with one rename(2).
   const RunLayout stage(FreshDir("proc_cold_stage"));
-  WriteGames(stage, 1, 0, 0, 1, 7);
+  WriteGames(stage, 1, 0, 0, 6, 7);
   std::string good = Slurp(stage.game_file(1, 0, 0));
-  MakeDirs(run.games_for(1));
-  WriteFileAtomic(run.game_file(1, 9, 0), good.substr(0, good.size() - 7));
-  WriteGames(run, 1, 0, 0, 6, 7);
+  WriteFileAtomic(stage.game_file(1, 9, 0), good.substr(0, good.size() - 7));
+  REQUIRE(std::filesystem::is_empty(run.games_for(1)));
+  std::filesystem::rename(stage.games_for(1), run.games_for(1));
   REQUIRE(WaitFor([&] { return MetadataIteration(run) == 2; }));
   WriteGames(run, 2, 0, 0, 4, 7);
   REQUIRE(p.Wait() == 0);
@@ -298,4 +298,52 @@ TEST_CASE("kill -9 at random points: the trainer resumes, never starts over") {
   for (const auto& r : gl.records) its.push_back(r["iteration"].get<int64_t>());
   CHECK(its == (std::vector<int64_t>{1, 2, 3, 4, 5}));
   for (const auto& r : gl.records) CHECK(r["model_generation"] == 500 + r["iteration"].get<int64_t>());
+}
+
+TEST_CASE("SIGTERM while waiting stops cleanly; a restart resumes the same iteration") {
+  const std::string dir = FreshDir("proc_sigterm");
+  RunLayout run(dir);
+  Config c = TinyConfig(dir);
+  c.run.max_iterations = 1;
+  c.server.socket = dir + "/sock/none.sock";
+  const std::string cfg = WriteConfigFile(c, FreshDir("proc_sigterm_cfg") + "/c.json");
+  const std::string log = dir + "/../proc_sigterm.log";
+  std::remove(log.c_str());
+  {
+    TrainerProcess p({"--config", cfg}, log);
+    REQUIRE(WaitFor([&] { return Slurp(log).find("waiting for workers: 0/4 games") != std::string::npos; }));
+    p.Signal(SIGTERM);
+    CHECK(p.Wait() == 0);
+  }
+  CHECK(Slurp(log).find("stop requested; leaving iteration 1 unfinished") != std::string::npos);
+  CHECK(MetadataIteration(run) == 1);
+  WriteGames(run, 1, 0, 0, 4, 7);
+  TrainerProcess again({"--config", cfg}, log);
+  CHECK(again.Wait() == 0);
+  CHECK(Slurp(log).find("resuming run at iteration 1") != std::string::npos);
+  CHECK(MetadataIteration(run) == 2);
+}
+
+TEST_CASE("resume never starts over: missing weights named by metadata are a fatal error") {
+  const std::string dir = FreshDir("proc_missing");
+  RunLayout run(dir);
+  Config c = TinyConfig(dir);
+  c.run.max_iterations = 1;
+  c.server.socket = dir + "/sock/none.sock";
+  const std::string cfg = WriteConfigFile(c, FreshDir("proc_missing_cfg") + "/c.json");
+  const std::string log = dir + "/../proc_missing.log";
+  std::remove(log.c_str());
+  WriteGames(run, 1, 0, 0, 4, 7);
+  {
+    TrainerProcess p({"--config", cfg}, log);
+    REQUIRE(p.Wait() == 0);
+  }
+  REQUIRE(MetadataIteration(run) == 2);
+  std::filesystem::remove(run.checkpoint(1));  // the weights metadata.json names
+  const ino_t it0 = Inode(run.checkpoint(0));
+  TrainerProcess again({"--config", cfg, "--set", "run.max_iterations=2"}, log);
+  CHECK(again.Wait() == 1);
+  CHECK(Slurp(log).find("refusing to start the run from scratch") != std::string::npos);
+  CHECK(Inode(run.checkpoint(0)) == it0);
+  CHECK(MetadataIteration(run) == 2);
 }

@@ -132,8 +132,9 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
       {"entropy", tm.entropy},
       {"value_accuracy", tm.value_accuracy},
   };
+  record["training_s"] = trained - collected;   // what a restarted trainer would publish
   SaveTrained(n, record);
-  record["training_s"] = NowSeconds() - collected;
+  record["training_s"] = NowSeconds() - collected;  // including the checkpoint save
   return Publish(n, record, &stop);
 }
 
