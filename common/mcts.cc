@@ -14,27 +14,33 @@ Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed
 void Mcts::Reset(const Board& root) {
   root_board_ = root;
   nodes_.clear();
+  edges_.clear();
   nodes_.push_back(Node{});
   pending_ = false;
   sims_done_ = 0;
 }
 
-int Mcts::CopySubtree(const std::vector<Node>& src, int idx, std::vector<Node>& dst) {
-  // Breadth-first copy keeping children contiguous.
-  int new_root = static_cast<int>(dst.size());
-  dst.push_back(src[idx]);
+int Mcts::CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const {
+  // Breadth-first copy; each node's edges stay contiguous and in order.
+  const int new_root = static_cast<int>(dst_nodes.size());
+  dst_nodes.push_back(nodes_[idx]);
   std::vector<std::pair<int, int>> queue{{idx, new_root}};
   for (size_t q = 0; q < queue.size(); ++q) {
-    auto [s, d] = queue[q];
-    const Node& sn = src[s];
-    if (sn.num_children == 0) {
-      dst[d].first_child = -1;
-      continue;
+    const auto [s, d] = queue[q];
+    const Node& sn = nodes_[s];
+    if (sn.first_edge < 0) continue;
+    const int first = static_cast<int>(dst_edges.size());
+    dst_nodes[d].first_edge = first;
+    for (int k = 0; k < sn.num_edges; ++k) {
+      Edge e = edges_[sn.first_edge + k];
+      if (e.child >= 0) {
+        const int copy = static_cast<int>(dst_nodes.size());
+        dst_nodes.push_back(nodes_[e.child]);
+        queue.emplace_back(e.child, copy);
+        e.child = copy;
+      }
+      dst_edges.push_back(e);
     }
-    int first = static_cast<int>(dst.size());
-    dst[d].first_child = first;
-    for (int k = 0; k < sn.num_children; ++k) dst.push_back(src[sn.first_child + k]);
-    for (int k = 0; k < sn.num_children; ++k) queue.emplace_back(sn.first_child + k, first + k);
   }
   return new_root;
 }
@@ -44,39 +50,63 @@ void Mcts::Advance(int move) {
   root_board_.Play(move);  // throws RulesError if illegal
   sims_done_ = 0;
   int child = -1;
-  const Node& root = nodes_.empty() ? Node{} : nodes_[0];
-  if (params_.tree_reuse && !nodes_.empty())
-    for (int k = 0; k < root.num_children; ++k)
-      if (nodes_[root.first_child + k].move == move) child = root.first_child + k;
+  if (params_.tree_reuse && !nodes_.empty() && nodes_[0].first_edge >= 0) {
+    const Node& root = nodes_[0];
+    for (int k = 0; k < root.num_visited; ++k)
+      if (edges_[root.first_edge + k].move == move) child = edges_[root.first_edge + k].child;
+  }
   if (child < 0 || root_board_.terminal()) {
     nodes_.clear();
+    edges_.clear();
     nodes_.push_back(Node{});
     return;
   }
-  std::vector<Node> fresh;
-  fresh.reserve(nodes_.size());
-  CopySubtree(nodes_, child, fresh);
-  for (int k = 0; k < fresh[0].num_children; ++k) {
-    Node& c = fresh[fresh[0].first_child + k];
-    c.prior = c.raw_prior;  // drop the previous root's noise one level down? it was never applied here
-  }
-  fresh[0].prior = fresh[0].raw_prior;
-  nodes_.swap(fresh);
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  nodes.reserve(nodes_.size());
+  edges.reserve(edges_.size());
+  CopySubtree(child, nodes, edges);
+  nodes_.swap(nodes);
+  edges_.swap(edges);
+  ResetRootPriors(false);  // the old root's noise never reached this level; StartMove sets the rest
 }
 
-void Mcts::ApplyRootNoise() {
-  Node& root = nodes_[0];
-  if (root.num_children == 0 || params_.dirichlet_alpha <= 0 || params_.dirichlet_epsilon <= 0) return;
-  std::gamma_distribution<double> gamma(params_.dirichlet_alpha, 1.0);
-  std::vector<double> noise(root.num_children);
-  double sum = 0;
-  for (auto& x : noise) sum += (x = gamma(rng_));
-  if (sum <= 0) return;
-  for (int k = 0; k < root.num_children; ++k) {
-    Node& c = nodes_[root.first_child + k];
-    c.prior = static_cast<float>((1 - params_.dirichlet_epsilon) * c.raw_prior +
-                                 params_.dirichlet_epsilon * noise[k] / sum);
+void Mcts::PromoteBestUnvisited(int node) {
+  const Node& n = nodes_[node];
+  const int begin = n.first_edge + n.num_visited, end = n.first_edge + n.num_edges;
+  if (begin >= end) return;
+  int best = begin;
+  for (int e = begin + 1; e < end; ++e) {
+    const Edge& c = edges_[e];
+    const Edge& b = edges_[best];
+    if (c.prior > b.prior || (c.prior == b.prior && c.move < b.move)) best = e;
   }
+  if (best != begin) std::swap(edges_[best], edges_[begin]);
+}
+
+void Mcts::ResetRootPriors(bool add_noise) {
+  Node& root = nodes_[0];
+  if (root.first_edge < 0) return;
+  Edge* edges = edges_.data() + root.first_edge;
+  const int n = root.num_edges;
+  for (int k = 0; k < n; ++k) edges[k].prior = edges[k].raw_prior;
+  if (add_noise && params_.dirichlet_alpha > 0 && params_.dirichlet_epsilon > 0) {
+    // Noise is drawn in ascending move order, whatever order the edges are in.
+    std::vector<std::pair<int16_t, int>> by_move(n);
+    for (int k = 0; k < n; ++k) by_move[k] = {edges[k].move, k};
+    std::sort(by_move.begin(), by_move.end());
+    std::gamma_distribution<double> gamma(params_.dirichlet_alpha, 1.0);
+    std::vector<double> noise(n);
+    double sum = 0;
+    for (auto& x : noise) sum += (x = gamma(rng_));
+    if (sum > 0)
+      for (int i = 0; i < n; ++i) {
+        Edge& e = edges[by_move[i].second];
+        e.prior = static_cast<float>((1 - params_.dirichlet_epsilon) * e.raw_prior +
+                                     params_.dirichlet_epsilon * noise[i] / sum);
+      }
+  }
+  PromoteBestUnvisited(0);
 }
 
 void Mcts::StartMove(bool add_noise) {
@@ -84,31 +114,33 @@ void Mcts::StartMove(bool add_noise) {
   GOMOKU_CHECK(!pending_, "StartMove with a pending evaluation");
   sims_done_ = 0;
   if (nodes_[0].expanded) {
-    for (int k = 0; k < nodes_[0].num_children; ++k) {
-      Node& c = nodes_[nodes_[0].first_child + k];
-      c.prior = c.raw_prior;
-    }
-    if (add_noise) ApplyRootNoise();
+    ResetRootPriors(add_noise);
     noise_pending_ = false;
   } else {
     noise_pending_ = add_noise;  // applied when the root gets expanded
   }
 }
 
-int Mcts::SelectChild(int node) const {
+int Mcts::SelectEdge(int node) const {
   const Node& n = nodes_[node];
   const double sqrt_n = std::sqrt(static_cast<double>(std::max(n.visits, 1)));
+  const double c_sqrt_n = params_.c_puct * sqrt_n;
+  const int end = n.first_edge + std::min<int>(n.num_visited + 1, n.num_edges);
   int best = -1;
+  int best_move = 1 << 30;
   double best_score = -1e300;
-  for (int k = 0; k < n.num_children; ++k) {
-    int ci = n.first_child + k;
-    const Node& c = nodes_[ci];
-    double q = c.visits > 0 ? c.value_sum / c.visits : params_.fpu_value;
-    double u = params_.c_puct * c.prior * sqrt_n / (1.0 + c.visits);
-    double s = q + u;
-    if (s > best_score) {
+  for (int e = n.first_edge; e < end; ++e) {
+    const Edge& edge = edges_[e];
+    double s;
+    const int visits = edge.child >= 0 ? nodes_[edge.child].visits : 0;
+    if (visits > 0)
+      s = nodes_[edge.child].value_sum / visits + c_sqrt_n * edge.prior / (1.0 + visits);
+    else
+      s = params_.fpu_value + c_sqrt_n * edge.prior;
+    if (s > best_score || (s == best_score && edge.move < best_move)) {
       best_score = s;
-      best = ci;
+      best = e;
+      best_move = edge.move;
     }
   }
   return best;
@@ -120,9 +152,17 @@ const Position* Mcts::SelectLeaf() {
   path_.push_back(0);
   leaf_board_ = root_board_;
   int node = 0;
-  while (nodes_[node].expanded && nodes_[node].num_children > 0) {
-    node = SelectChild(node);
-    leaf_board_.Play(nodes_[node].move);
+  while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
+    const int e = SelectEdge(node);
+    if (edges_[e].child < 0) {
+      // First visit of the best unvisited edge: give it a node and line up the next one.
+      edges_[e].child = static_cast<int>(nodes_.size());
+      nodes_.push_back(Node{});
+      ++nodes_[node].num_visited;
+      PromoteBestUnvisited(node);  // touches only edges after e
+    }
+    leaf_board_.Play(edges_[e].move);
+    node = edges_[e].child;
     path_.push_back(node);
   }
   if (leaf_board_.terminal()) {
@@ -150,36 +190,44 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   pending_ = false;
   ++evaluations_;
   last_generation_ = result.model_generation;
-  int leaf = path_.back();
+  const int leaf = path_.back();
   // Softmax over legal moves only.
   std::vector<int>& legal = scratch_legal_;
   legal.clear();
-  const auto& cells = leaf_board_.cells();
-  for (int m = 0; m < pts; ++m)
-    if (cells[m] == kEmpty) legal.push_back(m);
+  const int8_t* cells = leaf_board_.cells().data();
+  const float* logp = result.log_policy.data();
   float mx = -1e30f;
-  for (int m : legal) mx = std::max(mx, result.log_policy[m]);
+  for (int m = 0; m < pts; ++m)
+    if (cells[m] == kEmpty) {
+      legal.push_back(m);
+      mx = std::max(mx, logp[m]);
+    }
+  const int n = static_cast<int>(legal.size());
   std::vector<float>& pri = scratch_prior_;
-  pri.resize(legal.size());
+  pri.resize(n);
   double sum = 0;
-  for (size_t i = 0; i < legal.size(); ++i) sum += (pri[i] = std::exp(result.log_policy[legal[i]] - mx));
+  for (int i = 0; i < n; ++i) sum += (pri[i] = std::exp(logp[legal[i]] - mx));
   const double inv_sum = sum > 0 ? 1.0 / sum : 0.0;
-  int first = static_cast<int>(nodes_.size());
-  if (nodes_.capacity() < nodes_.size() + legal.size())
-    nodes_.reserve(std::max(nodes_.capacity() * 2, nodes_.size() + legal.size() * 64));
-  for (size_t i = 0; i < legal.size(); ++i) {
-    Node c;
-    c.move = static_cast<int16_t>(legal[i]);
-    c.raw_prior = c.prior = static_cast<float>(sum > 0 ? pri[i] * inv_sum : 1.0 / legal.size());
-    nodes_.push_back(c);
+  const int first = static_cast<int>(edges_.size());
+  if (edges_.capacity() < edges_.size() + n)
+    edges_.reserve(std::max(edges_.capacity() * 2, edges_.size() + static_cast<size_t>(n) * 64));
+  edges_.resize(edges_.size() + n);
+  Edge* out = edges_.data() + first;
+  for (int i = 0; i < n; ++i) {
+    out[i].move = static_cast<int16_t>(legal[i]);
+    out[i].raw_prior = out[i].prior = static_cast<float>(sum > 0 ? pri[i] * inv_sum : 1.0 / n);
+    out[i].child = -1;
   }
   Node& ln = nodes_[leaf];
-  ln.first_child = first;
-  ln.num_children = static_cast<int16_t>(legal.size());
+  ln.first_edge = first;
+  ln.num_edges = static_cast<int16_t>(n);
+  ln.num_visited = 0;
   ln.expanded = true;
-  if (leaf == 0 && noise_pending_) {
-    ApplyRootNoise();
+  if (leaf == 0) {
+    ResetRootPriors(noise_pending_);
     noise_pending_ = false;
+  } else {
+    PromoteBestUnvisited(leaf);
   }
   // value is for the leaf's side to move; the leaf's mover sees the negation.
   Backup(-static_cast<double>(result.value));
@@ -210,9 +258,9 @@ void Mcts::Search(Evaluator& evaluator, bool add_noise) {
 std::vector<int> Mcts::VisitCounts() const {
   std::vector<int> v(root_board_.num_points(), 0);
   const Node& root = nodes_[0];
-  for (int k = 0; k < root.num_children; ++k) {
-    const Node& c = nodes_[root.first_child + k];
-    v[c.move] = c.visits;
+  for (int k = 0; k < root.num_visited; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    v[e.move] = nodes_[e.child].visits;
   }
   return v;
 }

@@ -63,11 +63,16 @@ class Mcts {
   // Mean value of the root for its side to move, in [-1, 1].
   float RootValue() const;
   int RootVisits() const;
-  // Tree size in nodes, and a way to pre-allocate them: a timed search (the
-  // engine) reserves its node budget up front so the tree never pauses to
-  // reallocate mid-search.  ReserveNodes may copy the current tree once.
-  size_t node_count() const { return nodes_.size(); }
-  void ReserveNodes(size_t nodes) { nodes_.reserve(nodes); }
+  // Tree memory, and a way to pre-allocate it: a timed search (the engine)
+  // reserves its budget up front so the tree never pauses to reallocate
+  // mid-search.  One expansion of a leaf with `legal` moves adds at most
+  // ExpansionBytes(legal).  ReserveTree may copy the current tree once.
+  size_t TreeBytes() const { return nodes_.size() * sizeof(Node) + edges_.size() * sizeof(Edge); }
+  static size_t ExpansionBytes(int legal) { return sizeof(Node) + static_cast<size_t>(legal) * sizeof(Edge); }
+  void ReserveTree(size_t expansions, int legal) {
+    nodes_.reserve(expansions + 1);
+    edges_.reserve(expansions * static_cast<size_t>(legal));
+  }
   const Board& root_board() const { return root_board_; }
   // Model generation of the most recent evaluation (0 if none).
   int64_t last_generation() const { return last_generation_; }
@@ -75,27 +80,41 @@ class Mcts {
   int64_t evaluations() const { return evaluations_; }
 
  private:
-  struct Node {                // 32 bytes; children of a node are contiguous
-    double value_sum = 0.0;    // from the view of the player who played `move`
+  // Tree layout (lazy children, as lc0 separates edges from nodes): an
+  // expanded node owns a contiguous run of edges, one per legal move, holding
+  // the prior; a child Node exists only once its edge has been selected.
+  // Invariant per node: edges [0, num_visited) have child nodes, and edge
+  // num_visited is the best unvisited one (highest prior, ties to the lowest
+  // move).  All unvisited children score fpu + c*prior*sqrt(N), so selection
+  // only needs to look at the visited edges plus that one; it makes exactly the
+  // choice a scan over every child (ties to the lowest move) would make.
+  struct Node {                // 24 bytes
+    double value_sum = 0.0;    // from the view of the player who moved into this node
+    int32_t first_edge = -1;   // edges_[first_edge, first_edge + num_edges) once expanded
+    int32_t visits = 0;
+    int16_t num_edges = 0;
+    int16_t num_visited = 0;   // edges with a child node (a prefix, see above)
+    int8_t terminal = -1;      // -1 unknown/ongoing; else Outcome
+    bool expanded = false;
+  };
+  struct Edge {                // 16 bytes
     float prior = 0.0f;        // prior used in selection (noised at the root)
     float raw_prior = 0.0f;    // network prior
-    int32_t first_child = -1;
-    int32_t visits = 0;
-    int16_t move = kNoMove;    // move leading here
-    int16_t num_children = 0;
-    bool expanded = false;
-    int8_t terminal = -1;      // -1 unknown/ongoing; else Outcome
+    int32_t child = -1;        // node index once selected
+    int16_t move = kNoMove;
   };
 
-  int SelectChild(int node) const;
+  int SelectEdge(int node) const;
+  void PromoteBestUnvisited(int node);
   void Backup(double leaf_value_for_leaf_mover);
-  void ApplyRootNoise();
-  int CopySubtree(const std::vector<Node>& src, int idx, std::vector<Node>& dst);
+  void ResetRootPriors(bool add_noise);
+  int CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const;
 
   MctsParams params_;
   std::mt19937_64 rng_;
   Board root_board_;
   std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
   // State of the current simulation.
   std::vector<int> path_;
   std::vector<int> scratch_legal_;

@@ -355,13 +355,14 @@ TEST_CASE("search stops for the deadline and the stop flag but always returns a 
   REQUIRE(d.simulations <= 2);
   // The memory budget caps the tree: room for 10 expansions of 225 children.
   limits.stop = nullptr;
-  limits.tree_memory_bytes = kApproxTreeNodeBytes * 225 * 10;
+  const size_t expansion = Mcts::ExpansionBytes(225);
+  limits.tree_memory_bytes = static_cast<int64_t>(expansion * 10);
   player.ClearTree();
   d = player.ChooseMove(board, limits);
   REQUIRE(d.simulations >= 2);
   REQUIRE(d.simulations < 12);
-  REQUIRE(d.tree_nodes <= 225u * 10u);
-  REQUIRE(d.tree_nodes + 225 > 225u * 10u - 225u);  // it used what it had
+  REQUIRE(d.tree_bytes <= expansion * 10);
+  REQUIRE(d.tree_bytes + 2 * expansion > expansion * 10);  // it used what it had
 }
 
 TEST_CASE("engine settings files are strict and resolve relative paths") {

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <random>
+
 #include "common/errors.h"
 #include "common/mcts.h"
 #include "common/simple_evaluators.h"
@@ -140,5 +143,177 @@ TEST_CASE("PickMove: argmax at low temperature, samples only visited moves at ta
   for (int i = 0; i < 200; ++i) {
     int m = PickMove(v, 1.0f, rng);
     CHECK(v[m] > 0);
+  }
+}
+
+namespace {
+// Deterministic, non-uniform "network": priors and values from the position hash.
+class HashEvaluator : public Evaluator {
+ public:
+  void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override {
+    for (size_t i = 0; i < positions.size(); ++i) {
+      const uint64_t h = positions[i].Hash();
+      const int pts = positions[i].size * positions[i].size;
+      results[i].log_policy.resize(pts);
+      for (int m = 0; m < pts; ++m) {
+        // A few strong moves, many weak ones, and some exact ties.
+        const uint64_t x = (h ^ (0x9E3779B97F4A7C15ull * (m + 1))) >> 40;
+        results[i].log_policy[m] = static_cast<float>(x % 7) * -0.5f;
+      }
+      results[i].value = static_cast<float>(static_cast<int>(h % 181) - 90) / 100.0f;
+      results[i].model_generation = 1;
+    }
+  }
+  std::string Describe() const override { return "hash"; }
+};
+
+// The textbook search: every child materialised at expansion, selection scans
+// all of them (ties to the lowest move).  Mcts must choose exactly as this does.
+class ReferenceSearch {
+ public:
+  ReferenceSearch(const MctsParams& p, uint64_t seed) : p_(p), rng_(seed) {}
+  void Reset(const Board& b) {
+    root_board_ = b;
+    nodes_.assign(1, N{});
+  }
+  void Advance(int move) {
+    root_board_.Play(move);
+    int child = -1;
+    for (int c : nodes_[0].children)
+      if (nodes_[c].move == move) child = c;
+    if (child < 0 || root_board_.terminal() || nodes_[child].visits == 0) {
+      nodes_.assign(1, N{});
+      return;
+    }
+    std::vector<N> fresh;
+    Copy(child, fresh);
+    nodes_.swap(fresh);
+  }
+  void Search(Evaluator& ev, bool noise) {
+    bool noise_pending = noise;
+    if (nodes_[0].expanded) {
+      for (int c : nodes_[0].children) nodes_[c].prior = nodes_[c].raw;
+      if (noise) Noise();
+      noise_pending = false;
+    }
+    for (int s = 0; s < p_.simulations; ++s) {
+      std::vector<int> path{0};
+      Board b = root_board_;
+      int node = 0;
+      while (nodes_[node].expanded) {
+        const double sq = std::sqrt(static_cast<double>(std::max(nodes_[node].visits, 1)));
+        int best = -1;
+        double bs = -1e300;
+        for (int c : nodes_[node].children) {
+          const N& n = nodes_[c];
+          double sc = n.visits > 0 ? n.w / n.visits + p_.c_puct * sq * n.prior / (1.0 + n.visits)
+                                   : p_.fpu_value + p_.c_puct * sq * n.prior;
+          if (sc > bs) bs = sc, best = c;
+        }
+        node = best;
+        b.Play(nodes_[node].move);
+        path.push_back(node);
+      }
+      double v;
+      if (b.terminal()) {
+        v = b.outcome() == Outcome::kDraw ? 0.0 : 1.0;
+      } else {
+        Position pos = b.ToPosition();
+        EvalResult r;
+        ev.Evaluate({&pos, 1}, {&r, 1});
+        std::vector<int> legal = b.LegalMoves();
+        float mx = -1e30f;
+        for (int m : legal) mx = std::max(mx, r.log_policy[m]);
+        std::vector<float> pr(legal.size());
+        double sum = 0;
+        for (size_t i = 0; i < legal.size(); ++i) sum += (pr[i] = std::exp(r.log_policy[legal[i]] - mx));
+        for (size_t i = 0; i < legal.size(); ++i) {
+          N c;
+          c.move = legal[i];
+          c.raw = c.prior = static_cast<float>(pr[i] * (1.0 / sum));
+          nodes_[node].children.push_back(static_cast<int>(nodes_.size()));
+          nodes_.push_back(c);
+        }
+        nodes_[node].expanded = true;
+        if (node == 0 && noise_pending) Noise(), noise_pending = false;
+        v = -static_cast<double>(r.value);
+      }
+      for (int i = static_cast<int>(path.size()) - 1; i >= 0; --i, v = -v) {
+        nodes_[path[i]].visits += 1;
+        nodes_[path[i]].w += v;
+      }
+    }
+  }
+  std::vector<int> VisitCounts() const {
+    std::vector<int> v(root_board_.num_points(), 0);
+    for (int c : nodes_[0].children) v[nodes_[c].move] = nodes_[c].visits;
+    return v;
+  }
+
+ private:
+  struct N {
+    double w = 0;
+    int visits = 0, move = -1;
+    float prior = 0, raw = 0;
+    bool expanded = false;
+    std::vector<int> children;
+  };
+  void Noise() {
+    auto& ch = nodes_[0].children;
+    std::gamma_distribution<double> gamma(p_.dirichlet_alpha, 1.0);
+    std::vector<double> x(ch.size());
+    double sum = 0;
+    for (auto& e : x) sum += (e = gamma(rng_));
+    for (size_t k = 0; k < ch.size(); ++k) {
+      N& n = nodes_[ch[k]];
+      n.prior = static_cast<float>((1 - p_.dirichlet_epsilon) * n.raw + p_.dirichlet_epsilon * x[k] / sum);
+    }
+  }
+  int Copy(int idx, std::vector<N>& dst) const {
+    const int me = static_cast<int>(dst.size());
+    dst.push_back(nodes_[idx]);
+    dst[me].children.clear();
+    for (int c : nodes_[idx].children) {
+      const int copied = Copy(c, dst);
+      dst[me].children.push_back(copied);
+    }
+    return me;
+  }
+  MctsParams p_;
+  std::mt19937_64 rng_;
+  Board root_board_{9};
+  std::vector<N> nodes_;
+};
+
+void ExpectSameAsReference(Evaluator& ev, int size, int sims, bool noise, uint64_t seed) {
+  MctsParams p;
+  p.simulations = sims;
+  Mcts fast(p, seed);
+  ReferenceSearch ref(p, seed);
+  Board b(size);
+  fast.Reset(b);
+  ref.Reset(b);
+  std::mt19937_64 rng(seed);
+  for (int move = 0; move < 6 && !b.terminal(); ++move) {
+    fast.Search(ev, noise);
+    ref.Search(ev, noise);
+    const std::vector<int> counts = fast.VisitCounts();
+    REQUIRE(counts == ref.VisitCounts());
+    const int m = PickMove(counts, 1.0f, rng);
+    b.Play(m);
+    fast.Advance(m);
+    ref.Advance(m);
+  }
+}
+}  // namespace
+
+TEST_CASE("lazy children choose exactly what a full scan of every child chooses") {
+  HashEvaluator hash;
+  UniformEvaluator uniform;  // all priors equal, values 0: ties everywhere
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    ExpectSameAsReference(hash, 9, 300, true, seed);
+    ExpectSameAsReference(hash, 15, 200, false, seed);
+    ExpectSameAsReference(uniform, 9, 300, true, seed);
+    ExpectSameAsReference(uniform, 7, 400, false, seed);
   }
 }

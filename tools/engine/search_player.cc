@@ -116,16 +116,17 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
   Evaluator& evaluator = source_.ForRule(board.rule());
   d.reason = "search";
   d.reused_visits = mcts_.RootVisits();
-  // Memory: the tree may hold budget_nodes nodes.  Reserving them up front
-  // (virtual memory; pages are touched as the tree grows) keeps the tree from
+  // Memory: the tree may use budget_bytes.  Reserving it up front (virtual
+  // memory; pages are touched as the tree grows) keeps the tree from
   // reallocating mid-search, which would stall one simulation for as long as
   // copying the whole tree takes.
-  const size_t empties = static_cast<size_t>(std::max(1, board.num_points() - board.move_count()));
-  const size_t budget_nodes = static_cast<size_t>(std::max<int64_t>(0, limits.tree_memory_bytes) / kApproxTreeNodeBytes);
+  const int empties = std::max(1, board.num_points() - board.move_count());
+  const size_t budget_bytes = static_cast<size_t>(std::max<int64_t>(0, limits.tree_memory_bytes));
+  const size_t expansion_bytes = Mcts::ExpansionBytes(empties);
   try {
-    mcts_.ReserveNodes(budget_nodes);
+    mcts_.ReserveTree(budget_bytes / expansion_bytes, empties);
   } catch (const std::bad_alloc&) {
-    spdlog::warn("engine: could not reserve {} tree nodes; the search may pause to grow the tree", budget_nodes);
+    spdlog::warn("engine: could not reserve {} bytes of tree; the search may pause to grow the tree", budget_bytes);
   }
 
   mcts_.StartMove(/*add_noise=*/false);
@@ -142,7 +143,7 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
     // root's own expansion).
     if (mcts_.RootVisits() >= 2) {
       if (sims >= limits.max_simulations) break;
-      if (mcts_.node_count() + empties > budget_nodes) break;  // the next expansion could exceed the budget
+      if (mcts_.TreeBytes() + expansion_bytes > budget_bytes) break;  // the next expansion could exceed the budget
       if (limits.stop && limits.stop->load(std::memory_order_relaxed)) break;
       const auto average = sims > 0 ? (now - start) / sims : Clock::duration::zero();
       if (now + average > limits.deadline) break;
@@ -155,7 +156,7 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
   }
   d.longest_simulation_ms = std::chrono::duration<double, std::milli>(longest).count();
   d.simulations = sims;
-  d.tree_nodes = mcts_.node_count();
+  d.tree_bytes = mcts_.TreeBytes();
   d.root_visits = mcts_.RootVisits();
   std::vector<int> visits = mcts_.VisitCounts();
   std::vector<std::pair<int, int>> ranked;

@@ -33,16 +33,12 @@
 
 namespace gz {
 
-// Bytes budgeted per tree node (Mcts::Node is 40 bytes on x86-64; the rest
-// is slack).  One expansion adds one node per empty point.
-constexpr int64_t kApproxTreeNodeBytes = 48;
-
 struct SearchLimits {
   // No new simulation starts once now + (average simulation time) passes this.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   int max_simulations = 200000;            // new simulations this move
-  // The tree stops growing at tree_memory_bytes / kApproxTreeNodeBytes nodes
-  // (that many are reserved up front).
+  // The tree stops growing before it would exceed tree_memory_bytes (which
+  // are reserved up front; see Mcts::ExpansionBytes).
   int64_t tree_memory_bytes = int64_t{512} << 20;
   const std::atomic<bool>* stop = nullptr;  // raised: finish as soon as possible
 };
@@ -54,7 +50,7 @@ struct MoveDecision {
   int simulations = 0;     // new simulations this move
   int reused_visits = 0;   // root visits inherited from the previous search
   int root_visits = 0;     // after the search
-  size_t tree_nodes = 0;   // after the search
+  size_t tree_bytes = 0;   // tree memory after the search
   double best_share = 0.0; // share of the root's child visits on `move`
   double seconds = 0.0;
   double longest_simulation_ms = 0.0;  // slowest single simulation (tree growth shows up here)
