@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -30,6 +31,7 @@ struct Opts {
   std::string bin;
   int workers = 8, games = 2, k = 4, board = 15, channels = 32, blocks = 4, sims = 32, max_batch_b = 0;
   int cache = 200000;
+  int server_threads = 0;  // 0 = the machine's cores: the server owns the CPU
   std::string symmetry = "random", max_wait = "3";
   std::string dir;
 };
@@ -54,7 +56,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const 
 
 struct ModeResult {
   std::string name;
-  double seconds = 0, games = 0, evals = 0, avg_batch = 0, fill = 0, hit_rate = -1;
+  double seconds = 0, games = 0, evals = 0, avg_batch = 0, fill = 0, hit_rate = -1, busy = -1;
   int max_batch = 0;
 };
 
@@ -75,7 +77,8 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     std::vector<std::string> sargv = {o.bin + "/infer_server", "--weights", ckpt, "--set",
                                       "server.max_batch=" + std::to_string(r.max_batch), "--set",
                                       "server.max_wait=" + o.max_wait, "--set",
-                                      "server.cache_entries=" + std::to_string(cache)};
+                                      "server.cache_entries=" + std::to_string(cache), "--set",
+                                      "server.threads=" + std::to_string(o.server_threads)};
     sargv.insert(sargv.end(), common.begin(), common.end());
     std::vector<std::string> senv = env;
     senv.push_back("GOMOKU_INFER_SOCK=" + sock);
@@ -117,6 +120,7 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     auto s = nlohmann::json::parse(ReadFileOrThrow(stats));
     r.avg_batch = s.value("avg_batch_total", 0.0);
     r.fill = r.avg_batch / r.max_batch;
+    r.busy = s.value("forwards_total", 0.0) * s.value("avg_forward_ms_total", 0.0) / 1000.0 / r.seconds;
     if (s.contains("cache_hit_rate_total")) r.hit_rate = s["cache_hit_rate_total"].get<double>();
     else if (s.contains("cache_hit_rate")) r.hit_rate = s["cache_hit_rate"].get<double>();
     kill(spid, SIGTERM);
@@ -135,9 +139,9 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
 int main(int argc, char** argv) {
   try {
     CliSpec spec{"bench_selfplay [--workers W] [--games G] [--k K] [--board N] [--net CxB] [--sims S] "
-                 "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd]",
+                 "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd] [--server-threads T]",
                  {"--workers", "--games", "--k", "--board", "--net", "--sims", "--symmetry", "--max-wait", "--cache",
-                  "--modes"},
+                  "--modes", "--server-threads"},
                  {}};
     CliArgs args = ParseCli(argc, argv, spec);
     if (args.help) {
@@ -154,6 +158,8 @@ int main(int argc, char** argv) {
     o.cache = static_cast<int>(args.get_int("--cache", o.cache));
     o.symmetry = args.get("--symmetry", o.symmetry);
     o.max_wait = args.get("--max-wait", o.max_wait);
+    o.server_threads = static_cast<int>(args.get_int("--server-threads", 0));
+    if (o.server_threads <= 0) o.server_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string modes = args.get("--modes", "abcd");
     if (args.has("--net") && std::sscanf(args.get("--net").c_str(), "%dx%d", &o.channels, &o.blocks) != 2)
       throw std::runtime_error("--net expects CxB, e.g. 32x4");
@@ -163,21 +169,24 @@ int main(int argc, char** argv) {
     std::string ckpt = o.dir + "/net.pt";
     CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 0);
     std::printf("bench_selfplay: %d workers x %d games, board %d, net %dx%d, %d simulations, symmetry %s, "
-                "max_wait %s ms, k %d\n",
-                o.workers, o.games, o.board, o.channels, o.blocks, o.sims, o.symmetry.c_str(), o.max_wait.c_str(), o.k);
+                "max_wait %s ms, k %d, server threads %d (workers 1 each)\n",
+                o.workers, o.games, o.board, o.channels, o.blocks, o.sims, o.symmetry.c_str(), o.max_wait.c_str(), o.k,
+                o.server_threads);
     std::vector<ModeResult> res;
     if (modes.find('a') != std::string::npos) res.push_back(RunMode(o, "a-local", ckpt, false, 1, 0));
     if (modes.find('b') != std::string::npos) res.push_back(RunMode(o, "b-server-k1", ckpt, true, 1, 0));
     if (modes.find('c') != std::string::npos) res.push_back(RunMode(o, "c-server-k" + std::to_string(o.k), ckpt, true, o.k, 0));
     if (modes.find('d') != std::string::npos)
       res.push_back(RunMode(o, "d-server-k" + std::to_string(o.k) + "-cache", ckpt, true, o.k, o.cache));
-    std::printf("%-22s %9s %10s %12s %10s %9s %6s %9s\n", "mode", "seconds", "games/min", "evals/s", "avg batch",
-                "max_batch", "fill", "cache hit");
+    std::printf("%-22s %9s %10s %12s %10s %9s %6s %9s %9s\n", "mode", "seconds", "games/min", "evals/s", "avg batch",
+                "max_batch", "fill", "cache hit", "fwd busy");
     for (const auto& r : res) {
       char hit[32] = "-";
       if (r.hit_rate >= 0) std::snprintf(hit, sizeof hit, "%.3f", r.hit_rate);
-      std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %9s\n", r.name.c_str(), r.seconds,
-                  r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, hit);
+      char busy[32] = "-";
+      if (r.busy >= 0) std::snprintf(busy, sizeof busy, "%.2f", r.busy);
+      std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %9s %9s\n", r.name.c_str(), r.seconds,
+                  r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, hit, busy);
     }
     auto gpm = [](const ModeResult& r) { return r.games / r.seconds * 60; };
     for (size_t i = 1; i < res.size(); ++i)

@@ -56,6 +56,7 @@ struct ServerConfig {
   int cache_entries = 0;              // NN result cache (0 = off)
   std::string precision = "fp32";     // fp32 | bf16 | fp16 (CUDA only)
   bool cuda_graphs = false;           // CUDA only
+  int threads = 0;                    // intra-op threads of the server's forward; 0 = inference.threads
 };
 struct WorkerConfig {
   int parallel_games = 1;

@@ -14,6 +14,50 @@ SelfPlayParams SelfPlayParams::FromConfig(const Config& c) {
   return p;
 }
 
+int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPlayGame>()>& next,
+                           const std::function<void(std::unique_ptr<SelfPlayGame>)>& done, Evaluator& evaluator,
+                           const std::atomic<bool>* stop) {
+  GOMOKU_CHECK(slots >= 1, "PlayGamesStreaming needs at least one slot, got " << slots);
+  int64_t calls = 0;
+  bool source_open = true;
+  auto take = [&]() -> std::unique_ptr<SelfPlayGame> {
+    if (!source_open) return nullptr;
+    std::unique_ptr<SelfPlayGame> g = next();
+    if (!g) source_open = false;
+    return g;
+  };
+  std::vector<std::unique_ptr<SelfPlayGame>> live;
+  std::vector<Position> batch;
+  std::vector<SelfPlayGame*> owners;
+  std::vector<EvalResult> results;
+  for (;;) {
+    if (stop && stop->load()) return calls;
+    while (static_cast<int>(live.size()) < slots)
+      if (auto g = take()) live.push_back(std::move(g));
+      else break;
+    batch.clear();
+    owners.clear();
+    for (size_t i = 0; i < live.size();) {
+      if (const Position* p = live[i]->Step()) {
+        batch.push_back(*p);
+        owners.push_back(live[i].get());
+        ++i;
+        continue;
+      }
+      // Step() returns nullptr only when the game is over.
+      std::unique_ptr<SelfPlayGame> finished = std::move(live[i]);
+      if (auto g = take()) live[i] = std::move(g);  // stepped in this same round
+      else live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      done(std::move(finished));
+    }
+    if (batch.empty()) return calls;  // nothing in flight and nothing to start
+    results.resize(batch.size());
+    evaluator.Evaluate(batch, results);
+    ++calls;
+    for (size_t i = 0; i < owners.size(); ++i) owners[i]->Supply(results[i]);
+  }
+}
+
 uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index) {
   uint64_t z = run_seed;
   for (uint64_t x : {static_cast<uint64_t>(iteration), static_cast<uint64_t>(worker_id),

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 
@@ -56,6 +57,19 @@ class SelfPlayGame {
 // If `stop` becomes true the driver returns early (games stay unfinished).
 int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator,
                          const std::atomic<bool>* stop = nullptr);
+
+// Keeps up to `slots` games in flight (slots >= 1): whenever a slot is free it
+// asks `next()` for a game to start (nullptr: none now; it is not asked again
+// in this call), and hands each game to `done` the moment it ends, so a long
+// game never holds the others' slots idle.  The leaves of all games in flight
+// go into one Evaluate call per round.  Returns the number of Evaluate calls
+// once no game is in flight and next() gave nullptr, or early when `stop`
+// becomes true (games in flight are then dropped unfinished, never passed to
+// `done`).  Which games share a round does not change any game's search, so
+// the games are the same as if each ran alone.
+int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPlayGame>()>& next,
+                           const std::function<void(std::unique_ptr<SelfPlayGame>)>& done, Evaluator& evaluator,
+                           const std::atomic<bool>* stop = nullptr);
 
 // Deterministic per-game seed from (run seed, iteration, worker id, game index).
 uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index);

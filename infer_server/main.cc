@@ -125,7 +125,7 @@ int Run(int argc, char** argv) {
   try {
     batch = MakeBatchSettings(cfg);
     req.device = ResolveDevice(cfg.inference.device);
-    req.threads = cfg.inference.threads;
+    req.threads = cfg.server.threads > 0 ? cfg.server.threads : cfg.inference.threads;
     req.board_size = cfg.board.size;
     req.rule = cfg.rule();
     req.forward.precision = cfg.server.precision;

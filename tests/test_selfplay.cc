@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <map>
+
+#include "common/errors.h"
 #include "common/selfplay.h"
 #include "common/simple_evaluators.h"
 
@@ -70,4 +74,72 @@ TEST_CASE("GameSeed differs across iteration, worker and game index") {
   CHECK(a != GameSeed(1, 1, 1, 0));
   CHECK(a != GameSeed(1, 1, 0, 1));
   CHECK(a != GameSeed(2, 1, 0, 0));
+}
+
+namespace {
+// Counts positions per Evaluate call (to see how full the rounds are).
+class RoundRecorder : public Evaluator {
+ public:
+  void Evaluate(std::span<const Position> p, std::span<EvalResult> r) override {
+    sizes.push_back(p.size());
+    inner.Evaluate(p, r);
+  }
+  std::string Describe() const override { return "recorder"; }
+  UniformEvaluator inner;
+  std::vector<size_t> sizes;
+};
+}  // namespace
+
+TEST_CASE("streaming keeps every slot busy and plays the same games as alone") {
+  const int total = 7, slots = 3;
+  int started = 0;
+  size_t round_of_last_start = 0;
+  std::vector<uint64_t> finished_seeds;
+  std::map<uint64_t, std::string> bytes;
+  RoundRecorder ev;
+  const int64_t calls = PlayGamesStreaming(
+      slots,
+      [&]() -> std::unique_ptr<SelfPlayGame> {
+        if (started == total) return nullptr;
+        if (started == total - 1) round_of_last_start = ev.sizes.size();  // index of the round it joins
+        return std::make_unique<SelfPlayGame>(SmallParams(), 7, Rule::kFreestyle, 200 + started++, 3, 5);
+      },
+      [&](std::unique_ptr<SelfPlayGame> g) {
+        REQUIRE(g->finished());
+        finished_seeds.push_back(g->record().seed);
+        bytes[g->record().seed] = g->record().ToNpzBytes();
+      },
+      ev);
+  REQUIRE(finished_seeds.size() == static_cast<size_t>(total));
+  for (uint64_t s = 200; s < 200 + total; ++s) CHECK(bytes.at(s) == PlayOne(s).ToNpzBytes());
+  CHECK(calls == static_cast<int64_t>(ev.sizes.size()));
+  // Until the last game has started every round is full: a finished game's
+  // slot is refilled and stepped in the same round.
+  REQUIRE(round_of_last_start > 0);
+  REQUIRE(round_of_last_start < ev.sizes.size());
+  for (size_t i = 0; i <= round_of_last_start; ++i) CHECK(ev.sizes[i] == static_cast<size_t>(slots));
+  for (size_t s : ev.sizes) CHECK(s <= static_cast<size_t>(slots));
+}
+
+TEST_CASE("streaming: next() returning nullptr ends refills; stop drops games in flight") {
+  int asked = 0, done = 0;
+  UniformEvaluator ev;
+  PlayGamesStreaming(
+      4,
+      [&]() -> std::unique_ptr<SelfPlayGame> {
+        ++asked;
+        return asked <= 2 ? std::make_unique<SelfPlayGame>(SmallParams(), 7, Rule::kFreestyle, asked, 3, 5) : nullptr;
+      },
+      [&](std::unique_ptr<SelfPlayGame>) { ++done; }, ev);
+  CHECK(done == 2);
+  CHECK(asked == 3);  // never asked again after the first nullptr
+  std::atomic<bool> stop{true};
+  int done2 = 0;
+  CHECK(PlayGamesStreaming(
+            2, [&] { return std::make_unique<SelfPlayGame>(SmallParams(), 7, Rule::kFreestyle, 9, 3, 5); },
+            [&](std::unique_ptr<SelfPlayGame>) { ++done2; }, ev, &stop) == 0);
+  CHECK(done2 == 0);
+  CHECK_THROWS_AS(PlayGamesStreaming(0, [] { return std::unique_ptr<SelfPlayGame>(); },
+                                     [](std::unique_ptr<SelfPlayGame>) {}, ev),
+                  GomokuError);
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 #include <thread>
+#include <unordered_map>
 
 #include "common/errors.h"
 #include "common/fileio.h"
@@ -35,33 +36,39 @@ int64_t CountOwnGames(const std::string& dir, int id) {
 
 }  // namespace
 
-int SelfPlayWorker::PlayBatch(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int count,
-                              const std::function<std::string(int64_t)>& path_for) {
+int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int64_t end,
+                             const std::function<bool()>& may_start,
+                             const std::function<std::string(int64_t)>& path_for,
+                             const std::function<void()>& after_each) {
   SelfPlayParams params = SelfPlayParams::FromConfig(cfg);
-  std::vector<std::unique_ptr<SelfPlayGame>> games;
-  std::vector<SelfPlayGame*> ptrs;
-  for (int j = 0; j < count; ++j) {
-    uint64_t seed = GameSeed(cfg.run.seed, iteration, id_, first + j);
-    games.push_back(std::make_unique<SelfPlayGame>(params, cfg.board.size, cfg.rule(), seed, iteration, generation));
-    ptrs.push_back(games.back().get());
-  }
-  double t0 = MonotonicSeconds();
-  PlayGamesBatched(ptrs, counting_ ? static_cast<Evaluator&>(*counting_) : evals_->active(), stop_);
+  std::unordered_map<const SelfPlayGame*, std::pair<int64_t, double>> started;  // game -> (index, start time)
+  int64_t next_index = first;
   int written = 0;
-  for (int j = 0; j < count; ++j) {
-    if (!games[j]->finished()) continue;  // stopped: discard the partial game
-    const GameRecord& rec = games[j]->record();
-    std::string path = path_for(first + j);
+  auto next = [&]() -> std::unique_ptr<SelfPlayGame> {
+    if (next_index >= end || (next_index > first && !may_start())) return nullptr;
+    const uint64_t seed = GameSeed(cfg.run.seed, iteration, id_, next_index);
+    auto g = std::make_unique<SelfPlayGame>(params, cfg.board.size, cfg.rule(), seed, iteration, generation);
+    started[g.get()] = {next_index++, MonotonicSeconds()};
+    return g;
+  };
+  auto done = [&](std::unique_ptr<SelfPlayGame> g) {
+    const auto [index, t0] = started.at(g.get());
+    started.erase(g.get());
+    const GameRecord& rec = g->record();
+    const std::string path = path_for(index);
     SaveGameRecord(rec, path);
     ++written;
     ++games_total_;
     moves_total_ += rec.num_moves();
     last_game_at_ = NowSeconds();
-    spdlog::info("game finished: iteration {} game {} moves {} winner {} mode {} ({:.1f}s) -> {}", iteration,
-                 first + j, rec.num_moves() + rec.opening.size(), int(rec.winner), evals_->mode(),
-                 MonotonicSeconds() - t0, path);
-  }
-  return written;
+    spdlog::info("game finished: iteration {} game {} moves {} winner {} mode {} ({:.1f}s) -> {}", iteration, index,
+                 rec.num_moves() + rec.opening.size(), int(rec.winner), evals_->mode(), MonotonicSeconds() - t0,
+                 path);
+    if (after_each) after_each();
+  };
+  PlayGamesStreaming(std::max(1, cfg.worker.parallel_games), next, done,
+                     counting_ ? static_cast<Evaluator&>(*counting_) : evals_->active(), stop_);
+  return written;  // games in flight at a stop are discarded, never written
 }
 
 void SelfPlayWorker::WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration) {
@@ -124,9 +131,20 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
       SleepUnlessStopped(cfg.worker.poll_interval_s, stop_);
       continue;
     }
-    int count = static_cast<int>(std::min<int64_t>(cfg.worker.parallel_games, quota - have));
-    PlayBatch(cfg, it, md->model_generation, have, count,
-              [&](int64_t k) { return layout.game_file(it, id_, k); });
+    // Games have..quota-1, up to parallel_games at a time; a freed slot starts
+    // the next game only while metadata.json still names this iteration.
+    int64_t done_here = have;
+    auto still_this_iteration = [&]() {
+      try {
+        std::optional<Metadata> now = ReadMetadata(layout.metadata());
+        return !now || now->iteration == it;
+      } catch (const IoError&) {
+        return true;  // unreadable for a moment: keep going, the next check decides
+      }
+    };
+    PlayGames(cfg, it, md->model_generation, have, quota, still_this_iteration,
+              [&](int64_t k) { return layout.game_file(it, id_, k); },
+              [&]() { WriteStatus(run_dir, it, static_cast<int>(++done_here)); });
     WriteStatus(run_dir, it, static_cast<int>(CountOwnGames(dir, id_)));
   }
   spdlog::info("worker {} stopping", id_);
@@ -141,12 +159,9 @@ int SelfPlayWorker::PlayStandalone(int games, const std::string& out_dir, const 
   counting_ = &counter;
   const double t0 = MonotonicSeconds();
   int64_t done = 0;
-  while (done < games && !(stop_ && stop_->load())) {
-    int count = std::min<int64_t>(config_.worker.parallel_games, games - done);
-    done += PlayBatch(config_, iteration, 0, done, count, [&](int64_t k) {
-      return out_dir + "/w" + std::to_string(id_) + "_g" + std::to_string(k) + ".npz";
-    });
-  }
+  done = PlayGames(
+      config_, iteration, 0, 0, games, [] { return true; },
+      [&](int64_t k) { return out_dir + "/w" + std::to_string(id_) + "_g" + std::to_string(k) + ".npz"; }, nullptr);
   counting_ = nullptr;
   if (!summary_path.empty()) {
     nlohmann::json j = {{"games", done},

@@ -11,7 +11,8 @@
 // (tests, equivalence checks, benchmarks).
 //
 // Games are played worker.parallel_games at a time with their leaf
-// evaluations batched into one Evaluate call (see selfplay.h).
+// evaluations batched into one Evaluate call; a finished game is written at
+// once and its slot starts the next game (PlayGamesStreaming, selfplay.h).
 // Thread-safety: one thread.  `stop` is polled; on stop, unfinished games are
 // discarded (never written).
 #pragma once
@@ -49,10 +50,13 @@ class SelfPlayWorker {
                      const std::string& summary_path = "");
 
  private:
-  // Plays games [first, first+count) of `iteration`; writes each finished game
-  // with `path_for(k)`.  Returns the number written.
-  int PlayBatch(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int count,
-                const std::function<std::string(int64_t)>& path_for);
+  // Plays games [first, end) of `iteration`, worker.parallel_games at a time
+  // (PlayGamesStreaming); after the first, a game starts only if may_start()
+  // says so.  Each finished game is written at once with `path_for(k)`, then
+  // after_each() runs (may be empty).  Returns the number written.
+  int PlayGames(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int64_t end,
+                const std::function<bool()>& may_start, const std::function<std::string(int64_t)>& path_for,
+                const std::function<void()>& after_each);
   void WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration);
 
   int id_;
