@@ -50,6 +50,7 @@ std::string Batcher::model_path() const {
 
 bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std::string* why) {
   GOMOKU_CHECK(job->forward_count >= 1, "Batcher::Submit: nothing to forward");
+  bool run_here = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
@@ -63,10 +64,34 @@ bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std:
       return false;
     }
     wait_model_.RecordArrival(job->enqueued_at, job->forward_count);
-    queue_.push_back(std::move(job));
-    queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+    const BatchSettings& s = settings_;
+    const bool closes_alone = job->forward_count >= s.max_batch || (!s.auto_wait && s.max_wait_ms <= 0) ||
+                              (s.auto_wait && clients_.load() <= 1);
+    run_here = closes_alone && !busy_ && queue_.empty() && !pending_model_;
+    if (run_here) {
+      busy_ = true;
+    } else {
+      queue_.push_back(std::move(job));
+      queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+    }
   }
-  cv_.notify_one();
+  if (!run_here) {
+    cv_.notify_one();
+    return true;
+  }
+  std::vector<std::unique_ptr<InferJob>> batch;
+  batch.push_back(std::move(job));
+  struct Release {
+    Batcher* b;
+    ~Release() {
+      {
+        std::lock_guard<std::mutex> lock(b->mu_);
+        b->busy_ = false;
+      }
+      b->cv_.notify_one();  // jobs that arrived meanwhile wait for the batch thread
+    }
+  } release{this};
+  RunBatch(batch, BatchClose::kInline);
   return true;
 }
 
@@ -138,10 +163,17 @@ void Batcher::Loop() {
   std::unordered_set<uint64_t> clients_in_batch;
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
-    cv_.wait(lk, [&] { return stopping_ || !queue_.empty() || pending_model_ != nullptr; });
+    // An inline batch on the I/O thread (busy_) finishes before this thread
+    // swaps a model or starts the next batch.
+    cv_.wait(lk, [&] { return stopping_ || (!busy_ && (!queue_.empty() || pending_model_ != nullptr)); });
+    if (stopping_) break;
+    busy_ = true;
     SwapIfPending(lk);
     if (stopping_) break;
-    if (queue_.empty()) continue;
+    if (queue_.empty()) {
+      busy_ = false;
+      continue;
+    }
     // Deadlines count from the arrival of the oldest waiting job.
     const double oldest = queue_.front()->enqueued_at;
     const double fixed_deadline = oldest + s.max_wait_ms / 1000.0;
@@ -206,6 +238,7 @@ void Batcher::Loop() {
     RunBatch(batch, close);
     batch.clear();
     lk.lock();
+    busy_ = false;
   }
   // Stopping: jobs taken into an unstarted batch and everything queued get an
   // ERROR (the batch in flight, if any, has already been answered).

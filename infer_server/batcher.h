@@ -23,6 +23,14 @@
 // Models are swapped only between batches (InstallModel); a batch in flight
 // finishes on the model it started with.
 //
+// Inline batches: when a submitted job would close a batch on its own (it
+// fills max_batch, or max_wait is 0, or it is the only client under "auto")
+// and nothing else is queued or running, Submit runs that batch on the
+// calling I/O thread instead of waking the batch thread: the hand-off costs
+// a thread wake-up, which is most of the per-request overhead at small
+// batches.  Nothing can join such a batch anyway, and forwards stay
+// serialised (one batch at a time, `busy_`).
+//
 // Thread-safety: every public method may be called from any thread.  Results
 // are handed to ReplyTarget::Deliver on the batch thread.
 #pragma once
@@ -107,7 +115,8 @@ class Batcher {
   Batcher& operator=(const Batcher&) = delete;
 
   void Start();
-  // Queues a job (job->forward_count >= 1).  Returns false (job untouched)
+  // Queues a job (job->forward_count >= 1), or runs it at once on this
+  // thread as an inline batch (see above).  Returns false (job untouched)
   // with *code/*why set when it cannot be served: no model loaded yet, or
   // the batcher is stopping.
   bool Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std::string* why);
@@ -155,6 +164,7 @@ class Batcher {
   bool stopping_ = false;                                      // guarded by mu_
   AutoWaitModel wait_model_;                                   // guarded by mu_
   std::atomic<int> clients_{0};
+  bool busy_ = false;  // a batch is being collected or run (either thread); guarded by mu_
   std::atomic<int64_t> generation_{-1};
   std::atomic<int> queued_{0};                                 // queue_.size(), readable without mu_
 

@@ -36,6 +36,7 @@ const char* BatchCloseName(BatchClose c) {
     case BatchClose::kCeiling: return "ceiling";
     case BatchClose::kAdaptive: return "adaptive";
     case BatchClose::kStopping: return "stopping";
+    case BatchClose::kInline: return "inline";
     case BatchClose::kCount: break;
   }
   return "?";

@@ -24,7 +24,7 @@
 namespace gz {
 
 // Why a batch was closed.
-enum class BatchClose : int { kFull = 0, kAllClients, kDeadline, kCeiling, kAdaptive, kStopping, kCount };
+enum class BatchClose : int { kFull = 0, kAllClients, kDeadline, kCeiling, kAdaptive, kStopping, kInline, kCount };
 const char* BatchCloseName(BatchClose c);
 
 struct BatchRecord {

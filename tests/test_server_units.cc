@@ -11,6 +11,7 @@
 #include <future>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "common/encoder.h"
 #include "infer_server/auto_wait.h"
@@ -312,4 +313,86 @@ TEST_CASE("batcher: jobs queued while the batch thread is busy form the next bat
   // was delivered while job 6 waited: it must be handed off.
   CHECK(target->here[0]);
   CHECK_FALSE(target->here[2]);
+}
+
+TEST_CASE("batcher: a job that closes a batch alone runs inline on the submitting thread", "[server][batcher]") {
+  std::string dir = TestTmpDir("units-inline");
+  ServerStats stats;
+  BatchSettings s;
+  s.board_size = kTestBoard;
+  s.max_batch = 2;
+  s.max_wait_ms = 50;
+  Batcher b(s, &stats);
+  b.Start();
+  InstallAndWait(b, TinyModel(dir));
+  b.AddClient();
+  b.AddClient();
+  auto target = std::make_shared<Collector>();
+  std::mutex tid_mu;
+  std::vector<std::thread::id> delivered_on;
+  target->on_deliver = [&](uint64_t) {
+    std::lock_guard<std::mutex> lock(tid_mu);
+    delivered_on.push_back(std::this_thread::get_id());
+  };
+  wire::ErrorCode code;
+  std::string why;
+  // Two positions = max_batch: nobody could join this batch; it is answered
+  // before Submit returns, on this thread.
+  auto full = MakeJob(target, 1, 1, 2, MonotonicSeconds());
+  REQUIRE(b.Submit(full, &code, &why));
+  {
+    std::lock_guard<std::mutex> lock(target->mu_);
+    REQUIRE(target->ids.size() == 1);
+  }
+  // One position of two: it waits for company on the batch thread.
+  auto half = MakeJob(target, 2, 2, 1, MonotonicSeconds());
+  REQUIRE(b.Submit(half, &code, &why));
+  REQUIRE(target->WaitFor(2, 30));
+  b.Stop();
+  std::lock_guard<std::mutex> lock(tid_mu);
+  REQUIRE(delivered_on.size() == 2);
+  CHECK(delivered_on[0] == std::this_thread::get_id());
+  CHECK(delivered_on[1] != std::this_thread::get_id());
+  auto st = stats.Snapshot(false);
+  CHECK(st["batch_close_total"]["inline"] == 1);
+  CHECK(st["batch_close_total"]["deadline"] == 1);
+  CHECK(st["forwards_total"] == 2);
+  CHECK(st["positions_forwarded_total"] == 3);
+}
+
+TEST_CASE("batcher: inline batches from many threads never overlap and all get answers", "[server][batcher]") {
+  std::string dir = TestTmpDir("units-inline-many");
+  ServerStats stats;
+  BatchSettings s;
+  s.board_size = kTestBoard;
+  s.max_batch = 1;  // every job closes its batch alone
+  Batcher b(s, &stats);
+  b.Start();
+  InstallAndWait(b, TinyModel(dir));
+  auto target = std::make_shared<Collector>();
+  std::atomic<int> inside{0}, overlap{0}, refused{0};
+  target->on_deliver = [&](uint64_t) {
+    if (inside.fetch_add(1) != 0) ++overlap;  // deliveries of one batch run inside that batch's turn
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    inside.fetch_sub(1);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      wire::ErrorCode code;
+      std::string why;
+      for (int k = 0; k < 10; ++k) {
+        auto j = MakeJob(target, 100 * t + k, t, 1, MonotonicSeconds());
+        if (!b.Submit(j, &code, &why)) ++refused;
+      }
+    });
+  for (auto& th : threads) th.join();
+  REQUIRE(target->WaitFor(40, 30));
+  b.Stop();
+  CHECK(refused == 0);
+  CHECK(overlap == 0);
+  auto st = stats.Snapshot(false);
+  CHECK(st["forwards_total"] == 40);
+  CHECK(st["positions_forwarded_total"] == 40);
+  CHECK(st["batch_close_total"]["inline"].get<int>() + st["batch_close_total"]["full"].get<int>() == 40);
 }
