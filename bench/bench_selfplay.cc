@@ -29,7 +29,7 @@ namespace {
 
 struct Opts {
   std::string bin;
-  int workers = 8, games = 2, k = 4, board = 15, channels = 32, blocks = 4, sims = 32, max_batch_b = 0;
+  int workers = 8, games = 2, k = 4, board = 15, channels = 32, blocks = 4, sims = 32, groups = 2, max_batch_b = 0;
   int cache = 200000;
   int server_threads = 0;  // 0 = the machine's cores: the server owns the CPU
   std::string symmetry = "random", max_wait = "3";
@@ -57,6 +57,7 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const 
 struct ModeResult {
   std::string name;
   double seconds = 0, games = 0, evals = 0, avg_batch = 0, fill = 0, hit_rate = -1, busy = -1;
+  std::string closes;  // batch close reasons (server modes)
   int max_batch = 0;
 };
 
@@ -71,7 +72,10 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
                                      "--set", "inference.device=cpu"};
   std::string sock = "/tmp/gz-bench-" + std::to_string(getpid()) + "-" + name.substr(0, 1) + "/s.sock";
   pid_t spid = -1;
-  r.max_batch = o.max_batch_b > 0 ? o.max_batch_b * k : o.workers * k;
+  // (b): one position per worker, max_batch = workers (the seed's setting).
+  // (c)/(d): workers x k positions in flight, max_batch = that / groups, so a
+  // full batch assembles while the previous one is in the forward.
+  r.max_batch = o.max_batch_b > 0 ? o.max_batch_b : k == 1 ? o.workers : std::max(1, o.workers * k / o.groups);
   std::vector<std::string> env = {"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1"};
   if (server) {
     std::vector<std::string> sargv = {o.bin + "/infer_server", "--weights", ckpt, "--set",
@@ -121,6 +125,9 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     r.avg_batch = s.value("avg_batch_total", 0.0);
     r.fill = r.avg_batch / r.max_batch;
     r.busy = s.value("forwards_total", 0.0) * s.value("avg_forward_ms_total", 0.0) / 1000.0 / r.seconds;
+    if (s.contains("batch_close_total"))
+      for (auto& [why, n] : s["batch_close_total"].items())
+        if (n.get<int64_t>() > 0) r.closes += " " + why + "=" + std::to_string(n.get<int64_t>());
     if (s.contains("cache_hit_rate_total")) r.hit_rate = s["cache_hit_rate_total"].get<double>();
     else if (s.contains("cache_hit_rate")) r.hit_rate = s["cache_hit_rate"].get<double>();
     kill(spid, SIGTERM);
@@ -139,9 +146,9 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
 int main(int argc, char** argv) {
   try {
     CliSpec spec{"bench_selfplay [--workers W] [--games G] [--k K] [--board N] [--net CxB] [--sims S] "
-                 "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd] [--server-threads T]",
+                 "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd] [--server-threads T] [--groups G] [--max-batch B]",
                  {"--workers", "--games", "--k", "--board", "--net", "--sims", "--symmetry", "--max-wait", "--cache",
-                  "--modes", "--server-threads"},
+                  "--modes", "--server-threads", "--groups", "--max-batch"},
                  {}};
     CliArgs args = ParseCli(argc, argv, spec);
     if (args.help) {
@@ -159,6 +166,9 @@ int main(int argc, char** argv) {
     o.symmetry = args.get("--symmetry", o.symmetry);
     o.max_wait = args.get("--max-wait", o.max_wait);
     o.server_threads = static_cast<int>(args.get_int("--server-threads", 0));
+    o.groups = static_cast<int>(args.get_int("--groups", o.groups));
+    o.max_batch_b = static_cast<int>(args.get_int("--max-batch", 0));  // forces max_batch in every server mode
+    if (o.groups < 1) throw std::runtime_error("--groups must be >= 1");
     if (o.server_threads <= 0) o.server_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string modes = args.get("--modes", "abcd");
     if (args.has("--net") && std::sscanf(args.get("--net").c_str(), "%dx%d", &o.channels, &o.blocks) != 2)
@@ -169,9 +179,9 @@ int main(int argc, char** argv) {
     std::string ckpt = o.dir + "/net.pt";
     CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 0);
     std::printf("bench_selfplay: %d workers x %d games, board %d, net %dx%d, %d simulations, symmetry %s, "
-                "max_wait %s ms, k %d, server threads %d (workers 1 each)\n",
+                "max_wait %s ms, k %d, server threads %d (workers 1 each), groups %d\n",
                 o.workers, o.games, o.board, o.channels, o.blocks, o.sims, o.symmetry.c_str(), o.max_wait.c_str(), o.k,
-                o.server_threads);
+                o.server_threads, o.groups);
     std::vector<ModeResult> res;
     if (modes.find('a') != std::string::npos) res.push_back(RunMode(o, "a-local", ckpt, false, 1, 0));
     if (modes.find('b') != std::string::npos) res.push_back(RunMode(o, "b-server-k1", ckpt, true, 1, 0));
@@ -188,6 +198,8 @@ int main(int argc, char** argv) {
       std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %9s %9s\n", r.name.c_str(), r.seconds,
                   r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, hit, busy);
     }
+    for (const auto& r : res)
+      if (!r.closes.empty()) std::printf("  %s batch closes:%s\n", r.name.c_str(), r.closes.c_str());
     auto gpm = [](const ModeResult& r) { return r.games / r.seconds * 60; };
     for (size_t i = 1; i < res.size(); ++i)
       std::printf("ratio %s / %s (games/min): %.2f\n", res[i].name.c_str(), res[i - 1].name.c_str(),
