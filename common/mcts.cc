@@ -68,7 +68,8 @@ void Mcts::Advance(int move) {
   CopySubtree(child, nodes, edges);
   nodes_.swap(nodes);
   edges_.swap(edges);
-  ResetRootPriors(false);  // the old root's noise never reached this level; StartMove sets the rest
+  // The new root's edges carry their network priors in order (the old root's
+  // noise never reached this level); StartMove adds this move's noise.
 }
 
 void Mcts::PromoteBestUnvisited(int node) {
@@ -131,12 +132,11 @@ int Mcts::SelectEdge(int node) const {
   double best_score = -1e300;
   for (int e = n.first_edge; e < end; ++e) {
     const Edge& edge = edges_[e];
-    double s;
-    const int visits = edge.child >= 0 ? nodes_[edge.child].visits : 0;
-    if (visits > 0)
-      s = nodes_[edge.child].value_sum / visits + c_sqrt_n * edge.prior / (1.0 + visits);
-    else
-      s = params_.fpu_value + c_sqrt_n * edge.prior;
+    double s = params_.fpu_value + c_sqrt_n * edge.prior;  // unvisited
+    if (edge.child >= 0) {
+      const Node& c = nodes_[edge.child];
+      if (c.visits > 0) s = c.value_sum / c.visits + c_sqrt_n * edge.prior / (1.0 + c.visits);
+    }
     if (s > best_score || (s == best_score && edge.move < best_move)) {
       best_score = s;
       best = e;
@@ -211,12 +211,9 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   const int first = static_cast<int>(edges_.size());
   if (edges_.capacity() < edges_.size() + n)
     edges_.reserve(std::max(edges_.capacity() * 2, edges_.size() + static_cast<size_t>(n) * 64));
-  edges_.resize(edges_.size() + n);
-  Edge* out = edges_.data() + first;
   for (int i = 0; i < n; ++i) {
-    out[i].move = static_cast<int16_t>(legal[i]);
-    out[i].raw_prior = out[i].prior = static_cast<float>(sum > 0 ? pri[i] * inv_sum : 1.0 / n);
-    out[i].child = -1;
+    const float p = static_cast<float>(sum > 0 ? pri[i] * inv_sum : 1.0 / n);
+    edges_.push_back(Edge{p, p, -1, static_cast<int16_t>(legal[i])});
   }
   Node& ln = nodes_[leaf];
   ln.first_edge = first;

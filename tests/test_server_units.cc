@@ -239,6 +239,13 @@ void InstallAndWait(Batcher& b, std::unique_ptr<ServingModel> m) {
   REQUIRE(fut.get() == 7);
 }
 
+// Starts `b` with the tiny model installed and `clients` clients registered.
+void StartWithModel(Batcher& b, const std::string& dir, int clients) {
+  b.Start();
+  InstallAndWait(b, TinyModel(dir));
+  for (int i = 0; i < clients; ++i) b.AddClient();
+}
+
 }  // namespace
 
 TEST_CASE("batcher: the auto wait closes at the ceiling even when the rule would wait", "[server][autowait]") {
@@ -250,10 +257,7 @@ TEST_CASE("batcher: the auto wait closes at the ceiling even when the rule would
   s.auto_wait = true;
   s.auto_wait_ceiling_ms = 50;
   Batcher b(s, &stats);
-  b.Start();
-  InstallAndWait(b, TinyModel(dir));
-  b.AddClient();
-  b.AddClient();  // a second, silent client: "everyone is in the batch" never holds
+  StartWithModel(b, dir, 2);  // a second, silent client: "everyone is in the batch" never holds
   auto target = std::make_shared<Collector>();
   wire::ErrorCode code;
   std::string why;
@@ -276,9 +280,7 @@ TEST_CASE("batcher: jobs queued while the batch thread is busy form the next bat
   s.max_batch = 1000;
   s.max_wait_ms = 0;  // fixed window 0: a batch is whatever is queued when it opens
   Batcher b(s, &stats);
-  b.Start();
-  InstallAndWait(b, TinyModel(dir));
-  b.AddClient();
+  StartWithModel(b, dir, 1);
   auto target = std::make_shared<Collector>();
   wire::ErrorCode code;
   std::string why;
@@ -323,10 +325,7 @@ TEST_CASE("batcher: a job that closes a batch alone runs inline on the submittin
   s.max_batch = 2;
   s.max_wait_ms = 50;
   Batcher b(s, &stats);
-  b.Start();
-  InstallAndWait(b, TinyModel(dir));
-  b.AddClient();
-  b.AddClient();
+  StartWithModel(b, dir, 2);
   auto target = std::make_shared<Collector>();
   std::mutex tid_mu;
   std::vector<std::thread::id> delivered_on;
@@ -367,8 +366,7 @@ TEST_CASE("batcher: inline batches from many threads never overlap and all get a
   s.board_size = kTestBoard;
   s.max_batch = 1;  // every job closes its batch alone
   Batcher b(s, &stats);
-  b.Start();
-  InstallAndWait(b, TinyModel(dir));
+  StartWithModel(b, dir, 0);
   auto target = std::make_shared<Collector>();
   std::atomic<int> inside{0}, overlap{0}, refused{0};
   target->on_deliver = [&](uint64_t) {

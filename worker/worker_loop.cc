@@ -39,7 +39,7 @@ int64_t CountOwnGames(const std::string& dir, int id) {
 int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int64_t end,
                              const std::function<bool()>& may_start,
                              const std::function<std::string(int64_t)>& path_for,
-                             const std::function<void()>& after_each) {
+                             const std::function<void(int)>& after_each) {
   SelfPlayParams params = SelfPlayParams::FromConfig(cfg);
   std::unordered_map<const SelfPlayGame*, std::pair<int64_t, double>> started;  // game -> (index, start time)
   int64_t next_index = first;
@@ -64,7 +64,7 @@ int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t gene
     spdlog::info("game finished: iteration {} game {} moves {} winner {} mode {} ({:.1f}s) -> {}", iteration, index,
                  rec.num_moves() + rec.opening.size(), int(rec.winner), evals_->mode(), MonotonicSeconds() - t0,
                  path);
-    if (after_each) after_each();
+    if (after_each) after_each(written);
   };
   PlayGamesStreaming(std::max(1, cfg.worker.parallel_games), next, done,
                      counting_ ? static_cast<Evaluator&>(*counting_) : evals_->active(), stop_);
@@ -133,7 +133,6 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
     }
     // Games have..quota-1, up to parallel_games at a time; a freed slot starts
     // the next game only while metadata.json still names this iteration.
-    int64_t done_here = have;
     auto still_this_iteration = [&]() {
       try {
         std::optional<Metadata> now = ReadMetadata(layout.metadata());
@@ -144,7 +143,7 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
     };
     PlayGames(cfg, it, md->model_generation, have, quota, still_this_iteration,
               [&](int64_t k) { return layout.game_file(it, id_, k); },
-              [&]() { WriteStatus(run_dir, it, static_cast<int>(++done_here)); });
+              [&](int written) { WriteStatus(run_dir, it, static_cast<int>(have + written)); });
     WriteStatus(run_dir, it, static_cast<int>(CountOwnGames(dir, id_)));
   }
   spdlog::info("worker {} stopping", id_);
@@ -158,8 +157,7 @@ int SelfPlayWorker::PlayStandalone(int games, const std::string& out_dir, const 
   CountingEvaluator counter(&evals_->active());
   counting_ = &counter;
   const double t0 = MonotonicSeconds();
-  int64_t done = 0;
-  done = PlayGames(
+  const int64_t done = PlayGames(
       config_, iteration, 0, 0, games, [] { return true; },
       [&](int64_t k) { return out_dir + "/w" + std::to_string(id_) + "_g" + std::to_string(k) + ".npz"; }, nullptr);
   counting_ = nullptr;

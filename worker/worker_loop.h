@@ -53,10 +53,11 @@ class SelfPlayWorker {
   // Plays games [first, end) of `iteration`, worker.parallel_games at a time
   // (PlayGamesStreaming); after the first, a game starts only if may_start()
   // says so.  Each finished game is written at once with `path_for(k)`, then
-  // after_each() runs (may be empty).  Returns the number written.
+  // after_each(games written so far) runs (may be empty).  Returns the number
+  // written.
   int PlayGames(const Config& cfg, int64_t iteration, int64_t generation, int64_t first, int64_t end,
                 const std::function<bool()>& may_start, const std::function<std::string(int64_t)>& path_for,
-                const std::function<void()>& after_each);
+                const std::function<void(int)>& after_each);
   void WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration);
 
   int id_;
