@@ -125,6 +125,7 @@ Registry MakeRegistry(Config& c) {
       GOMOKU_THROW(ConfigError, "expected milliseconds in [0, 1000] or \"auto\", got '" << s << "'");
   });
   AddDouble(r, "server.auto_wait_ceiling_ms", &c.server.auto_wait_ceiling_ms, 0.0, 1000.0);
+  AddBool(r, "server.auto_pipeline", &c.server.auto_pipeline);
   AddDouble(r, "server.stats_interval_s", &c.server.stats_interval_s, 0.1, 86400.0);
   AddDouble(r, "server.idle_timeout_s", &c.server.idle_timeout_s, 0.1, 86400.0);
   AddInt(r, "server.max_clients", &c.server.max_clients, 1, 100000);

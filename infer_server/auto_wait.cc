@@ -32,12 +32,27 @@ void AutoWaitModel::RecordForward(double start, double end, int positions) {
   busy_at_ = std::max(busy_at_, end);
   ++forwards_;
   avg_forward_s_ = forwards_ == 1 ? t : avg_forward_s_ + (t - avg_forward_s_) * kFitWeight;
-  const double x = positions, w = forwards_ == 1 ? 1.0 : kFitWeight;
+  const double x = positions, w = s0_ == 0 ? 1.0 : kFitWeight;  // the first sample, unless seeded
   s0_ = (1 - w) * s0_ + w;
   sx_ = (1 - w) * sx_ + w * x;
   sy_ = (1 - w) * sy_ + w * t;
   sxx_ = (1 - w) * sxx_ + w * x * x;
   sxy_ = (1 - w) * sxy_ + w * x * t;
+  Fit();
+}
+
+void AutoWaitModel::SeedCost(int b1, double t1, int b2, double t2) {
+  s0_ = 1;
+  sx_ = (b1 + b2) / 2.0;
+  sy_ = (t1 + t2) / 2.0;
+  sxx_ = (static_cast<double>(b1) * b1 + static_cast<double>(b2) * b2) / 2.0;
+  sxy_ = (b1 * t1 + b2 * t2) / 2.0;
+  if (forwards_ == 0) avg_forward_s_ = std::max(t1, t2);
+  fitted_ = false;
+  Fit();
+}
+
+void AutoWaitModel::Fit() {
   const double mx = sx_ / s0_, my = sy_ / s0_;
   const double var = sxx_ / s0_ - mx * mx;
   if (var >= kMinBatchVariance) {
@@ -77,6 +92,10 @@ double AutoWaitModel::OpenUntil(int b, const WaitEstimates& e, double now, doubl
   const double budget = Budget(b, e);
   if (budget <= 0 || e.arrival_per_s * budget < 1) return now;  // next position expected too late
   return last_growth + budget;
+}
+
+double AutoWaitModel::CeilingAt(double oldest, double opened, double ceiling_s) {
+  return std::max(oldest, opened) + ceiling_s;
 }
 
 }  // namespace gz

@@ -20,6 +20,8 @@
 // budget(b) has passed since the batch last grew.  Hard limits (max_batch,
 // every connected client in the batch, auto_wait_ceiling_ms) are the
 // Batcher's.
+// Whether a batch holds every client or half of them is PipelineChooser's
+// (pipeline_chooser.h).
 //
 // Thread-safety: none; the Batcher guards it with its mutex.
 #pragma once
@@ -43,6 +45,10 @@ class AutoWaitModel {
   void RecordArrival(double now, int positions);
   // A forward of `positions` ran from `start` to `end`.
   void RecordForward(double start, double end, int positions);
+  // Replaces the cost-model fit with two measured forwards (b1 != b2
+  // positions taking t1 and t2 s), weighted as two recent samples, so that
+  // the fixed cost t0 is known before batch sizes vary (a new model).
+  void SeedCost(int b1, double t1, int b2, double t2);
   WaitEstimates Estimates(double now) const;
 
   // Seconds worth waiting for one more position with b >= 1 positions in the
@@ -51,9 +57,15 @@ class AutoWaitModel {
   // The latest time the batch should stay open given that it last grew at
   // `last_growth`; returns a value <= now when it should close now.
   static double OpenUntil(int b, const WaitEstimates& e, double now, double last_growth);
+  // When a batch that opened at `opened`, with its oldest request arrived at
+  // `oldest`, must close at the latest: the ceiling bounds how long the
+  // batch is kept open while the device is free, not the time its requests
+  // spent queued behind the forward in flight.
+  static double CeilingAt(double oldest, double opened, double ceiling_s);
 
  private:
   double Tau() const;
+  void Fit();  // t0_, c_ from the moments
 
   // Decayed counters (value as of their *_at time).
   double arrivals_ = 0, arrivals_at_ = 0;

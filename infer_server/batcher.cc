@@ -122,6 +122,9 @@ void Batcher::SwapIfPending(std::unique_lock<std::mutex>& lk) {
   // generation can only find old answers, which it then reports as such.
   generation_.store(gen);
   if (cache_) cache_->Clear();
+  const ForwardCost& cost = model_->cost;
+  if (cost.small > 0 && cost.large > cost.small)
+    wait_model_.SeedCost(cost.small, cost.small_s, cost.large, cost.large_s);
   const CheckpointInfo& info = model_->info;
   stats_->SetModel(gen, model_->path,
                    ForwardFlops(info.board_size, info.channels, info.blocks) *
@@ -177,18 +180,25 @@ void Batcher::Loop() {
     // Deadlines count from the arrival of the oldest waiting job.
     const double oldest = queue_.front()->enqueued_at;
     const double fixed_deadline = oldest + s.max_wait_ms / 1000.0;
-    const double ceiling = oldest + s.auto_wait_ceiling_ms / 1000.0;
+    const double ceiling = AutoWaitModel::CeilingAt(oldest, MonotonicSeconds(), s.auto_wait_ceiling_ms / 1000.0);
     int positions = 0;
     batch.clear();
     clients_in_batch.clear();
     double last_growth = 0;
     BatchClose close = BatchClose::kDeadline;
     for (;;) {
-      bool full = false, grew = false;
+      bool full = false, grew = false, group_full = false;
+      // Two alternating halves (auto only): batches of half the clients.
+      const int group = s.auto_wait && s.auto_pipeline ? pipeline_.GroupSize(clients_.load()) : 0;
       while (!queue_.empty()) {
         const int n = queue_.front()->forward_count;
         if (!batch.empty() && positions + n > s.max_batch) {
           full = true;  // whole requests only; this one opens the next batch
+          break;
+        }
+        if (group > 0 && static_cast<int>(clients_in_batch.size()) >= group &&
+            !clients_in_batch.count(queue_.front()->client_id)) {
+          group_full = true;  // this client's request opens the next batch
           break;
         }
         positions += n;
@@ -210,7 +220,8 @@ void Batcher::Loop() {
       }
       double until;
       if (s.auto_wait) {
-        if (static_cast<int>(clients_in_batch.size()) >= clients_.load()) {
+        const int in_batch = static_cast<int>(clients_in_batch.size()), clients = clients_.load();
+        if (in_batch >= clients) {
           close = BatchClose::kAllClients;
           break;
         }
@@ -218,7 +229,12 @@ void Batcher::Loop() {
           close = BatchClose::kCeiling;
           break;
         }
-        const double open = AutoWaitModel::OpenUntil(positions, wait_model_.Estimates(now), now, last_growth);
+        if (group_full || (group > 0 && in_batch >= group)) {
+          close = BatchClose::kPipeline;
+          break;
+        }
+        const WaitEstimates est = wait_model_.Estimates(now);
+        const double open = AutoWaitModel::OpenUntil(positions, est, now, last_growth);
         if (open <= now) {
           close = BatchClose::kAdaptive;
           break;
@@ -301,6 +317,10 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose
   {
     std::lock_guard<std::mutex> lock(mu_);
     wait_model_.RecordForward(t0, t1, n_forward);
+    if (settings_.auto_wait && settings_.auto_pipeline) pipeline_.RecordBatch(t1, n_forward, clients_.load());
+    rec.pipeline_mode = pipeline_.mode();
+    rec.pipeline_rates[0] = pipeline_.Rate(PipelineChooser::Mode::kLockstep);
+    rec.pipeline_rates[1] = pipeline_.Rate(PipelineChooser::Mode::kHalves);
     rec.estimates = wait_model_.Estimates(t1);
   }
   stats_->RecordBatch(rec);

@@ -5,9 +5,11 @@
 // >= max_batch positions to forward, or:
 //   fixed max_wait: when the oldest job has waited max_wait;
 //   max_wait "auto": as soon as every connected inference client has a job in
-//     it (nobody else can add to it), when the adaptive rule (auto_wait.h)
-//     says one more position is not worth waiting for, and at the latest when
-//     the oldest job has waited auto_wait_ceiling_ms.
+//     it (nobody else can add to it), when it holds half of the clients while
+//     PipelineChooser has two alternating halves run (not lockstep), when the
+//     adaptive rule (auto_wait.h) says one more position is not worth waiting
+//     for, and at the latest auto_wait_ceiling_ms after it opened (or after
+//     its oldest job arrived, if later).
 // Waiting uses a condition variable with a deadline: no polling, an idle
 // server sleeps.  Connections keep submitting while a forward runs (their
 // planes already encoded by the I/O thread), so the next batch is waiting in
@@ -50,6 +52,7 @@
 #include "common/symmetric_batch.h"
 #include "common/wire.h"
 #include "infer_server/auto_wait.h"
+#include "infer_server/pipeline_chooser.h"
 #include "infer_server/result_cache.h"
 #include "infer_server/server_stats.h"
 #include "infer_server/serving_model.h"
@@ -104,6 +107,7 @@ struct BatchSettings {
   double max_wait_ms = 3;   // fixed window
   bool auto_wait = false;   // "auto": adaptive wait (auto_wait.h)
   double auto_wait_ceiling_ms = 5;
+  bool auto_pipeline = true;  // auto: batches of half the clients when that pays (auto_wait.h)
 };
 
 class Batcher {
@@ -163,6 +167,7 @@ class Batcher {
   std::shared_ptr<const ServingModel> model_;                  // guarded by mu_ (read by the loop)
   bool stopping_ = false;                                      // guarded by mu_
   AutoWaitModel wait_model_;                                   // guarded by mu_
+  PipelineChooser pipeline_;                                   // guarded by mu_
   std::atomic<int> clients_{0};
   bool busy_ = false;  // a batch is being collected or run (either thread); guarded by mu_
   std::atomic<int64_t> generation_{-1};

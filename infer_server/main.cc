@@ -82,6 +82,7 @@ BatchSettings MakeBatchSettings(const Config& c) {
   b.symmetry = ParseSymmetryMode(c.inference.symmetry);
   b.max_batch = c.server.max_batch;
   b.auto_wait_ceiling_ms = c.server.auto_wait_ceiling_ms;
+  b.auto_pipeline = c.server.auto_pipeline;
   std::string wait = c.server.max_wait;
   if (const char* env = std::getenv("GOMOKU_MAX_BATCH"); env && *env) {
     char* end = nullptr;
@@ -180,7 +181,8 @@ int Run(int argc, char** argv) {
 
   ServerStats stats;
   if (cache) stats.EnableCacheStats();
-  const std::string wait_desc = batch.auto_wait ? fmt::format("auto (<= {:g} ms)", batch.auto_wait_ceiling_ms)
+  const std::string wait_desc = batch.auto_wait ? fmt::format("auto (<= {:g} ms{})", batch.auto_wait_ceiling_ms,
+                                                            batch.auto_pipeline ? ", pipelining" : "")
                                                 : fmt::format("{:g} ms", batch.max_wait_ms);
   stats.SetInfo({{"device", req.device},
                  {"threads", req.threads},
@@ -190,6 +192,7 @@ int Run(int argc, char** argv) {
                  {"max_batch", batch.max_batch},
                  {"max_wait", batch.auto_wait ? nlohmann::json("auto") : nlohmann::json(batch.max_wait_ms)},
                  {"auto_wait_ceiling_ms", batch.auto_wait_ceiling_ms},
+                 {"auto_pipeline", batch.auto_pipeline},
                  {"cache_entries", cache ? cache->capacity() : int64_t{0}},
                  {"precision", req.forward.precision},
                  {"cuda_graphs", req.forward.cuda_graphs},

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 
@@ -100,6 +101,14 @@ int64_t Reloader::LoadAndInstall(const std::string& path) {
     model = LoadServingModel(path, req_);
   }
   const CheckpointInfo info = model->info;
+  const BatchSettings& bs = batcher_->settings();
+  if (bs.auto_wait && bs.max_batch >= 2) {
+    // Seeds the adaptive wait's cost model (serving_model.h).  Capped at 8
+    // positions so that a big net on a CPU reloads in seconds, not minutes.
+    auto device = batcher_->LockDevice();
+    model->cost = MeasureForwardCost(*model->forward, info.board_size, SymmetriesPerPosition(bs.symmetry),
+                                     std::min(bs.max_batch, 8), 2);
+  }
   MeasurePeakOnce();
   std::promise<int64_t> swapped;
   std::future<int64_t> fut = swapped.get_future();

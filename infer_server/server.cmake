@@ -5,6 +5,7 @@ add_library(gomoku_server_lib STATIC
   ${CMAKE_CURRENT_LIST_DIR}/server_stats.cc
   ${CMAKE_CURRENT_LIST_DIR}/result_cache.cc
   ${CMAKE_CURRENT_LIST_DIR}/auto_wait.cc
+  ${CMAKE_CURRENT_LIST_DIR}/pipeline_chooser.cc
   ${CMAKE_CURRENT_LIST_DIR}/batcher.cc
   ${CMAKE_CURRENT_LIST_DIR}/reloader.cc
   ${CMAKE_CURRENT_LIST_DIR}/socket_setup.cc

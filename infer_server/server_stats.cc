@@ -37,6 +37,7 @@ const char* BatchCloseName(BatchClose c) {
     case BatchClose::kAdaptive: return "adaptive";
     case BatchClose::kStopping: return "stopping";
     case BatchClose::kInline: return "inline";
+    case BatchClose::kPipeline: return "pipeline";
     case BatchClose::kCount: break;
   }
   return "?";
@@ -77,6 +78,9 @@ void ServerStats::RecordBatch(const BatchRecord& b) {
   if (b.auto_wait) {
     auto_wait_seen_ = true;
     estimates_ = b.estimates;
+    pipeline_mode_ = b.pipeline_mode;
+    pipeline_rates_[0] = b.pipeline_rates[0];
+    pipeline_rates_[1] = b.pipeline_rates[1];
   }
 }
 
@@ -172,7 +176,10 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
                       {"arrival_per_s", Round(estimates_.arrival_per_s, 1)},
                       {"busy", Round(estimates_.busy, 4)},
                       {"tau_ms", Round(estimates_.tau_s * 1000, 3)},
-                      {"forwards", estimates_.forwards}};
+                      {"forwards", estimates_.forwards},
+                      {"pipeline", PipelineModeName(pipeline_mode_)},
+                      {"lockstep_pos_per_s", Round(pipeline_rates_[0], 1)},
+                      {"halves_pos_per_s", Round(pipeline_rates_[1], 1)}};
   }
   // Since start.
   j["requests_total"] = tot.requests;

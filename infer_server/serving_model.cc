@@ -1,10 +1,12 @@
 #include "infer_server/serving_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "common/encoder.h"
 #include "common/errors.h"
+#include "common/fileio.h"
 
 namespace gz {
 
@@ -37,6 +39,31 @@ std::unique_ptr<ServingModel> LoadServingModel(const std::string& path, const Mo
     GOMOKU_THROW(ModelError, path << ": forward reports generation " << m->generation << ", header says "
                                   << m->info.model_generation);
   return m;
+}
+
+ForwardCost MeasureForwardCost(BatchForward& forward, int board_size, int symmetries, int large, int reps) {
+  GOMOKU_CHECK(large >= 2 && symmetries >= 1 && reps >= 1, "MeasureForwardCost: bad sizes");
+  Board empty(board_size, Rule::kFreestyle);
+  const size_t stride = PlaneFloats(board_size);
+  const int rows = large * symmetries;
+  std::vector<float> planes(stride * rows);
+  for (int r = 0; r < rows; ++r) EncodePosition(empty.ToPosition(), 0, planes.data() + r * stride);
+  std::vector<float> logp(static_cast<size_t>(rows) * board_size * board_size), values(rows);
+  auto best = [&](int positions) {
+    double t = 1e30;
+    for (int i = 0; i < reps; ++i) {
+      const double a = MonotonicSeconds();
+      forward.Forward(planes.data(), positions * symmetries, logp.data(), values.data());
+      t = std::min(t, MonotonicSeconds() - a);
+    }
+    return t;
+  };
+  ForwardCost c;
+  c.small = 1;
+  c.small_s = best(1);
+  c.large = large;
+  c.large_s = best(large);
+  return c;
 }
 
 }  // namespace gz

@@ -19,11 +19,21 @@
 
 namespace gz {
 
+// Measured forward times of a model at two batch sizes (positions, each with
+// its symmetries), taken before it serves; they seed the adaptive wait's cost
+// model (auto_wait.h), which cannot separate a fixed cost from a per-position
+// one while every batch has the same size.  small == 0: not measured.
+struct ForwardCost {
+  int small = 0, large = 0;
+  double small_s = 0, large_s = 0;
+};
+
 struct ServingModel {
   std::unique_ptr<BatchForward> forward;  // used by the batch thread only
   CheckpointInfo info;
   std::string path;
   int64_t generation = 0;  // info.model_generation
+  ForwardCost cost;
 };
 
 struct ModelRequirements {
@@ -35,5 +45,10 @@ struct ModelRequirements {
 };
 
 std::unique_ptr<ServingModel> LoadServingModel(const std::string& path, const ModelRequirements& req);
+
+// Times forwards of 1 and `large` (>= 2) empty-board positions with
+// `symmetries` rows each, best of `reps`.  The caller must hold the device
+// (Batcher::LockDevice) so no serving forward overlaps.
+ForwardCost MeasureForwardCost(BatchForward& forward, int board_size, int symmetries, int large, int reps);
 
 }  // namespace gz

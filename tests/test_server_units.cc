@@ -1,6 +1,6 @@
 // Inference-server components in process: the result cache (keys, exact
 // round trip, generations, bounded memory), the adaptive-wait model (fit,
-// rule), and the Batcher with a real tiny network (ceiling close, batches
+// rule, pipelining, ceiling), and the Batcher with a real tiny network (ceiling, pipeline close, batches
 // assembled while the batch thread is busy, write_here hand-off).
 #include <catch2/catch.hpp>
 
@@ -239,6 +239,16 @@ void InstallAndWait(Batcher& b, std::unique_ptr<ServingModel> m) {
   REQUIRE(fut.get() == 7);
 }
 
+// max_wait auto, max_batch 100, the given ceiling.
+BatchSettings AutoSettings(double ceiling_ms) {
+  BatchSettings s;
+  s.board_size = kTestBoard;
+  s.max_batch = 100;
+  s.auto_wait = true;
+  s.auto_wait_ceiling_ms = ceiling_ms;
+  return s;
+}
+
 // Starts `b` with the tiny model installed and `clients` clients registered.
 void StartWithModel(Batcher& b, const std::string& dir, int clients) {
   b.Start();
@@ -248,28 +258,132 @@ void StartWithModel(Batcher& b, const std::string& dir, int clients) {
 
 }  // namespace
 
-TEST_CASE("batcher: the auto wait closes at the ceiling even when the rule would wait", "[server][autowait]") {
+TEST_CASE("adaptive wait: a measured cost seed, and where the ceiling counts from", "[server][autowait]") {
+  // A measured seed gives the fixed cost before batch sizes vary, and
+  // forwards that all have one size afterwards do not erase it.
+  AutoWaitModel seeded;
+  seeded.SeedCost(1, 0.0007, 8, 0.0021);  // t(b) = 0.5 ms + 0.2 ms * b
+  CHECK(seeded.Estimates(0).t0_s == Approx(0.0005));
+  CHECK(seeded.Estimates(0).c_s == Approx(0.0002));
+  double at = 1;
+  for (int i = 0; i < 500; ++i, at += 0.01) seeded.RecordForward(at, at + 0.0045, 20);  // on the same line
+  CHECK(seeded.Estimates(at).t0_s == Approx(0.0005).epsilon(0.05));
+  AutoWaitModel unseeded;  // the same forwards alone: all charged to t0
+  for (int i = 0; i < 500; ++i) unseeded.RecordForward(1 + i * 0.01, 1 + i * 0.01 + 0.0045, 20);
+  CHECK(unseeded.Estimates(at).t0_s == Approx(0.0045));
+
+  // The ceiling bounds how long a batch stays open: from its opening, or from
+  // its oldest request if that came later.  Time queued behind a forward does
+  // not count.
+  CHECK(AutoWaitModel::CeilingAt(10.0, 12.0, 0.005) == Approx(12.005));
+  CHECK(AutoWaitModel::CeilingAt(12.5, 12.0, 0.005) == Approx(12.505));
+}
+
+TEST_CASE("batcher: the auto-wait ceiling counts from the batch's opening, not the queue", "[server][autowait]") {
   std::string dir = TestTmpDir("units-ceiling");
   ServerStats stats;
-  BatchSettings s;
-  s.board_size = kTestBoard;
-  s.max_batch = 100;
-  s.auto_wait = true;
-  s.auto_wait_ceiling_ms = 50;
-  Batcher b(s, &stats);
+  Batcher b(AutoSettings(50), &stats);
   StartWithModel(b, dir, 2);  // a second, silent client: "everyone is in the batch" never holds
   auto target = std::make_shared<Collector>();
   wire::ErrorCode code;
   std::string why;
-  // A job that has already waited 10 s: past the ceiling, it must go at once.
+  // A job that arrived 10 s ago (as if queued behind a long forward).  Its
+  // batch opens now; before any forward the rule sees no fixed cost to save
+  // and closes it at once as `adaptive`.  Counting the ceiling from the
+  // job's arrival would have closed it as `ceiling`.
   auto job = MakeJob(target, 1, 1, 2, MonotonicSeconds() - 10);
   REQUIRE(b.Submit(job, &code, &why));
   REQUIRE(target->WaitFor(1, 30));
   b.Stop();
   auto st = stats.Snapshot(false);
-  CHECK(st["batch_close_total"]["ceiling"] == 1);
+  CHECK(st["batch_close_total"]["ceiling"] == 0);
+  CHECK(st["batch_close_total"]["adaptive"] == 1);
   CHECK(st["forwards_total"] == 1);
   CHECK(st["positions_forwarded_total"] == 2);
+}
+
+TEST_CASE("pipeline chooser: measures both modes, runs the better, explores, starts over", "[server][autowait]") {
+  using Mode = PipelineChooser::Mode;
+  PipelineChooser p;
+  double now = 0;
+  // One epoch in the current mode: forwards of 10 positions every `dt` s.
+  auto epoch = [&](double dt, int clients = 20) {
+    for (int i = 0; i <= PipelineChooser::kEpochBatches; ++i) {
+      now += dt;
+      p.RecordBatch(now, 10, clients);
+    }
+  };
+  CHECK(p.mode() == Mode::kLockstep);
+  CHECK(p.GroupSize(20) == 0);
+  epoch(0.005);  // lockstep: 2000 positions/s
+  CHECK(p.Rate(Mode::kLockstep) == Approx(2000));
+  CHECK(p.mode() == Mode::kHalves);  // no figure for halves yet: try it
+  CHECK(p.GroupSize(20) == 10);
+  CHECK(p.GroupSize(21) == 11);
+  CHECK(p.GroupSize(1) == 0);
+  epoch(0.004);  // halves: 2500 positions/s
+  CHECK(p.Rate(Mode::kHalves) == Approx(2500));
+  CHECK(p.mode() == Mode::kHalves);  // the better one
+  // It stays with halves, except for one lockstep epoch in kExploreEvery.
+  int lockstep_epochs = 0;
+  for (int e = 0; e < 2 * PipelineChooser::kExploreEvery; ++e) {
+    const bool lock = p.mode() == Mode::kLockstep;
+    lockstep_epochs += lock;
+    epoch(lock ? 0.005 : 0.004);
+  }
+  CHECK(lockstep_epochs == 2);
+  // Lockstep becomes the faster one: the next lockstep epoch shows it, and
+  // the chooser stays there.
+  while (p.mode() != Mode::kLockstep) epoch(0.004);
+  epoch(0.002);  // lockstep now 5000 positions/s (averaged with 2000: 3500)
+  CHECK(p.Rate(Mode::kLockstep) == Approx(3500));
+  CHECK(p.mode() == Mode::kLockstep);
+  epoch(0.002);
+  CHECK(p.mode() == Mode::kLockstep);
+  // A client joins: the figures no longer apply; lockstep, then halves again.
+  epoch(0.002, 21);
+  CHECK(p.Rate(Mode::kHalves) == 0);
+  CHECK(p.mode() == Mode::kHalves);
+}
+
+TEST_CASE("batcher: under auto, the chooser tries two halves after a lockstep epoch", "[server][autowait]") {
+  std::string dir = TestTmpDir("units-pipeline");
+  ServerStats stats;
+  Batcher b(AutoSettings(60000), &stats);  // only a rule can close these batches
+  StartWithModel(b, dir, 2);
+  auto target = std::make_shared<Collector>();
+  wire::ErrorCode code;
+  std::string why;
+  std::atomic<int> refused{0};
+  // Rounds of one job per client, both queued before the batch thread can
+  // open a batch: each round is submitted by the delivery (on the batch
+  // thread) that completes the round before.  Lockstep takes both jobs into
+  // one batch (all_clients); two halves take one client each (pipeline).
+  const int kRounds = 3 * PipelineChooser::kEpochBatches;
+  std::atomic<int> delivered{0};
+  uint64_t next_id = 1;
+  auto submit_round = [&] {
+    for (uint64_t client = 1; client <= 2; ++client) {
+      auto j = MakeJob(target, next_id, client, 1, MonotonicSeconds());
+      ++next_id;
+      if (!b.Submit(j, &code, &why)) ++refused;
+    }
+  };
+  target->on_deliver = [&](uint64_t id) {
+    if (++delivered % 2 == 0 && id / 2 < static_cast<uint64_t>(kRounds)) submit_round();
+  };
+  // The first round comes from this thread, so the batch thread may take
+  // its first job alone (before any forward the rule closes at once).
+  submit_round();
+  REQUIRE(target->WaitFor(2 * kRounds, 60));
+  b.Stop();
+  CHECK(refused == 0);
+  auto st = stats.Snapshot(false);
+  CHECK(st["batch_close_total"]["all_clients"].get<int>() >= PipelineChooser::kEpochBatches - 2);
+  CHECK(st["batch_close_total"]["pipeline"].get<int>() >= PipelineChooser::kEpochBatches);
+  CHECK(st["requests_total"] == 2 * kRounds);
+  CHECK(st["auto_wait"]["lockstep_pos_per_s"].get<double>() > 0);
+  CHECK(st["auto_wait"]["halves_pos_per_s"].get<double>() > 0);
 }
 
 TEST_CASE("batcher: jobs queued while the batch thread is busy form the next batch", "[server][batcher]") {
