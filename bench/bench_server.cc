@@ -2,9 +2,9 @@
 // the inference server, all measured in one run on this machine.
 //
 //   bench_server [--clients 1,4,20,64] [--seconds 2] [--rounds 3] [--threads 1] [--board 15]
-//                [--channels 32] [--blocks 4] [--max-batch 20] [--waits 3,auto]
+//                [--channels 32] [--blocks 4] [--max-batch 20] [--waits 3,auto,auto-pipeline]
 //                [--cache N] [--only table|overhead]
-// --waits takes max_wait values; "auto-lockstep" is auto with server.auto_pipeline=false.
+// --waits takes max_wait values; "auto-pipeline" is auto with server.auto_pipeline=true.
 //
 // For each wait setting and client count K it starts build/bin/infer_server
 // (child process, symmetry none, CPU, inference.threads = --threads) and runs
@@ -51,7 +51,7 @@ namespace {
 
 struct Options {
   std::vector<int> clients = {1, 4, 20, 64};
-  std::vector<std::string> waits = {"3", "auto"};
+  std::vector<std::string> waits = {"3", "auto", "auto-pipeline"};
   double seconds = 2;
   int rounds = 3;  // per table row; the median-efficiency round is shown
   int threads = 1;
@@ -103,8 +103,8 @@ class Server {
                                        "--set", "inference.threads=" + threads,
                                        "--set", "server.socket=" + sock,
                                        "--set", "server.max_batch=" + std::to_string(max_batch),
-                                       "--set", "server.max_wait=" + (wait == "auto-lockstep" ? std::string("auto") : wait),
-                                       "--set", std::string("server.auto_pipeline=") + (wait == "auto-lockstep" ? "false" : "true"),
+                                       "--set", "server.max_wait=" + (wait == "auto-pipeline" ? std::string("auto") : wait),
+                                       "--set", std::string("server.auto_pipeline=") + (wait == "auto-pipeline" ? "true" : "false"),
                                        "--set", "server.max_clients=1000",
                                        "--set", "server.cache_entries=" + std::to_string(o.cache),
                                        "--set", "server.stats_interval_s=3600",

@@ -49,7 +49,7 @@ struct ServerConfig {
   int max_batch = 20;                 // positions; GOMOKU_MAX_BATCH wins
   std::string max_wait = "3";         // milliseconds, or "auto"; GOMOKU_MAX_WAIT_MS wins
   double auto_wait_ceiling_ms = 5.0;  // upper bound of the adaptive wait
-  bool auto_pipeline = true;          // auto: alternate two halves of the clients when that pays
+  bool auto_pipeline = false;         // auto: alternate two halves of the clients when measured faster
   double stats_interval_s = 30.0;
   double idle_timeout_s = 120.0;      // a connection silent this long is closed
   int max_clients = 512;

@@ -107,7 +107,7 @@ struct BatchSettings {
   double max_wait_ms = 3;   // fixed window
   bool auto_wait = false;   // "auto": adaptive wait (auto_wait.h)
   double auto_wait_ceiling_ms = 5;
-  bool auto_pipeline = true;  // auto: batches of half the clients when that pays (auto_wait.h)
+  bool auto_pipeline = false;  // auto: two alternating halves when measured faster (pipeline_chooser.h)
 };
 
 class Batcher {

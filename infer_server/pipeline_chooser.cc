@@ -26,9 +26,9 @@ void PipelineChooser::RecordBatch(double now, int positions, int clients) {
     return;
   }
   positions_ += positions;
-  if (batches_ <= kEpochBatches) return;
-  const int m = static_cast<int>(mode_), other = 1 - m;
   const double elapsed = now - epoch_start_;
+  if (batches_ <= kEpochBatches || elapsed < kEpochSeconds) return;
+  const int m = static_cast<int>(mode_), other = 1 - m;
   if (elapsed > 0) {
     const double r = positions_ / elapsed;
     rate_[m] = rate_[m] > 0 ? 0.5 * (rate_[m] + r) : r;

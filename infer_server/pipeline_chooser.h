@@ -10,7 +10,7 @@
 // cycle, which on a shared CPU also compete with the turnaround for cores.
 // Which one wins depends on the network, the device and the clients, so it
 // is measured, not predicted: the chooser runs epochs of kEpochBatches
-// forwards in one mode, keeps the positions/s each mode delivered, runs the
+// forwards and kEpochSeconds in one mode, keeps the positions/s each mode delivered, runs the
 // better one, and tries the other one every kExploreEvery-th epoch (and at
 // once while it has no figure for it).  A change in the number of connected
 // clients starts over in lockstep.
@@ -25,7 +25,8 @@ namespace gz {
 class PipelineChooser {
  public:
   enum class Mode : int { kLockstep = 0, kHalves = 1 };
-  static constexpr int kEpochBatches = 32;
+  static constexpr int kEpochBatches = 32;      // an epoch is at least this many forwards
+  static constexpr double kEpochSeconds = 0.25;  // and at least this long (noise)
   static constexpr int kExploreEvery = 8;
 
   // A forward of `positions` ended at `now` while `clients` were connected.

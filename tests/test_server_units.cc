@@ -306,9 +306,11 @@ TEST_CASE("pipeline chooser: measures both modes, runs the better, explores, sta
   using Mode = PipelineChooser::Mode;
   PipelineChooser p;
   double now = 0;
-  // One epoch in the current mode: forwards of 10 positions every `dt` s.
+  // One epoch in the current mode: forwards of 10 positions every `dt` s
+  // (dt * kEpochBatches < kEpochSeconds: the epoch lasts its minimum time).
   auto epoch = [&](double dt, int clients = 20) {
-    for (int i = 0; i <= PipelineChooser::kEpochBatches; ++i) {
+    const int64_t before = p.epochs();
+    while (p.epochs() == before) {
       now += dt;
       p.RecordBatch(now, 10, clients);
     }
@@ -349,7 +351,9 @@ TEST_CASE("pipeline chooser: measures both modes, runs the better, explores, sta
 TEST_CASE("batcher: under auto, the chooser tries two halves after a lockstep epoch", "[server][autowait]") {
   std::string dir = TestTmpDir("units-pipeline");
   ServerStats stats;
-  Batcher b(AutoSettings(60000), &stats);  // only a rule can close these batches
+  BatchSettings settings = AutoSettings(60000);  // only a rule can close these batches
+  settings.auto_pipeline = true;
+  Batcher b(settings, &stats);
   StartWithModel(b, dir, 2);
   auto target = std::make_shared<Collector>();
   wire::ErrorCode code;
@@ -359,9 +363,11 @@ TEST_CASE("batcher: under auto, the chooser tries two halves after a lockstep ep
   // open a batch: each round is submitted by the delivery (on the batch
   // thread) that completes the round before.  Lockstep takes both jobs into
   // one batch (all_clients); two halves take one client each (pipeline).
-  const int kRounds = 3 * PipelineChooser::kEpochBatches;
+  // Rounds go on until the first halves epoch has run (an epoch lasts at
+  // least kEpochSeconds) or 60 s have passed.
   std::atomic<int> delivered{0};
-  uint64_t next_id = 1;
+  std::atomic<bool> enough{false};
+  std::atomic<uint64_t> next_id{1};
   auto submit_round = [&] {
     for (uint64_t client = 1; client <= 2; ++client) {
       auto j = MakeJob(target, next_id, client, 1, MonotonicSeconds());
@@ -369,19 +375,30 @@ TEST_CASE("batcher: under auto, the chooser tries two halves after a lockstep ep
       if (!b.Submit(j, &code, &why)) ++refused;
     }
   };
-  target->on_deliver = [&](uint64_t id) {
-    if (++delivered % 2 == 0 && id / 2 < static_cast<uint64_t>(kRounds)) submit_round();
+  target->on_deliver = [&](uint64_t) {
+    if (++delivered % 2 == 0 && !enough) submit_round();
   };
   // The first round comes from this thread, so the batch thread may take
   // its first job alone (before any forward the rule closes at once).
   submit_round();
-  REQUIRE(target->WaitFor(2 * kRounds, 60));
+  auto halves_measured = [&] {
+    auto st = stats.Snapshot(false);
+    return st.contains("auto_wait") && st["auto_wait"]["halves_pos_per_s"].get<double>() > 0;
+  };
+  const double give_up = MonotonicSeconds() + 60;
+  while (!halves_measured() && MonotonicSeconds() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  enough = true;
+  const double settle = MonotonicSeconds() + 30;  // the round in flight finishes
+  while (delivered.load() + 1 < static_cast<int>(next_id.load()) && MonotonicSeconds() < settle)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   b.Stop();
   CHECK(refused == 0);
   auto st = stats.Snapshot(false);
   CHECK(st["batch_close_total"]["all_clients"].get<int>() >= PipelineChooser::kEpochBatches - 2);
-  CHECK(st["batch_close_total"]["pipeline"].get<int>() >= PipelineChooser::kEpochBatches);
-  CHECK(st["requests_total"] == 2 * kRounds);
+  CHECK(st["batch_close_total"]["pipeline"].get<int>() >= 2 * PipelineChooser::kEpochBatches);
+  CHECK(st["requests_total"].get<int>() == delivered.load());
+  CHECK(static_cast<uint64_t>(delivered.load()) + 1 == next_id.load());
   CHECK(st["auto_wait"]["lockstep_pos_per_s"].get<double>() > 0);
   CHECK(st["auto_wait"]["halves_pos_per_s"].get<double>() > 0);
 }
