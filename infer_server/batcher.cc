@@ -177,7 +177,8 @@ void Batcher::Loop() {
       busy_ = false;
       continue;
     }
-    // Deadlines count from the arrival of the oldest waiting job.
+    // The fixed deadline counts from the arrival of the oldest waiting job;
+    // the auto ceiling from this opening if that is later (auto_wait.h).
     const double oldest = queue_.front()->enqueued_at;
     const double fixed_deadline = oldest + s.max_wait_ms / 1000.0;
     const double ceiling = AutoWaitModel::CeilingAt(oldest, MonotonicSeconds(), s.auto_wait_ceiling_ms / 1000.0);
