@@ -14,6 +14,35 @@ SelfPlayParams SelfPlayParams::FromConfig(const Config& c) {
   return p;
 }
 
+namespace {
+
+// The leaves of one round of several games: evaluated in one call, each
+// result handed back to the game that asked.
+class LeafRound {
+ public:
+  void Clear() {
+    positions_.clear();
+    owners_.clear();
+  }
+  void Add(SelfPlayGame* game, const Position& leaf) {
+    positions_.push_back(leaf);
+    owners_.push_back(game);
+  }
+  bool empty() const { return positions_.empty(); }
+  void EvaluateAndSupply(Evaluator& evaluator) {
+    results_.resize(positions_.size());
+    evaluator.Evaluate(positions_, results_);
+    for (size_t i = 0; i < owners_.size(); ++i) owners_[i]->Supply(results_[i]);
+  }
+
+ private:
+  std::vector<Position> positions_;
+  std::vector<SelfPlayGame*> owners_;
+  std::vector<EvalResult> results_;
+};
+
+}  // namespace
+
 int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPlayGame>()>& next,
                            const std::function<void(std::unique_ptr<SelfPlayGame>)>& done, Evaluator& evaluator,
                            const std::atomic<bool>* stop) {
@@ -27,20 +56,16 @@ int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPl
     return g;
   };
   std::vector<std::unique_ptr<SelfPlayGame>> live;
-  std::vector<Position> batch;
-  std::vector<SelfPlayGame*> owners;
-  std::vector<EvalResult> results;
+  LeafRound round;
   for (;;) {
     if (stop && stop->load()) return calls;
     while (static_cast<int>(live.size()) < slots)
       if (auto g = take()) live.push_back(std::move(g));
       else break;
-    batch.clear();
-    owners.clear();
+    round.Clear();
     for (size_t i = 0; i < live.size();) {
       if (const Position* p = live[i]->Step()) {
-        batch.push_back(*p);
-        owners.push_back(live[i].get());
+        round.Add(live[i].get(), *p);
         ++i;
         continue;
       }
@@ -50,11 +75,9 @@ int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPl
       else live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
       done(std::move(finished));
     }
-    if (batch.empty()) return calls;  // nothing in flight and nothing to start
-    results.resize(batch.size());
-    evaluator.Evaluate(batch, results);
+    if (round.empty()) return calls;  // nothing in flight and nothing to start
+    round.EvaluateAndSupply(evaluator);
     ++calls;
-    for (size_t i = 0; i < owners.size(); ++i) owners[i]->Supply(results[i]);
   }
 }
 
@@ -129,25 +152,17 @@ void SelfPlayGame::Supply(const EvalResult& result) { mcts_.ExpandAndBackup(resu
 
 int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator, const std::atomic<bool>* stop) {
   int64_t calls = 0;
-  std::vector<Position> batch;
-  std::vector<SelfPlayGame*> owners;
-  std::vector<EvalResult> results;
+  LeafRound round;
   for (;;) {
     if (stop && stop->load()) return calls;
-    batch.clear();
-    owners.clear();
+    round.Clear();
     for (SelfPlayGame* g : games) {
       if (g->finished()) continue;
-      if (const Position* p = g->Step()) {
-        batch.push_back(*p);
-        owners.push_back(g);
-      }
+      if (const Position* p = g->Step()) round.Add(g, *p);
     }
-    if (batch.empty()) return calls;
-    results.resize(batch.size());
-    evaluator.Evaluate(batch, results);
+    if (round.empty()) return calls;
+    round.EvaluateAndSupply(evaluator);
     ++calls;
-    for (size_t i = 0; i < owners.size(); ++i) owners[i]->Supply(results[i]);
   }
 }
 

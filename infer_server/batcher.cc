@@ -318,10 +318,10 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose
   {
     std::lock_guard<std::mutex> lock(mu_);
     wait_model_.RecordForward(t0, t1, n_forward);
-    if (settings_.auto_wait && settings_.auto_pipeline) pipeline_.RecordBatch(t1, n_forward, clients_.load());
-    rec.pipeline_mode = pipeline_.mode();
-    rec.pipeline_rates[0] = pipeline_.Rate(PipelineChooser::Mode::kLockstep);
-    rec.pipeline_rates[1] = pipeline_.Rate(PipelineChooser::Mode::kHalves);
+    if (settings_.auto_wait && settings_.auto_pipeline) {
+      pipeline_.RecordBatch(t1, n_forward, clients_.load());
+      rec.pipeline = pipeline_.state();
+    }
     rec.estimates = wait_model_.Estimates(t1);
   }
   stats_->RecordBatch(rec);

@@ -25,6 +25,11 @@ namespace gz {
 class PipelineChooser {
  public:
   enum class Mode : int { kLockstep = 0, kHalves = 1 };
+  // What the stats report (a copy, taken under the Batcher's mutex).
+  struct State {
+    Mode mode = Mode::kLockstep;
+    double lockstep_pos_per_s = 0, halves_pos_per_s = 0;  // 0 = not measured
+  };
   static constexpr int kEpochBatches = 32;      // an epoch is at least this many forwards
   static constexpr double kEpochSeconds = 0.25;  // and at least this long (noise)
   static constexpr int kExploreEvery = 8;
@@ -38,6 +43,7 @@ class PipelineChooser {
   // Positions/s last measured in `m` (0 = not measured since the last reset).
   double Rate(Mode m) const { return rate_[static_cast<int>(m)]; }
   int64_t epochs() const { return epochs_; }
+  State state() const { return {mode_, rate_[0], rate_[1]}; }
 
  private:
   void StartOver(int clients);

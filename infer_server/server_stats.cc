@@ -78,9 +78,7 @@ void ServerStats::RecordBatch(const BatchRecord& b) {
   if (b.auto_wait) {
     auto_wait_seen_ = true;
     estimates_ = b.estimates;
-    pipeline_mode_ = b.pipeline_mode;
-    pipeline_rates_[0] = b.pipeline_rates[0];
-    pipeline_rates_[1] = b.pipeline_rates[1];
+    pipeline_ = b.pipeline;
   }
 }
 
@@ -176,10 +174,12 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
                       {"arrival_per_s", Round(estimates_.arrival_per_s, 1)},
                       {"busy", Round(estimates_.busy, 4)},
                       {"tau_ms", Round(estimates_.tau_s * 1000, 3)},
-                      {"forwards", estimates_.forwards},
-                      {"pipeline", PipelineModeName(pipeline_mode_)},
-                      {"lockstep_pos_per_s", Round(pipeline_rates_[0], 1)},
-                      {"halves_pos_per_s", Round(pipeline_rates_[1], 1)}};
+                      {"forwards", estimates_.forwards}};
+    if (pipeline_) {
+      j["auto_wait"]["pipeline"] = PipelineModeName(pipeline_->mode);
+      j["auto_wait"]["lockstep_pos_per_s"] = Round(pipeline_->lockstep_pos_per_s, 1);
+      j["auto_wait"]["halves_pos_per_s"] = Round(pipeline_->halves_pos_per_s, 1);
+    }
   }
   // Since start.
   j["requests_total"] = tot.requests;

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,7 @@ struct BatchRecord {
   BatchClose close = BatchClose::kDeadline;
   bool auto_wait = false;
   WaitEstimates estimates;      // the adaptive-wait model after this forward (auto_wait only)
-  PipelineChooser::Mode pipeline_mode = PipelineChooser::Mode::kLockstep;
-  double pipeline_rates[2] = {0, 0};  // positions/s measured in lockstep, halves
+  std::optional<PipelineChooser::State> pipeline;  // set when server.auto_pipeline is on
 };
 
 class ServerStats {
@@ -101,8 +101,7 @@ class ServerStats {
   std::string peak_precision_;        // guarded by mu_
   bool auto_wait_seen_ = false;       // guarded by mu_
   WaitEstimates estimates_;           // guarded by mu_
-  PipelineChooser::Mode pipeline_mode_ = PipelineChooser::Mode::kLockstep;  // guarded by mu_
-  double pipeline_rates_[2] = {0, 0};  // guarded by mu_
+  std::optional<PipelineChooser::State> pipeline_;  // guarded by mu_
   double started_at_;
   std::atomic<int64_t> dropped_answers_{0}, connections_total_{0}, connections_cut_{0};
   std::atomic<int64_t> reloads_ok_{0}, reloads_failed_{0};

@@ -47,7 +47,8 @@ ForwardCost MeasureForwardCost(BatchForward& forward, int board_size, int symmet
   const size_t stride = PlaneFloats(board_size);
   const int rows = large * symmetries;
   std::vector<float> planes(stride * rows);
-  for (int r = 0; r < rows; ++r) EncodePosition(empty.ToPosition(), 0, planes.data() + r * stride);
+  const Position empty_position = empty.ToPosition();
+  for (int r = 0; r < rows; ++r) EncodePosition(empty_position, 0, planes.data() + r * stride);
   std::vector<float> logp(static_cast<size_t>(rows) * board_size * board_size), values(rows);
   auto best = [&](int positions) {
     double t = 1e30;

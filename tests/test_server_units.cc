@@ -298,6 +298,7 @@ TEST_CASE("batcher: the auto-wait ceiling counts from the batch's opening, not t
   auto st = stats.Snapshot(false);
   CHECK(st["batch_close_total"]["ceiling"] == 0);
   CHECK(st["batch_close_total"]["adaptive"] == 1);
+  CHECK_FALSE(st["auto_wait"].contains("pipeline"));  // auto_pipeline is off
   CHECK(st["forwards_total"] == 1);
   CHECK(st["positions_forwarded_total"] == 2);
 }

@@ -300,15 +300,30 @@ TEST_CASE("kill -9 at random points: the trainer resumes, never starts over") {
   for (const auto& r : gl.records) CHECK(r["model_generation"] == 500 + r["iteration"].get<int64_t>());
 }
 
-TEST_CASE("SIGTERM while waiting stops cleanly; a restart resumes the same iteration") {
-  const std::string dir = FreshDir("proc_sigterm");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+namespace {
+
+// A fresh run `name` of one iteration whose server socket does not exist:
+// its directory, config file and (emptied) log path.
+struct NoServerRun {
+  std::string dir, cfg, log;
+};
+NoServerRun MakeNoServerRun(const std::string& name) {
+  NoServerRun r;
+  r.dir = FreshDir(name);
+  Config c = TinyConfig(r.dir);
   c.run.max_iterations = 1;
-  c.server.socket = dir + "/sock/none.sock";
-  const std::string cfg = WriteConfigFile(c, FreshDir("proc_sigterm_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_sigterm.log";
-  std::remove(log.c_str());
+  c.server.socket = r.dir + "/sock/none.sock";
+  r.cfg = WriteConfigFile(c, FreshDir(name + "_cfg") + "/c.json");
+  r.log = r.dir + "/../" + name + ".log";
+  std::remove(r.log.c_str());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("SIGTERM while waiting stops cleanly; a restart resumes the same iteration") {
+  const auto [dir, cfg, log] = MakeNoServerRun("proc_sigterm");
+  RunLayout run(dir);
   {
     TrainerProcess p({"--config", cfg}, log);
     REQUIRE(WaitFor([&] { return Slurp(log).find("waiting for workers: 0/4 games") != std::string::npos; }));
@@ -325,14 +340,8 @@ TEST_CASE("SIGTERM while waiting stops cleanly; a restart resumes the same itera
 }
 
 TEST_CASE("resume never starts over: missing weights named by metadata are a fatal error") {
-  const std::string dir = FreshDir("proc_missing");
+  const auto [dir, cfg, log] = MakeNoServerRun("proc_missing");
   RunLayout run(dir);
-  Config c = TinyConfig(dir);
-  c.run.max_iterations = 1;
-  c.server.socket = dir + "/sock/none.sock";
-  const std::string cfg = WriteConfigFile(c, FreshDir("proc_missing_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_missing.log";
-  std::remove(log.c_str());
   WriteGames(run, 1, 0, 0, 4, 7);
   {
     TrainerProcess p({"--config", cfg}, log);
