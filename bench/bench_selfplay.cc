@@ -5,6 +5,11 @@
 //   (c) inference server, k games per worker (leaves batched per worker)
 //   (d) (c) with the server's NN result cache
 // Real binaries (build/bin/worker, infer_server, infer_ctl), real sockets.
+//
+// "steady fill" is the fill while every worker still had k games in flight:
+// the server's counters at the moment the first worker freed a slot with no
+// game left to start (its tail; a real run streams games without end and has
+// none).  "fill" is over the whole run, tail included.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +38,9 @@ struct Opts {
   int cache = 200000;
   int server_threads = 0;  // 0 = the machine's cores: the server owns the CPU
   std::string symmetry = "random", max_wait = "3";
+  std::string device = "cpu";             // inference.device of the server and of (a)'s workers (server
+                                          // modes' workers: cpu)
+  std::vector<std::string> server_sets;   // extra KEY=VALUE settings of the server
   std::string dir;
 };
 
@@ -57,9 +65,31 @@ pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const 
 struct ModeResult {
   std::string name;
   double seconds = 0, games = 0, evals = 0, avg_batch = 0, fill = 0, hit_rate = -1, busy = -1;
+  double steady_fill = -1;  // -1: no steady window measured
   std::string closes;  // batch close reasons (server modes)
   int max_batch = 0;
 };
+
+nlohmann::json FetchServerStats(const Opts& o, const std::string& sock, const std::string& out) {
+  if (std::system((o.bin + "/infer_ctl --socket " + sock + " stats > " + out).c_str()) != 0)
+    throw std::runtime_error("infer_ctl stats failed on " + sock);
+  return nlohmann::json::parse(ReadFileOrThrow(out));
+}
+
+// True once some worker has finished `finished` games (w<id>_g<n>.npz files):
+// it then has a slot free and no game left to start.
+bool FirstTailStarted(const std::string& games_dir, int workers, int finished) {
+  std::vector<int> count(workers, 0);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(games_dir, ec)) {
+    const std::string f = e.path().filename().string();
+    int id = -1, g = -1;
+    if (f.size() > 4 && f.compare(f.size() - 4, 4, ".npz") == 0 && std::sscanf(f.c_str(), "w%d_g%d", &id, &g) == 2 &&
+        id >= 0 && id < workers && ++count[id] >= finished)
+      return true;
+  }
+  return false;
+}
 
 ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ckpt, bool server, int k, int cache) {
   ModeResult r;
@@ -69,7 +99,11 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
   std::vector<std::string> common = {"--set", "board.size=" + std::to_string(o.board),
                                      "--set", "mcts.simulations=" + std::to_string(o.sims),
                                      "--set", "inference.symmetry=" + o.symmetry,
-                                     "--set", "inference.device=cpu"};
+                                     "--set", "inference.device=" + o.device};
+  // In server modes the server alone uses the device; a worker's fallback
+  // (which would be logged) runs on the CPU.
+  std::vector<std::string> worker_common = common;
+  if (server) worker_common.back() = "inference.device=cpu";
   std::string sock = "/tmp/gz-bench-" + std::to_string(getpid()) + "-" + name.substr(0, 1) + "/s.sock";
   pid_t spid = -1;
   // (b): one position per worker, max_batch = workers (the seed's setting).
@@ -83,6 +117,10 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
                                       "server.max_wait=" + o.max_wait, "--set",
                                       "server.cache_entries=" + std::to_string(cache), "--set",
                                       "server.threads=" + std::to_string(o.server_threads)};
+    for (const auto& kv : o.server_sets) {
+      sargv.push_back("--set");
+      sargv.push_back(kv);
+    }
     sargv.insert(sargv.end(), common.begin(), common.end());
     std::vector<std::string> senv = env;
     senv.push_back("GOMOKU_INFER_SOCK=" + sock);
@@ -102,13 +140,32 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
                                   "--weights", ckpt, "--out", dir + "/games", "--summary",
                                   dir + "/sum" + std::to_string(w) + ".json", "--set",
                                   "worker.parallel_games=" + std::to_string(k)};
-    a.insert(a.end(), common.begin(), common.end());
+    a.insert(a.end(), worker_common.begin(), worker_common.end());
     pids.push_back(Spawn(a, dir + "/worker" + std::to_string(w) + ".log", env));
   }
-  for (pid_t p : pids) {
-    int st = 0;
-    waitpid(p, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("a worker failed in mode " + name);
+  // Wait for the workers; in server modes with k < games, snapshot the
+  // server's counters when the first worker enters its tail.
+  const bool watch_tail = server && k > 1 && o.games > k;
+  std::vector<bool> done(pids.size(), false);
+  size_t running = pids.size();
+  while (running > 0) {
+    for (size_t w = 0; w < pids.size(); ++w) {
+      if (done[w]) continue;
+      int st = 0;
+      if (waitpid(pids[w], &st, watch_tail ? WNOHANG : 0) == 0) continue;
+      if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("a worker failed in mode " + name);
+      done[w] = true;
+      --running;
+    }
+    if (watch_tail && r.steady_fill < 0 && running > 0) {
+      if (FirstTailStarted(dir + "/games", o.workers, o.games - k + 1)) {
+        auto s = FetchServerStats(o, sock, dir + "/steady.json");
+        const double forwards = s.value("forwards_total", 0.0);
+        if (forwards >= 10) r.steady_fill = s.value("avg_batch_total", 0.0) / r.max_batch;
+        else r.steady_fill = -2;  // too short to say
+      }
+    }
+    if (running > 0 && watch_tail) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (int w = 0; w < o.workers; ++w) {
@@ -119,9 +176,7 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
                                                       j["mode"].get<std::string>().c_str());
   }
   if (server) {
-    std::string stats = dir + "/stats.json";
-    std::system((o.bin + "/infer_ctl --socket " + sock + " stats > " + stats).c_str());
-    auto s = nlohmann::json::parse(ReadFileOrThrow(stats));
+    auto s = FetchServerStats(o, sock, dir + "/stats.json");
     r.avg_batch = s.value("avg_batch_total", 0.0);
     r.fill = r.avg_batch / r.max_batch;
     r.busy = s.value("forwards_total", 0.0) * s.value("avg_forward_ms_total", 0.0) / 1000.0 / r.seconds;
@@ -146,9 +201,10 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
 int main(int argc, char** argv) {
   try {
     CliSpec spec{"bench_selfplay [--workers W] [--games G] [--k K] [--board N] [--net CxB] [--sims S] "
-                 "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd] [--server-threads T] [--groups G] [--max-batch B]",
+                 "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd] [--server-threads T] [--groups G] "
+                 "[--max-batch B] [--device cpu|cuda|cuda:N] [--server-set KEY=VALUE[,KEY=VALUE...]]",
                  {"--workers", "--games", "--k", "--board", "--net", "--sims", "--symmetry", "--max-wait", "--cache",
-                  "--modes", "--server-threads", "--groups", "--max-batch"},
+                  "--modes", "--server-threads", "--groups", "--max-batch", "--device", "--server-set"},
                  {}};
     CliArgs args = ParseCli(argc, argv, spec);
     if (args.help) {
@@ -169,6 +225,14 @@ int main(int argc, char** argv) {
     o.groups = static_cast<int>(args.get_int("--groups", o.groups));
     o.max_batch_b = static_cast<int>(args.get_int("--max-batch", 0));  // forces max_batch in every server mode
     if (o.groups < 1) throw std::runtime_error("--groups must be >= 1");
+    o.device = args.get("--device", o.device);
+    for (std::string rest = args.get("--server-set", ""); !rest.empty();) {
+      const size_t comma = rest.find(',');
+      const std::string kv = rest.substr(0, comma);
+      if (kv.find('=') == std::string::npos) throw std::runtime_error("--server-set expects KEY=VALUE, got " + kv);
+      o.server_sets.push_back(kv);
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    }
     if (o.server_threads <= 0) o.server_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string modes = args.get("--modes", "abcd");
     if (args.has("--net") && std::sscanf(args.get("--net").c_str(), "%dx%d", &o.channels, &o.blocks) != 2)
@@ -178,25 +242,29 @@ int main(int argc, char** argv) {
     fs::create_directories(o.dir);
     std::string ckpt = o.dir + "/net.pt";
     CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 0);
+    std::string sets;
+    for (const auto& kv : o.server_sets) sets += " " + kv;
     std::printf("bench_selfplay: %d workers x %d games, board %d, net %dx%d, %d simulations, symmetry %s, "
-                "max_wait %s ms, k %d, server threads %d (workers 1 each), groups %d\n",
+                "max_wait %s ms, k %d, server threads %d (workers 1 each), groups %d, device %s%s%s\n",
                 o.workers, o.games, o.board, o.channels, o.blocks, o.sims, o.symmetry.c_str(), o.max_wait.c_str(), o.k,
-                o.server_threads, o.groups);
+                o.server_threads, o.groups, o.device.c_str(), sets.empty() ? "" : ", server:", sets.c_str());
     std::vector<ModeResult> res;
     if (modes.find('a') != std::string::npos) res.push_back(RunMode(o, "a-local", ckpt, false, 1, 0));
     if (modes.find('b') != std::string::npos) res.push_back(RunMode(o, "b-server-k1", ckpt, true, 1, 0));
     if (modes.find('c') != std::string::npos) res.push_back(RunMode(o, "c-server-k" + std::to_string(o.k), ckpt, true, o.k, 0));
     if (modes.find('d') != std::string::npos)
       res.push_back(RunMode(o, "d-server-k" + std::to_string(o.k) + "-cache", ckpt, true, o.k, o.cache));
-    std::printf("%-22s %9s %10s %12s %10s %9s %6s %9s %9s\n", "mode", "seconds", "games/min", "evals/s", "avg batch",
-                "max_batch", "fill", "cache hit", "fwd busy");
+    std::printf("%-22s %9s %10s %12s %10s %9s %6s %12s %9s %9s\n", "mode", "seconds", "games/min", "evals/s",
+                "avg batch", "max_batch", "fill", "steady fill", "cache hit", "fwd busy");
     for (const auto& r : res) {
       char hit[32] = "-";
       if (r.hit_rate >= 0) std::snprintf(hit, sizeof hit, "%.3f", r.hit_rate);
       char busy[32] = "-";
       if (r.busy >= 0) std::snprintf(busy, sizeof busy, "%.2f", r.busy);
-      std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %9s %9s\n", r.name.c_str(), r.seconds,
-                  r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, hit, busy);
+      char steady[32] = "-";
+      if (r.steady_fill >= 0) std::snprintf(steady, sizeof steady, "%.2f", r.steady_fill);
+      std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %12s %9s %9s\n", r.name.c_str(), r.seconds,
+                  r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, steady, hit, busy);
     }
     for (const auto& r : res)
       if (!r.closes.empty()) std::printf("  %s batch closes:%s\n", r.name.c_str(), r.closes.c_str());

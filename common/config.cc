@@ -133,6 +133,7 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "server.cache_entries", &c.server.cache_entries, 0, 100000000);
   AddString(r, "server.precision", &c.server.precision, {"fp32", "bf16", "fp16"});
   AddBool(r, "server.cuda_graphs", &c.server.cuda_graphs);
+  AddBool(r, "server.device_encode", &c.server.device_encode);
   AddInt(r, "server.threads", &c.server.threads, 0, 256);
   AddInt(r, "worker.parallel_games", &c.worker.parallel_games, 1, 4096);
   AddDouble(r, "worker.reconnect_initial_s", &c.worker.reconnect_initial_s, 0.01, 3600.0);

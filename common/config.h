@@ -57,6 +57,7 @@ struct ServerConfig {
   int cache_entries = 0;              // NN result cache (0 = off)
   std::string precision = "fp32";     // fp32 | bf16 | fp16 (CUDA only)
   bool cuda_graphs = false;           // CUDA only
+  bool device_encode = true;          // CUDA only: encode the batch's compact boards on the GPU
   int threads = 0;                    // intra-op threads of the server's forward; 0 = inference.threads
 };
 struct WorkerConfig {

@@ -49,6 +49,15 @@ class BatchForward {
   // planes: n x kNumPlanes x size x size floats.  log_policy: n x size*size.
   // value: n.  Returns the model generation used.  Thread-safety: one caller at a time.
   virtual int64_t Forward(const float* planes, int n, float* log_policy, float* value) = 0;
+  // Optional device-side encoding (docs/gpu.md).  A backend that encodes the
+  // planes on its device returns true here and implements ForwardCompact; the
+  // inference server then hands it compact rows (common/net/cuda/compact_row.h:
+  // cells, last move, side to move and symmetry index, size*size + 4 bytes a
+  // row) instead of encoded planes.  ForwardCompact must produce exactly what
+  // Forward produces on the planes EncodePosition(pos, sym) gives for each
+  // row.  The default: false, and ForwardCompact throws ModelError.
+  virtual bool TakesCompactRows() const { return false; }
+  virtual int64_t ForwardCompact(const uint8_t* rows, int n, float* log_policy, float* value);
   virtual int board_size() const = 0;
   virtual std::string Describe() const = 0;
 };

@@ -10,6 +10,8 @@
 #include "common/encoder.h"
 #include "common/errors.h"
 #include "common/fileio.h"
+#include "common/net/cuda/compact_row.h"
+#include "infer_server/job_input.h"
 
 namespace gz {
 namespace {
@@ -20,12 +22,9 @@ std::chrono::steady_clock::time_point SteadyAt(double monotonic_seconds) {
 }
 
 // The model changed since the job's cache lookup: forward all its positions.
-void ForgetStaleHits(InferJob& j, SymmetryMode mode, int board_size) {
-  const size_t block = static_cast<size_t>(SymmetriesPerPosition(mode)) * PlaneFloats(board_size);
-  j.planes.resize(j.positions.size() * block);
-  for (size_t i = 0; i < j.positions.size(); ++i) EncodeSymmetric(j.positions[i], mode, j.planes.data() + i * block);
+void ForgetStaleHits(InferJob& j, SymmetryMode mode, int board_size, InputForm form) {
   std::fill(j.hit.begin(), j.hit.end(), 0);
-  j.forward_count = static_cast<int>(j.positions.size());
+  EncodeJobInput(j, mode, board_size, form);
 }
 
 }  // namespace
@@ -121,6 +120,7 @@ void Batcher::SwapIfPending(std::unique_lock<std::mutex>& lk) {
   // Generation first, then the cache: a lookup that still sees the old
   // generation can only find old answers, which it then reports as such.
   generation_.store(gen);
+  input_form_.store(InputFormOf(*model_->forward));
   if (cache_) cache_->Clear();
   const ForwardCost& cost = model_->cost;
   if (cost.small > 0 && cost.large > cost.small)
@@ -274,30 +274,41 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose
   }
   const int per = SymmetriesPerPosition(settings_.symmetry);
   const int pts = settings_.board_size * settings_.board_size;
-  const size_t stride = static_cast<size_t>(PlaneFloats(settings_.board_size));
+  const InputForm form = InputFormOf(*model->forward);
   int n_positions = 0, n_forward = 0;
   for (auto& j : batch) {
-    if (!j->hit.empty() && j->cache_generation != model->generation)
-      ForgetStaleHits(*j, settings_.symmetry, settings_.board_size);
+    if (!j->hit.empty() && j->cache_generation != model->generation) {
+      ForgetStaleHits(*j, settings_.symmetry, settings_.board_size, form);
+    } else if (!HasJobInput(*j, settings_.symmetry, settings_.board_size, form)) {
+      EncodeJobInput(*j, settings_.symmetry, settings_.board_size, form);  // encoded for another model's form
+    }
     n_positions += static_cast<int>(j->positions.size());
     n_forward += j->forward_count;
   }
   const int n = n_forward * per;
-  planes_.resize(static_cast<size_t>(n) * stride);
   logp_.resize(static_cast<size_t>(n) * pts);
   values_.resize(n);
-  size_t off = 0;
-  for (auto& j : batch) {
-    GOMOKU_CHECK(j->planes.size() == static_cast<size_t>(j->forward_count) * per * stride,
-                 "job planes of the wrong size");
-    std::memcpy(planes_.data() + off, j->planes.data(), j->planes.size() * sizeof(float));
-    off += j->planes.size();
+  if (form == InputForm::kPlanes) {
+    planes_.resize(static_cast<size_t>(n) * PlaneFloats(settings_.board_size));
+    size_t off = 0;
+    for (auto& j : batch) {
+      std::memcpy(planes_.data() + off, j->planes.data(), j->planes.size() * sizeof(float));
+      off += j->planes.size();
+    }
+  } else {
+    rows_.resize(static_cast<size_t>(n) * CompactRowBytes(settings_.board_size));
+    size_t off = 0;
+    for (auto& j : batch) {
+      std::memcpy(rows_.data() + off, j->rows.data(), j->rows.size());
+      off += j->rows.size();
+    }
   }
   const double t0 = MonotonicSeconds();
   int64_t gen = -1;
   try {
     std::lock_guard<std::mutex> device(device_mu_);
-    gen = model->forward->Forward(planes_.data(), n, logp_.data(), values_.data());
+    gen = form == InputForm::kPlanes ? model->forward->Forward(planes_.data(), n, logp_.data(), values_.data())
+                                     : model->forward->ForwardCompact(rows_.data(), n, logp_.data(), values_.data());
   } catch (const std::exception& e) {
     spdlog::error("forward of {} positions failed: {}", n_forward, e.what());
     FailAll(batch, wire::ErrorCode::kInternal, std::string("forward failed: ") + e.what());

@@ -12,8 +12,10 @@
 //     its oldest job arrived, if later).
 // Waiting uses a condition variable with a deadline: no polling, an idle
 // server sleeps.  Connections keep submitting while a forward runs (their
-// planes already encoded by the I/O thread), so the next batch is waiting in
-// the queue when the forward ends.  All symmetries of every position go into
+// input already encoded by the I/O thread, in the model's input_form():
+// float planes, or compact rows for a backend that encodes on its device;
+// job_input.h), so the next batch is waiting in the queue when the forward
+// ends.  All symmetries of every position go into
 // the same forward.
 //
 // Cache: a job may carry answers found in the ResultCache for some of its
@@ -83,6 +85,11 @@ class ReplyTarget {
   virtual void Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome, bool write_here) = 0;
 };
 
+// How a job's positions reach the forward (job_input.h): float planes
+// encoded on the host (EncodeSymmetric), or compact rows that the backend
+// encodes on its device (BatchForward::TakesCompactRows).
+enum class InputForm : uint8_t { kPlanes = 0, kCompactRows = 1 };
+
 struct InferJob {
   std::weak_ptr<ReplyTarget> target;  // expired = the client is gone; the answer is dropped
   uint64_t client_id = 0;             // distinct per connection (auto wait)
@@ -96,7 +103,9 @@ struct InferJob {
   std::vector<EvalResult> cached;
   int64_t cache_generation = -1;      // the generation the hits were looked up under
   int forward_count = 0;              // positions to forward (those without a hit)
-  std::vector<float> planes;          // EncodeSymmetric of each position to forward, in order
+  // The positions to forward, in order, in one InputForm (EncodeJobInput):
+  std::vector<float> planes;          // kPlanes: EncodeSymmetric of each
+  std::vector<uint8_t> rows;          // kCompactRows: a compact row per symmetry of each
   double enqueued_at = 0;             // MonotonicSeconds()
 };
 
@@ -142,6 +151,8 @@ class Batcher {
   std::unique_lock<std::mutex> LockDevice() { return std::unique_lock<std::mutex>(device_mu_); }
 
   bool has_model() const { return generation_.load() >= 0; }
+  // The serving model's input form (kPlanes before the first model).
+  InputForm input_form() const { return input_form_.load(); }
   int64_t generation() const { return generation_.load(); }  // -1 before the first model
   std::string model_path() const;
   const BatchSettings& settings() const { return settings_; }
@@ -171,11 +182,13 @@ class Batcher {
   std::atomic<int> clients_{0};
   bool busy_ = false;  // a batch is being collected or run (either thread); guarded by mu_
   std::atomic<int64_t> generation_{-1};
+  std::atomic<InputForm> input_form_{InputForm::kPlanes};
   std::atomic<int> queued_{0};                                 // queue_.size(), readable without mu_
 
   std::thread thread_;
   // Scratch buffers, batch thread only.
   std::vector<float> planes_, logp_, values_;
+  std::vector<uint8_t> rows_;
 };
 
 }  // namespace gz

@@ -131,6 +131,7 @@ int Run(int argc, char** argv) {
     req.rule = cfg.rule();
     req.forward.precision = cfg.server.precision;
     req.forward.cuda_graphs = cfg.server.cuda_graphs;
+    req.forward.device_encode = cfg.server.device_encode;
     // Rows per device forward = positions x symmetry images; bigger batches
     // run in chunks of the forward's limit.
     req.forward.max_batch = static_cast<int>(std::clamp<int64_t>(
@@ -196,6 +197,7 @@ int Run(int argc, char** argv) {
                  {"cache_entries", cache ? cache->capacity() : int64_t{0}},
                  {"precision", req.forward.precision},
                  {"cuda_graphs", req.forward.cuda_graphs},
+                 {"device_encode", req.forward.device_encode},
                  {"forward_max_rows", req.forward.max_batch},
                  {"socket", socket_path},
                  {"pid", static_cast<int64_t>(::getpid())}});
@@ -216,11 +218,14 @@ int Run(int argc, char** argv) {
   InferServer server(io, listening, options, ctx);
   spdlog::info(
       "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, symmetry {}, max_batch {}, "
-      "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, forward max rows {}, idle timeout {:g}s, "
+      "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, input encoding {}, forward max rows {}, "
+      "idle timeout {:g}s, "
       "max pending replies {}, stats every {:g}s",
       socket_path, req.device, req.threads, initial.Describe(), batch.board_size, RuleName(req.rule),
       SymmetryModeName(batch.symmetry), batch.max_batch, wait_desc, cache_desc, req.forward.precision,
-      req.forward.cuda_graphs ? "on" : "off", req.forward.max_batch, ctx.idle_timeout_s, ctx.max_pending_replies,
+      req.forward.cuda_graphs ? "on" : "off",
+      req.device.rfind("cuda", 0) == 0 && req.forward.device_encode ? "on the device (compact rows)" : "on the host",
+      req.forward.max_batch, ctx.idle_timeout_s, ctx.max_pending_replies,
       options.stats_interval_s);
 
   batcher.Start();

@@ -6,6 +6,7 @@ add_library(gomoku_server_lib STATIC
   ${CMAKE_CURRENT_LIST_DIR}/result_cache.cc
   ${CMAKE_CURRENT_LIST_DIR}/auto_wait.cc
   ${CMAKE_CURRENT_LIST_DIR}/pipeline_chooser.cc
+  ${CMAKE_CURRENT_LIST_DIR}/job_input.cc
   ${CMAKE_CURRENT_LIST_DIR}/batcher.cc
   ${CMAKE_CURRENT_LIST_DIR}/reloader.cc
   ${CMAKE_CURRENT_LIST_DIR}/socket_setup.cc

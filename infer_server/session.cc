@@ -10,6 +10,7 @@
 #include "common/encoder.h"
 #include "common/errors.h"
 #include "common/fileio.h"
+#include "infer_server/job_input.h"
 
 namespace gz {
 namespace {
@@ -206,16 +207,8 @@ void Session::HandleInfer() {
       return;
     }
   }
-  job->forward_count = n - hits;
-  const int per = SymmetriesPerPosition(ctx_->symmetry);
-  const size_t block = static_cast<size_t>(per) * PlaneFloats(ctx_->board_size);
-  job->planes.resize(static_cast<size_t>(job->forward_count) * block);
-  float* planes = job->planes.data();
-  for (int i = 0; i < n; ++i) {
-    if (hits > 0 && job->hit[i]) continue;
-    EncodeSymmetric(job->positions[i], ctx_->symmetry, planes);
-    planes += block;
-  }
+  // Encoded here, while the batch thread runs the previous forward.
+  EncodeJobInput(*job, ctx_->symmetry, ctx_->board_size, ctx_->batcher->input_form());
   job->target = std::static_pointer_cast<ReplyTarget>(shared_from_this());
   const uint64_t seq = job->reply_seq;
   job->enqueued_at = MonotonicSeconds();

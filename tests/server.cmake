@@ -9,3 +9,6 @@ endforeach()
 
 # Server components in process (cache, adaptive-wait model, Batcher).
 gz_add_test(test_server_units SOURCES test_server_units.cc LIBS gomoku_server_lib TIMEOUT 120 LABELS server)
+
+# The job input forms (planes / compact rows for device-side encoding) through a Batcher.
+gz_add_test(test_job_input SOURCES test_job_input.cc LIBS gomoku_server_lib TIMEOUT 120 LABELS server)

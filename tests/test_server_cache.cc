@@ -341,7 +341,8 @@ TEST_CASE("forward options: CUDA-only settings on the CPU are refused at start",
   REQUIRE(WaitUntil([&] { return ServedGeneration(tmp / "s.sock") == 1; }, 60));
   CHECK(ok.Terminate() == 0);
   std::string log = ok.Log();
-  CHECK(log.find("forward precision fp32, CUDA graphs off, forward max rows 160") != std::string::npos);
+  CHECK(log.find("forward precision fp32, CUDA graphs off, input encoding on the host, forward max rows 160") !=
+        std::string::npos);
   CHECK(log.find("result cache off") != std::string::npos);
   CHECK(log.find("device peak") != std::string::npos);
 }

@@ -17,6 +17,7 @@
 #include "infer_server/auto_wait.h"
 #include "infer_server/batcher.h"
 #include "infer_server/result_cache.h"
+#include "test_batcher_util.h"
 #include "test_server_util.h"
 
 using namespace gz;
@@ -212,18 +213,8 @@ class Collector : public ReplyTarget {
 
 std::unique_ptr<InferJob> MakeJob(const std::shared_ptr<Collector>& target, uint64_t id, uint64_t client,
                                   int positions, double enqueued_at) {
-  auto job = std::make_unique<InferJob>();
-  job->target = target;
-  job->request_id = id;
-  job->client_id = client;
-  job->positions = RandomPositions(positions, id);
-  job->forward_count = positions;
-  const size_t block = 8 * PlaneFloats(kTestBoard);
-  job->planes.resize(positions * block);
-  for (int i = 0; i < positions; ++i)
-    EncodeSymmetric(job->positions[i], SymmetryMode::kAll8, job->planes.data() + i * block);
-  job->enqueued_at = enqueued_at;
-  return job;
+  return MakeInferJob(target, id, client, RandomPositions(positions, id), SymmetryMode::kAll8, kTestBoard,
+                      InputForm::kPlanes, enqueued_at);
 }
 
 std::unique_ptr<ServingModel> TinyModel(const std::string& dir) {

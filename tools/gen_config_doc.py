@@ -15,7 +15,7 @@ DESC = {
 "server.auto_pipeline": "auto: alternate two halves of the clients when measured faster than lockstep",
 "server.stats_interval_s": "period of the stats log line and status/server.json", "server.idle_timeout_s": "a silent or dripping connection is closed after this",
 "server.max_clients": "connection limit", "server.max_pending_replies": "per-connection reply queue cap (a client that never reads is cut off)",
-"server.cache_entries": "NN result cache size (0 = off)", "server.precision": "fp32, bf16 or fp16 (CUDA only)", "server.cuda_graphs": "CUDA Graph capture (CUDA only)", "server.threads": "intra-op threads of the server's forward (0 = inference.threads); the server owns the CPU, so on a CPU machine give it the cores",
+"server.cache_entries": "NN result cache size (0 = off)", "server.precision": "fp32, bf16 or fp16 (CUDA only)", "server.cuda_graphs": "CUDA Graph capture (CUDA only)", "server.device_encode": "CUDA only: batches cross to the GPU as compact boards and are encoded there (false = encoded on the host)", "server.threads": "intra-op threads of the server's forward (0 = inference.threads); the server owns the CPU, so on a CPU machine give it the cores",
 "worker.parallel_games": "games one worker advances together (their leaves batched)", "worker.reconnect_initial_s": "first reconnect backoff",
 "worker.reconnect_max_s": "backoff ceiling", "worker.poll_interval_s": "metadata.json polling period",
 "run.dir": "run directory", "run.worker_count": "number of workers", "run.worker_games_per_worker": "games each worker produces per iteration",

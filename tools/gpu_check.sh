@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The prepared device-machine check of the GPU path (docs/gpu.md): configures
 # and builds bench_gpu against the PyTorch-bundled CUDA LibTorch, then runs it
-# (encode kernel bit-for-bit check, CudaForward equivalence, throughput, MFU).
+# (encode kernel bit-for-bit check, CudaForward equivalence, throughput, MFU),
+# then bench_selfplay (b) and (c) with 20 workers, the server on the GPU (128x8,
+# bf16 + CUDA graphs, device-side encoding, max_wait auto).
 # Designed to finish well inside 10 minutes on a 16-core machine.
 #
 #   tools/gpu_check.sh [bench_gpu flags, e.g. --quick]
@@ -10,6 +12,7 @@
 #   gpu_check.log  everything this script printed
 #   build.log      CMake configure + build output
 #   bench_gpu.txt  bench_gpu's report;  bench_gpu.json  the same as JSON
+#   bench_selfplay.txt  bench_selfplay's table (modes b and c)
 # Env:
 #   OUT              where the files go (default: $BUILD/out)
 #   GPU_CHECK_BUILD  build directory (default: <repo>/build-gpu-check)
@@ -17,6 +20,7 @@
 #   NVCC             nvcc to use (default: one matching torch's CUDA major, searched)
 #   CMAKE_PREFIX_PATH  extra prefixes, appended after torch's
 #   JOBS             build jobs (default: nproc)
+#   SELFPLAY_ARGS    bench_selfplay's arguments (default below; empty string = skip it)
 # Header-only Debian dependencies (nlohmann-json, spdlog, fmt, boost, ...)
 # unpacked with `dpkg -x pkg.deb .deps` travel in the ignored folder .deps/:
 # .deps/usr is then added to CMAKE_PREFIX_PATH, its include/ to the include
@@ -98,7 +102,8 @@ grep -E "gomoku-zero:|CUDA compiler identification|Found CUDAToolkit" "$OUT_DIR/
 grep -q "CUDA build: ON" "$OUT_DIR/build.log" || die "CMake did not detect a CUDA LibTorch (GOMOKU_WITH_CUDA off)"
 
 stamp "build bench_gpu with $JOBS jobs"
-timeout 300 cmake --build "$BUILD" --target bench_gpu -j "$JOBS" >>"$OUT_DIR/build.log" 2>&1 ||
+timeout 300 cmake --build "$BUILD" --target bench_gpu bench_selfplay infer_server infer_ctl worker -j "$JOBS" \
+  >>"$OUT_DIR/build.log" 2>&1 ||
   { grep -E "error|Error" "$OUT_DIR/build.log" | head -40; tail -20 "$OUT_DIR/build.log"; die "build (see build.log)"; }
 stamp "built"
 
@@ -106,6 +111,14 @@ stamp "run bench_gpu $*"
 timeout 150 "$BUILD/bin/bench_gpu" --out "$OUT_DIR/bench_gpu.json" "$@" 2>&1 | tee "$OUT_DIR/bench_gpu.txt"
 local rc=${PIPESTATUS[0]}
 stamp "bench_gpu exit status $rc"
+
+local sp_args="${SELFPLAY_ARGS-"--workers 20 --games 4 --k 4 --sims 32 --net 128x8 --max-wait auto --modes bc --device cuda --server-set server.precision=bf16,server.cuda_graphs=true"}"
+if [[ -n "$sp_args" ]]; then
+  stamp "run bench_selfplay $sp_args"
+  # shellcheck disable=SC2086
+  timeout 240 "$BUILD/bin/bench_selfplay" $sp_args 2>&1 | tee "$OUT_DIR/bench_selfplay.txt"
+  stamp "bench_selfplay exit status ${PIPESTATUS[0]}"
+fi
 return "$rc"
 }
 

@@ -65,6 +65,8 @@ struct ForwardOptions {
   std::string precision = "fp32";  // fp32 | bf16 | fp16 (server.precision; non-fp32 needs CUDA)
   bool cuda_graphs = false;        // capture CUDA Graphs per batch bucket (server.cuda_graphs; needs CUDA)
   bool channels_last = true;       // channels-last memory format on CUDA; ignored on the CPU
+  bool device_encode = true;       // the server sends compact rows, encoded on the GPU (server.device_encode);
+                                   // ignored on the CPU
   int max_batch = 256;             // rows (positions x symmetries) per device forward, in
                                    // [1, 8192]: sizes the pinned/static buffers and the largest
                                    // graph bucket; bigger batches run in chunks (CUDA only)

@@ -286,7 +286,9 @@ std::string CudaForward::Describe() const {
   } else {
     os << ", CUDA graphs for " << buckets_.size() << " batch buckets 1.." << buckets_.back();
   }
-  os << ", pinned async copies on a dedicated stream, device-side encoding, max batch " << options_.max_batch
+  os << ", pinned async copies on a dedicated stream, "
+     << (options_.device_encode ? "device-side encoding of the server's batches" : "host encoding (device-side encoding off)")
+     << ", max batch " << options_.max_batch
      << ", net " << info_.channels << "x" << info_.blocks << ", board " << info_.board_size << ", generation "
      << info_.model_generation;
   if (!source_.empty()) os << ", " << source_;

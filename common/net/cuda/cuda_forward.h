@@ -19,7 +19,9 @@
 //     planes an earlier batch left, and their outputs are dropped);
 //   - device-side encoding: ForwardCompact / ForwardPositions send compact
 //     rows (compact_row.h) and encode them with the CUDA kernel
-//     (encode_kernel.h), so only ~P+4 bytes per row cross the bus.
+//     (encode_kernel.h), so only ~P+4 bytes per row cross the bus.  With
+//     options.device_encode (server.device_encode, default on) the inference
+//     server uses ForwardCompact for every batch (TakesCompactRows).
 // Batches larger than options.max_batch are run in chunks of max_batch.
 //
 // Thread-safety: one caller at a time (BatchForward contract).  Graph capture
@@ -66,7 +68,9 @@ class CudaForward : public BatchForward {
   // rows: n compact rows in host memory (n * CompactRowBytes(S) bytes,
   // compact_row.h), encoded on the device.  Same outputs as Forward on the
   // planes EncodePosition would produce.
-  int64_t ForwardCompact(const uint8_t* rows, int n, float* log_policy, float* value);
+  int64_t ForwardCompact(const uint8_t* rows, int n, float* log_policy, float* value) override;
+  // options.device_encode: the inference server sends compact rows.
+  bool TakesCompactRows() const override { return options_.device_encode; }
 
   // Packs positions[i] under symmetry syms[i] straight into the pinned
   // staging buffer, then as ForwardCompact.  Throws ModelError for a position
