@@ -66,6 +66,7 @@ struct ModeResult {
   std::string name;
   double seconds = 0, games = 0, evals = 0, avg_batch = 0, fill = 0, hit_rate = -1, busy = -1;
   double steady_fill = -1;  // -1: no steady window measured
+  double forward_ms = 0;    // server modes: average forward time
   std::string closes;  // batch close reasons (server modes)
   int max_batch = 0;
 };
@@ -179,7 +180,8 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     auto s = FetchServerStats(o, sock, dir + "/stats.json");
     r.avg_batch = s.value("avg_batch_total", 0.0);
     r.fill = r.avg_batch / r.max_batch;
-    r.busy = s.value("forwards_total", 0.0) * s.value("avg_forward_ms_total", 0.0) / 1000.0 / r.seconds;
+    r.forward_ms = s.value("avg_forward_ms_total", 0.0);
+    r.busy = s.value("forwards_total", 0.0) * r.forward_ms / 1000.0 / r.seconds;
     if (s.contains("batch_close_total"))
       for (auto& [why, n] : s["batch_close_total"].items())
         if (n.get<int64_t>() > 0) r.closes += " " + why + "=" + std::to_string(n.get<int64_t>());
@@ -268,6 +270,18 @@ int main(int argc, char** argv) {
     }
     for (const auto& r : res)
       if (!r.closes.empty()) std::printf("  %s batch closes:%s\n", r.name.c_str(), r.closes.c_str());
+    // What a mode could reach if its server's forward never idled: the
+    // average batch over the average forward time (Little's law with the
+    // positions a mode keeps in flight; a bound, not a prediction).
+    const ModeResult* local = res.empty() || res[0].name[0] != 'a' ? nullptr : &res[0];
+    for (const auto& r : res) {
+      if (r.forward_ms <= 0) continue;
+      const double ceiling = r.avg_batch / (r.forward_ms / 1000.0);
+      std::printf("  %s: %.0f evals/s with the forward always busy (avg batch / forward time %.3f ms)", r.name.c_str(),
+                  ceiling, r.forward_ms);
+      if (local) std::printf(" = %.2f x (a)'s evals/s", ceiling / (local->evals / local->seconds));
+      std::printf("\n");
+    }
     auto gpm = [](const ModeResult& r) { return r.games / r.seconds * 60; };
     for (size_t i = 1; i < res.size(); ++i)
       std::printf("ratio %s / %s (games/min): %.2f\n", res[i].name.c_str(), res[i - 1].name.c_str(),

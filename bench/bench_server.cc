@@ -3,7 +3,7 @@
 //
 //   bench_server [--clients 1,4,20,64] [--seconds 2] [--rounds 3] [--threads 1] [--board 15]
 //                [--channels 32] [--blocks 4] [--max-batch 20] [--waits 3,auto,auto-pipeline]
-//                [--cache N] [--only table|overhead]
+//                [--cache N] [--only table|overhead] [--server-set KEY=VALUE[,KEY=VALUE...]]
 // --waits takes max_wait values; "auto-pipeline" is auto with server.auto_pipeline=true.
 //
 // For each wait setting and client count K it starts build/bin/infer_server
@@ -59,6 +59,7 @@ struct Options {
   int max_batch = 20;
   int cache = 0;
   std::string only;  // "" = everything, "table", "overhead"
+  std::vector<std::string> server_sets;  // extra KEY=VALUE server settings (--server-set)
 };
 
 std::vector<std::string> Split(const std::string& s) {
@@ -109,6 +110,10 @@ class Server {
                                        "--set", "server.cache_entries=" + std::to_string(o.cache),
                                        "--set", "server.stats_interval_s=3600",
                                        "--set", "run.dir=/nonexistent-bench-run"};
+      for (const auto& kv : o.server_sets) {
+        args.push_back("--set");
+        args.push_back(kv);
+      }
       std::vector<char*> argv;
       for (auto& a : args) argv.push_back(a.data());
       argv.push_back(nullptr);
@@ -320,6 +325,7 @@ int Main(int argc, char** argv) {
     else if (k == "--max-batch") o.max_batch = std::stoi(v);
     else if (k == "--cache") o.cache = std::stoi(v);
     else if (k == "--only") o.only = v;
+    else if (k == "--server-set") o.server_sets = Split(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 64;
@@ -355,8 +361,10 @@ int Main(int argc, char** argv) {
     ps.push_back(b.ToPosition());
   }
   std::printf("bench_server: %dx%d board, %d channels x %d blocks, symmetry none, CPU, server inference.threads=%d, "
-              "max_batch %d, %.1fs per run, cache %d entries\n",
+              "max_batch %d, %.1fs per run, cache %d entries",
               o.board, o.board, o.channels, o.blocks, o.threads, o.max_batch, o.seconds, o.cache);
+  for (const auto& kv : o.server_sets) std::printf(", %s", kv.c_str());
+  std::printf("\n");
 
   // Raw forward (LoadForward in this process, same intra-op threads as the
   // server), measured right after each server run so that both see the same

@@ -30,7 +30,7 @@ std::vector<T> NpyArray::As() const {
   if (dtype != NpyDescr<T>())
     GOMOKU_THROW(IoError, "array has dtype " << dtype << ", expected " << NpyDescr<T>());
   std::vector<T> out(data.size() / sizeof(T));
-  std::memcpy(out.data(), data.data(), out.size() * sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), data.data(), out.size() * sizeof(T));
   return out;
 }
 template std::vector<int8_t> NpyArray::As<int8_t>() const;

@@ -1,0 +1,95 @@
+// Writes the seed corpus of the fuzz targets (fuzz/corpus/<target>/) from the
+// project's own encoders, so the seeds are valid inputs of today's formats.
+// Run it after a format change and commit the result:
+//   build/bin/fuzz_make_seeds fuzz/corpus
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/board.h"
+#include "common/encoder.h"
+#include "common/fileio.h"
+#include "common/game_record.h"
+#include "common/net/net_api.h"
+#include "common/wire.h"
+
+namespace {
+
+using namespace gz;
+
+std::vector<Position> PlayedPositions(int board, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Position> out;
+  Board b(board);
+  while (static_cast<int>(out.size()) < n && !b.terminal()) {
+    out.push_back(b.ToPosition());
+    const auto legal = b.LegalMoves();
+    b.Play(legal[rng() % legal.size()]);
+  }
+  return out;
+}
+
+std::string Stream(int board, const std::vector<std::string>& frames) {
+  std::string s(1, static_cast<char>(board - kMinBoardSize));  // fuzz_wire's board byte
+  for (const auto& f : frames) s += f;
+  return s;
+}
+
+GameRecord RandomGame(int board, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  GameRecord rec;
+  rec.board_size = board;
+  rec.seed = static_cast<int64_t>(seed);
+  Board b(board);
+  while (!b.terminal()) {
+    const auto legal = b.LegalMoves();
+    std::vector<float> visits(board * board, 0.0f);
+    for (int m : legal) visits[m] = 1.0f / legal.size();
+    const int move = legal[rng() % legal.size()];
+    rec.AddMove(b, visits, 0.25f, move, 1);
+    b.Play(move);
+  }
+  rec.winner = static_cast<int8_t>(b.outcome() == Outcome::kDraw ? 0 : static_cast<int>(b.outcome()));
+  return rec;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: fuzz_make_seeds CORPUS_DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  // wire: a client's and a server's side of a session.
+  wire::Hello hello;
+  hello.encoder_version = kEncoderVersion;
+  hello.board_size = 9;
+  hello.client_name = "fuzz-seed";
+  const auto pos9 = PlayedPositions(9, 3, 1);
+  std::vector<EvalResult> answers(1);
+  answers[0].log_policy.assign(81, -4.39f);
+  answers[0].value = 0.125f;
+  WriteFileAtomic(dir + "/wire/client_session",
+                  Stream(9, {wire::BuildFrame(wire::MsgType::kHello, 1, wire::EncodeHello(hello)),
+                             wire::BuildFrame(wire::MsgType::kInfer, 2, wire::EncodeInfer(pos9, 9)),
+                             wire::BuildFrame(wire::MsgType::kPing, 3, ""),
+                             wire::BuildFrame(wire::MsgType::kStats, 4, ""),
+                             wire::BuildFrame(wire::MsgType::kReload, 5, wire::EncodeReload("/tmp/w.gzck"))}));
+  WriteFileAtomic(dir + "/wire/server_session",
+                  Stream(9, {wire::BuildFrame(wire::MsgType::kInferReply, 2, wire::EncodeInferReply(7, answers, 9)),
+                             wire::BuildFrame(wire::MsgType::kPong, 3, wire::EncodeGeneration(7)),
+                             wire::BuildFrame(wire::MsgType::kReloadOk, 5, wire::EncodeGeneration(8)),
+                             wire::BuildFrame(wire::MsgType::kError, 6,
+                                              wire::EncodeError({wire::ErrorCode::kNotReady, "no model yet"}))}));
+  WriteFileAtomic(dir + "/wire/infer15", Stream(15, {wire::BuildFrame(wire::MsgType::kInfer, 9,
+                                                                      wire::EncodeInfer(PlayedPositions(15, 4, 2), 15))}));
+  // game_record: finished games on two board sizes.
+  WriteFileAtomic(dir + "/game_record/game5.npz", RandomGame(5, 3).ToNpzBytes());
+  WriteFileAtomic(dir + "/game_record/game7.npz", RandomGame(7, 4).ToNpzBytes());
+  // checkpoint: the smallest network there is.
+  CreateRandomCheckpoint(dir + "/checkpoint/net5_2x1.gzck", 5, Rule::kFreestyle, 2, 1, 5, 1, 1);
+  std::printf("seeds written under %s\n", dir.c_str());
+  return 0;
+}
