@@ -24,16 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return 0;
 }
 
-// For replay_main's --truncations-rejected: does a full load accept the bytes
-// (fixed header, JSON header, implied size, CRC)?
+// For replay_main's --truncations-rejected: do the loader's torch-free checks
+// accept the bytes?
 extern "C" bool ReplayProbe(const uint8_t* data, size_t size) {
-  const std::string_view file(reinterpret_cast<const char*>(data), size);
   try {
-    const uint32_t json_len = gz::CheckFixedHeader(file, size, "probe");
-    const gz::CheckpointHeader h =
-        gz::ParseHeaderJson(file.substr(gz::kCheckpointFixedHeaderBytes, json_len), json_len, "probe");
-    if (h.ExpectedFileSize() != size) return false;
-    gz::CheckCrc(file, "probe");
+    gz::ValidateCheckpointBytes(std::string_view(reinterpret_cast<const char*>(data), size), "probe");
     return true;
   } catch (const gz::GomokuError&) {
     return false;

@@ -74,25 +74,16 @@ class OutcomeCollector : public ReplyTarget {
   std::map<uint64_t, JobOutcome> outcomes;
 };
 
+// The tiny model; with `compact`, behind a HostCompactForward (*wrapper set).
 std::unique_ptr<ServingModel> TinyModel(const std::string& dir, int64_t generation, bool compact,
                                         HostCompactForward** wrapper = nullptr) {
-  ModelRequirements req;
-  req.board_size = kTestBoard;
-  auto model = LoadServingModel(MakeCheckpoint(dir, "tiny" + std::to_string(generation) + ".pt", 3, generation), req);
+  auto model = LoadTinyServingModel(dir, generation);
   if (compact) {
     auto w = std::make_unique<HostCompactForward>(std::move(model->forward));
     if (wrapper) *wrapper = w.get();
     model->forward = std::move(w);
   }
   return model;
-}
-
-void Install(Batcher& b, std::unique_ptr<ServingModel> m) {
-  std::promise<int64_t> swapped;
-  auto fut = swapped.get_future();
-  const int64_t want = m->generation;
-  b.InstallModel(std::move(m), [&](int64_t g) { swapped.set_value(g); });
-  REQUIRE(fut.get() == want);
 }
 
 std::unique_ptr<InferJob> Job(const std::shared_ptr<OutcomeCollector>& target, uint64_t id, int positions,
@@ -120,7 +111,7 @@ std::map<uint64_t, JobOutcome> RunJobs(const std::string& dir, SymmetryMode mode
   Batcher b(s, &stats);
   b.Start();
   HostCompactForward* wrapper = nullptr;
-  Install(b, TinyModel(dir, 7, compact_model, &wrapper));
+  InstallAndWait(b, TinyModel(dir, 7, compact_model, &wrapper));
   CHECK(b.input_form() == (compact_model ? InputForm::kCompactRows : InputForm::kPlanes));
   auto target = std::make_shared<OutcomeCollector>();
   wire::ErrorCode code;
@@ -219,7 +210,7 @@ TEST_CASE("batcher: stale cache hits are forwarded as compact rows too", "[serve
   Batcher b(s, &stats);
   b.Start();
   HostCompactForward* wrapper = nullptr;
-  Install(b, TinyModel(dir, 9, true, &wrapper));
+  InstallAndWait(b, TinyModel(dir, 9, true, &wrapper));
   auto target = std::make_shared<OutcomeCollector>();
   // A job whose first two positions were "found" under generation 8: the
   // model is generation 9, so all three must be forwarded.
@@ -247,9 +238,7 @@ TEST_CASE("batcher: stale cache hits are forwarded as compact rows too", "[serve
   InferJob plain;
   plain.positions = RandomPositions(3, 5);
   EncodeJobInput(plain, s.symmetry, kTestBoard, InputForm::kPlanes);
-  ModelRequirements req;
-  req.board_size = kTestBoard;
-  auto model = LoadServingModel(MakeCheckpoint(dir, "tiny9b.pt", 3, 9), req);
+  auto model = LoadTinyServingModel(dir, 9);
   std::vector<float> logp(24 * kTestBoard * kTestBoard), values(24);
   model->forward->Forward(plain.planes.data(), 24, logp.data(), values.data());
   CHECK(SameBits(o.values, values));

@@ -217,19 +217,6 @@ std::unique_ptr<InferJob> MakeJob(const std::shared_ptr<Collector>& target, uint
                       InputForm::kPlanes, enqueued_at);
 }
 
-std::unique_ptr<ServingModel> TinyModel(const std::string& dir) {
-  ModelRequirements req;
-  req.board_size = kTestBoard;
-  return LoadServingModel(MakeCheckpoint(dir, "tiny.pt", 3, 7), req);
-}
-
-void InstallAndWait(Batcher& b, std::unique_ptr<ServingModel> m) {
-  std::promise<int64_t> swapped;
-  auto fut = swapped.get_future();
-  b.InstallModel(std::move(m), [&](int64_t g) { swapped.set_value(g); });
-  REQUIRE(fut.get() == 7);
-}
-
 // max_wait auto, max_batch 100, the given ceiling.
 BatchSettings AutoSettings(double ceiling_ms) {
   BatchSettings s;
@@ -243,7 +230,7 @@ BatchSettings AutoSettings(double ceiling_ms) {
 // Starts `b` with the tiny model installed and `clients` clients registered.
 void StartWithModel(Batcher& b, const std::string& dir, int clients) {
   b.Start();
-  InstallAndWait(b, TinyModel(dir));
+  InstallAndWait(b, LoadTinyServingModel(dir));
   for (int i = 0; i < clients; ++i) b.AddClient();
 }
 

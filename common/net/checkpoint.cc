@@ -46,13 +46,7 @@ int64_t FirstNonFinite(const float* p, int64_t n) {
 
 PolicyValueNet ParseValidated(std::string_view file, const std::string& path, const CheckpointExpect& expect,
                               CheckpointInfo* info_out) {
-  const uint32_t json_len = CheckFixedHeader(file, file.size(), path);
-  CheckCrc(file, path);
-  const CheckpointHeader h =
-      ParseHeaderJson(file.substr(kCheckpointFixedHeaderBytes, json_len), json_len, path);
-  if (h.ExpectedFileSize() != file.size())
-    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is " << file.size() << " bytes but its header implies "
-                                            << h.ExpectedFileSize());
+  const CheckpointHeader h = ValidateCheckpointBytes(file, path);
   CheckExpectations(h.info, expect, path);
   if (h.info.channels > PolicyValueNetImpl::kMaxChannels || h.info.blocks > PolicyValueNetImpl::kMaxBlocks)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "': " << h.info.channels << " channels x " << h.info.blocks
@@ -77,7 +71,7 @@ PolicyValueNet ParseValidated(std::string_view file, const std::string& path, co
   }
 
   torch::NoGradGuard no_grad;
-  const char* p = file.data() + kCheckpointFixedHeaderBytes + json_len;
+  const char* p = file.data() + kCheckpointFixedHeaderBytes + h.json_len;
   for (size_t i = 0; i < state.size(); ++i) {
     torch::Tensor& dst = state[i].second;
     torch::Tensor src = torch::empty(dst.sizes(), torch::TensorOptions().dtype(dst.scalar_type()));

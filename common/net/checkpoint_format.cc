@@ -212,9 +212,21 @@ CheckpointHeader ReadCheckpointHeader(const std::string& path) {
   if (static_cast<uint32_t>(in.gcount()) != json_len)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated inside its header");
   CheckpointHeader h = ParseHeaderJson(text, json_len, path);
+  CheckImpliedSize(h, file_size, path);
+  return h;
+}
+
+void CheckImpliedSize(const CheckpointHeader& h, uint64_t file_size, const std::string& path) {
   if (h.ExpectedFileSize() != file_size)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated or has trailing bytes: " << file_size
                                             << " bytes but its header implies " << h.ExpectedFileSize());
+}
+
+CheckpointHeader ValidateCheckpointBytes(std::string_view file, const std::string& path) {
+  const uint32_t json_len = CheckFixedHeader(file, file.size(), path);
+  CheckCrc(file, path);
+  CheckpointHeader h = ParseHeaderJson(file.substr(kCheckpointFixedHeaderBytes, json_len), json_len, path);
+  CheckImpliedSize(h, file.size(), path);
   return h;
 }
 

@@ -60,6 +60,14 @@ void CheckCrc(std::string_view file, const std::string& path);
 // rule name, encoder version == kEncoderVersion, tensor list well-formed.
 CheckpointHeader ParseHeaderJson(std::string_view json, uint32_t json_len, const std::string& path);
 
+// ModelError when file_size is not the size the header implies (truncated
+// file, or trailing bytes).
+void CheckImpliedSize(const CheckpointHeader& h, uint64_t file_size, const std::string& path);
+
+// Every check of a whole checkpoint held in memory that needs no LibTorch, in
+// the loader's order: fixed header, CRC-32, JSON header, implied size.
+CheckpointHeader ValidateCheckpointBytes(std::string_view file, const std::string& path);
+
 // ModelError naming both values when the checkpoint does not match `expect`.
 void CheckExpectations(const CheckpointInfo& info, const CheckpointExpect& expect, const std::string& path);
 
