@@ -20,6 +20,11 @@
 // client thread out of the measurement (on a VM that wake is most of it).
 // --cache N runs the servers with server.cache_entries = N (each client
 // cycles through 512 positions, so repeats hit).
+// Each part also measures this machine's floor for the same pattern with no
+// server in it (socket_floor.h: bare socketpairs, one thread that spins for
+// the forward time): the lockstep floor for K clients after the table, and
+// the bare round trip over the same wait after the overhead, so that the
+// server's own share is a difference of two figures from one run.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -40,10 +45,12 @@
 #include <thread>
 #include <vector>
 
+#include "bench/socket_floor.h"
 #include "common/board.h"
 #include "common/encoder.h"
 #include "common/fileio.h"
 #include "common/net/net_api.h"
+#include "common/wire.h"
 #include "common/wire_client.h"
 
 namespace gz {
@@ -414,6 +421,25 @@ int Main(int argc, char** argv) {
       }
     }
   }
+  // Frames of one position, as the clients send and receive them.
+  const size_t request_bytes = wire::BuildFrame(wire::MsgType::kInfer, 1, wire::EncodeInfer({&ps[0], 1}, o.board)).size();
+  EvalResult one;
+  one.log_policy.assign(static_cast<size_t>(o.board) * o.board, -5.0f);
+  const size_t reply_bytes =
+      wire::BuildFrame(wire::MsgType::kInferReply, 1, wire::EncodeInferReply(1, {&one, 1}, o.board)).size();
+  if (o.only != "overhead") {
+    std::printf("\nlockstep floor (socket_floor.h: K sleeping clients, one thread that takes a request from each, spins "
+                "for the raw forward time of the batch, answers all):\n");
+    std::printf("%-8s %9s %12s %12s %16s\n", "clients", "batch", "forward us", "floor busy", "turnaround us");
+    for (int k : o.clients) {
+      if (k > o.max_batch) continue;  // the floor is for rounds of every client in one batch
+      const int b = k;
+      const double work_us = RawForwardSeconds(*forward, b, pool, o.board) * 1e6;
+      const SocketFloor f = MeasureSocketFloor(k, work_us, o.seconds, request_bytes, reply_bytes);
+      std::printf("%-8d %9d %12.0f %12.3f %16.1f\n", k, b, work_us, f.busy, f.turnaround_us);
+    }
+    std::fflush(stdout);
+  }
   if (o.only == "table") {
     std::filesystem::remove_all(tmp);
     return 0;
@@ -441,6 +467,11 @@ int Main(int argc, char** argv) {
   std::printf("busy-polling client (no client wake-up): round trip p50 %.1f us - server forward p50 %.1f us = "
               "overhead p50 %.1f us\n",
               spin_us, spin_forward_p50_us, spin_us - spin_forward_p50_us);
+  const SocketFloor bare = MeasureSocketFloor(1, forward_p50_us, o.seconds, request_bytes, reply_bytes);
+  std::printf("bare socket floor (socket_floor.h: one sleeping client, a thread that spins %.1f us): round trip p50 "
+              "%.1f us = overhead p50 %.1f us\n  server's own share = %.1f - %.1f = %.1f us\n",
+              forward_p50_us, bare.round_trip_p50_us, bare.overhead_p50_us, overhead.p50_us - forward_p50_us,
+              bare.overhead_p50_us, overhead.p50_us - forward_p50_us - bare.overhead_p50_us);
   std::filesystem::remove_all(tmp);
   return 0;
 }

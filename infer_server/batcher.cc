@@ -49,7 +49,7 @@ std::string Batcher::model_path() const {
 
 bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std::string* why) {
   GOMOKU_CHECK(job->forward_count >= 1, "Batcher::Submit: nothing to forward");
-  bool run_here = false;
+  bool run_here = false, wake = true;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) {
@@ -72,10 +72,11 @@ bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std:
     } else {
       queue_.push_back(std::move(job));
       queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+      wake = WakeNeeded();
     }
   }
   if (!run_here) {
-    cv_.notify_one();
+    if (wake) cv_.notify_one();
     return true;
   }
   std::vector<std::unique_ptr<InferJob>> batch;
@@ -92,6 +93,18 @@ bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std:
   } release{this};
   RunBatch(batch, BatchClose::kInline);
   return true;
+}
+
+bool Batcher::WakeNeeded() const {
+  // Only the fixed window is decided by counting: the auto wait re-estimates
+  // its window at every arrival, and a thread not collecting needs every job.
+  if (collecting_positions_ < 0 || settings_.auto_wait) return true;
+  int positions = collecting_positions_;
+  for (const auto& j : queue_) {
+    positions += j->forward_count;
+    if (positions >= settings_.max_batch) return true;
+  }
+  return false;
 }
 
 void Batcher::InstallModel(std::unique_ptr<ServingModel> model, std::function<void(int64_t)> on_swapped) {
@@ -248,7 +261,9 @@ void Batcher::Loop() {
         }
         until = fixed_deadline;
       }
+      collecting_positions_ = positions;
       cv_.wait_until(lk, SteadyAt(until), [&] { return stopping_ || !queue_.empty(); });
+      collecting_positions_ = -1;
     }
     if (stopping_) break;
     lk.unlock();

@@ -36,18 +36,42 @@ void Session::Start() {
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
 }
 
-void Session::ArmTimer(double seconds, const std::string& reason) {
+void Session::SetDeadline(double seconds, Deadline kind) {
+  deadline_kind_ = kind;
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                     std::chrono::duration<double>(seconds));
+  // A wait that ends no later than the new deadline re-checks then; only an
+  // earlier deadline (a close grace within an idle wait) re-arms now.
+  if (timer_waiting_ && timer_.expiry() <= deadline_) return;
+  WaitForDeadline();
+}
+
+void Session::WaitForDeadline() {
   const uint64_t seq = ++timer_seq_;
-  timer_.expires_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(seconds)));
-  timer_.async_wait([self = shared_from_this(), seq, reason](const boost::system::error_code& ec) {
+  timer_waiting_ = true;
+  timer_.expires_at(deadline_);  // cancels a wait in progress: its handler sees a stale seq
+  timer_.async_wait([self = shared_from_this(), seq](const boost::system::error_code& ec) {
     if (ec || seq != self->timer_seq_ || self->closed_) return;
-    self->Close(reason, true);
+    self->timer_waiting_ = false;
+    if (self->deadline_kind_ == Deadline::kNone) return;
+    if (std::chrono::steady_clock::now() < self->deadline_) {
+      self->WaitForDeadline();  // the deadline moved on since this wait began
+      return;
+    }
+    if (self->deadline_kind_ == Deadline::kFrame) {
+      self->Close(fmt::format("no complete frame within the idle timeout of {:g}s (server.idle_timeout_s)",
+                              self->ctx_->idle_timeout_s),
+                  true);
+    } else {
+      self->Close("", true);
+    }
   });
 }
 
-void Session::DisarmTimer() {
+void Session::StopTimer() {
+  deadline_kind_ = Deadline::kNone;
   ++timer_seq_;
+  timer_waiting_ = false;
   timer_.cancel();
 }
 
@@ -57,9 +81,7 @@ void Session::ReadHeader() {
   if (closed_ || draining_) return;
   // The whole next frame must arrive within the idle timeout: this closes
   // silent connections as well as drips and half-sent frames.
-  ArmTimer(ctx_->idle_timeout_s,
-           fmt::format("no complete frame within the idle timeout of {:g}s (server.idle_timeout_s)",
-                       ctx_->idle_timeout_s));
+  SetDeadline(ctx_->idle_timeout_s, Deadline::kFrame);
   asio::async_read(socket_, asio::buffer(head_, sizeof(head_)),
                    [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
                      self->OnHeader(ec, n);
@@ -101,7 +123,7 @@ void Session::OnBody(const boost::system::error_code& ec) {
           true);
     return;
   }
-  DisarmTimer();
+  deadline_kind_ = Deadline::kNone;  // the frame is complete; a timer still waiting finds nothing to do
   try {
     HandleFrame();
   } catch (const ProtocolError& e) {
@@ -429,7 +451,7 @@ void Session::FailAndClose(uint64_t request_id, wire::ErrorCode code, const std:
   ctx_->stats->RecordDisconnect(true);
   draining_ = true;
   SendError(request_id, code, why);
-  ArmTimer(kCloseGrace_s, "");
+  SetDeadline(kCloseGrace_s, Deadline::kCloseGrace);
   bool idle;
   {
     std::lock_guard<std::mutex> lock(out_mu_);
@@ -450,7 +472,7 @@ void Session::BeginShutdown() {
     if (idle) {
       self->Close("server shutting down", false);
     } else {
-      self->ArmTimer(kCloseGrace_s, "");
+      self->SetDeadline(kCloseGrace_s, Deadline::kCloseGrace);
     }
   });
 }
@@ -468,7 +490,7 @@ void Session::Close(const std::string& reason, bool abnormal) {
       spdlog::debug("{}: {}", Name(), reason);  // ping/stats/reload connections
     }
   }
-  DisarmTimer();
+  StopTimer();  // releases the handler's reference now
   {
     // No other thread sends on fd_ after this; an async_write in flight keeps
     // its buffer (the front) until its handler runs.

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -98,8 +99,14 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   // Sends an ERROR, stops reading and closes after it is written.
   void FailAndClose(uint64_t request_id, wire::ErrorCode code, const std::string& why);
   void Close(const std::string& reason, bool abnormal);
-  void ArmTimer(double seconds, const std::string& reason);
-  void DisarmTimer();
+  // One timer per connection, for two deadlines: a whole frame within the
+  // idle timeout (kFrame), and a closing connection's drain (kCloseGrace).
+  // Moving a deadline later only stores it: a wait that ends early re-checks
+  // and waits again, so requests cost no timer operations.  Strand only.
+  enum class Deadline { kNone, kFrame, kCloseGrace };
+  void SetDeadline(double seconds, Deadline kind);
+  void WaitForDeadline();
+  void StopTimer();
   std::string Name() const;
 
   SessionSocket socket_;
@@ -115,7 +122,10 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   bool draining_ = false;  // no more reads; close when the write queue empties
   bool hello_ = false;
   std::string client_name_;
-  uint64_t timer_seq_ = 0;
+  uint64_t timer_seq_ = 0;  // the current async_wait; older handlers do nothing
+  bool timer_waiting_ = false;
+  Deadline deadline_kind_ = Deadline::kNone;
+  std::chrono::steady_clock::time_point deadline_;
   int64_t requests_ = 0;
   uint64_t next_reply_seq_ = 0;
 

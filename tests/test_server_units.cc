@@ -504,3 +504,39 @@ TEST_CASE("batcher: inline batches from many threads never overlap and all get a
   CHECK(st["positions_forwarded_total"] == 40);
   CHECK(st["batch_close_total"]["inline"].get<int>() + st["batch_close_total"]["full"].get<int>() == 40);
 }
+
+TEST_CASE("batcher: a fixed-window batch closes when an arrival fills it, not at its deadline", "[server][batcher]") {
+  // Arrivals that leave the batch short do not wake the batch thread
+  // (Batcher::WakeNeeded); the one that fills it must, or the batch would
+  // wait out its 60 s window.
+  std::string dir = TestTmpDir("units-fill-wake");
+  ServerStats stats;
+  BatchSettings s;
+  s.board_size = kTestBoard;
+  s.max_batch = 4;
+  s.max_wait_ms = 60000;
+  Batcher b(s, &stats);
+  StartWithModel(b, dir, 0);
+  auto target = std::make_shared<Collector>();
+  wire::ErrorCode code;
+  std::string why;
+  for (int k = 0; k < 4; ++k) {
+    auto j = MakeJob(target, k, k, 1, MonotonicSeconds());
+    REQUIRE(b.Submit(j, &code, &why));
+    // Let the batch thread take the job and wait for the next one.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(target->WaitFor(4, 20));
+  // A second batch filled by one request of three plus one of one.
+  auto three = MakeJob(target, 10, 10, 3, MonotonicSeconds());
+  REQUIRE(b.Submit(three, &code, &why));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto one = MakeJob(target, 11, 11, 1, MonotonicSeconds());
+  REQUIRE(b.Submit(one, &code, &why));
+  REQUIRE(target->WaitFor(6, 20));
+  b.Stop();
+  auto st = stats.Snapshot(false);
+  CHECK(st["forwards_total"] == 2);
+  CHECK(st["batch_close_total"]["full"] == 2);
+  CHECK(st["batch_close_total"]["deadline"] == 0);
+}
