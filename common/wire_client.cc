@@ -107,13 +107,19 @@ void WireClient::WriteAll(const char* p, size_t n, double deadline) {
   }
 }
 
-void WireClient::ReadAll(char* p, size_t n, double deadline) {
+void WireClient::Fill(size_t n, double deadline) {
   if (fd_ < 0) GOMOKU_THROW(ServerUnavailableError, "connection to '" << path_ << "' is closed");
-  while (n > 0) {
-    ssize_t r = ::recv(fd_, p, n, 0);
+  if (in_begin_ == in_end_) in_begin_ = in_end_ = 0;
+  while (in_end_ - in_begin_ < n) {
+    if (in_begin_ > 0) {  // move the unread bytes to the front
+      std::memmove(in_.data(), in_.data() + in_begin_, in_end_ - in_begin_);
+      in_end_ -= in_begin_;
+      in_begin_ = 0;
+    }
+    if (in_.size() < std::max(n, kReadChunk)) in_.resize(std::max(n, kReadChunk));
+    ssize_t r = ::recv(fd_, in_.data() + in_end_, in_.size() - in_end_, 0);
     if (r > 0) {
-      p += r;
-      n -= static_cast<size_t>(r);
+      in_end_ += static_cast<size_t>(r);
       continue;
     }
     if (r == 0) GOMOKU_THROW(ServerUnavailableError, "inference server at '" << path_ << "' closed the connection");
@@ -150,16 +156,20 @@ void WireClient::SendRaw(std::string_view bytes, double timeout_s) {
 WireClient::Frame WireClient::Receive(double timeout_s) {
   const double deadline = MonotonicSeconds() + timeout_s;
   try {
-    uint8_t head[wire::kHeaderSize];
-    ReadAll(reinterpret_cast<char*>(head), sizeof(head), deadline);
+    Fill(wire::kHeaderSize, deadline);
     Frame f;
     try {
-      f.header = wire::DecodeHeader(head);
+      f.header = wire::DecodeHeader(reinterpret_cast<const uint8_t*>(in_.data() + in_begin_));
     } catch (const ProtocolError& e) {
       throw ServerRefusedError(wire::ErrorCode::kBadFrame, std::string("bad reply from inference server: ") + e.what());
     }
-    f.payload.resize(f.header.payload_len);
-    ReadAll(f.payload.data(), f.payload.size(), deadline);
+    Fill(wire::kHeaderSize + f.header.payload_len, deadline);  // bounded by DecodeHeader
+    f.payload.assign(in_.data() + in_begin_ + wire::kHeaderSize, f.header.payload_len);
+    in_begin_ += wire::kHeaderSize + f.header.payload_len;
+    if (in_begin_ == in_end_ && in_.size() > kKeepBuffer) {
+      std::vector<char>().swap(in_);  // after a big reply
+      in_begin_ = in_end_ = 0;
+    }
     return f;
   } catch (...) {
     if (fd_ >= 0) ::close(fd_);

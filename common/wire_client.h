@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -104,13 +105,19 @@ class WireClient {
   // Receives the frame answering request_id; ERROR frames become ServerRefusedError.
   Frame Expect(uint64_t request_id, wire::MsgType request, wire::MsgType reply, double deadline);
   void WriteAll(const char* p, size_t n, double deadline);
-  void ReadAll(char* p, size_t n, double deadline);
+  // Reads until at least n unread bytes are buffered (one recv takes all the
+  // socket holds, up to the buffer: a reply usually arrives in one).
+  void Fill(size_t n, double deadline);
 
   std::string path_;
   int fd_ = -1;
   uint64_t next_id_ = 1;
   int board_size_ = 0;
   uint32_t max_positions_ = 0;
+  static constexpr size_t kReadChunk = 16384;
+  static constexpr size_t kKeepBuffer = 65536;  // an emptied buffer above this is freed
+  std::vector<char> in_;                        // received; unread bytes in [in_begin_, in_end_)
+  size_t in_begin_ = 0, in_end_ = 0;
 };
 
 // Socket path for a config: GOMOKU_INFER_SOCK if set and non-empty, else

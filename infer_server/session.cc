@@ -2,6 +2,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -33,7 +34,7 @@ std::string Session::Name() const {
 }
 
 void Session::Start() {
-  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->ReadHeader(); });
+  asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->HandleBuffered(true); });
 }
 
 void Session::SetDeadline(double seconds, Deadline kind) {
@@ -77,64 +78,92 @@ void Session::StopTimer() {
 
 // ---- reading ------------------------------------------------------------------
 
-void Session::ReadHeader() {
+void Session::ReadMore() {
   if (closed_ || draining_) return;
-  // The whole next frame must arrive within the idle timeout: this closes
-  // silent connections as well as drips and half-sent frames.
-  SetDeadline(ctx_->idle_timeout_s, Deadline::kFrame);
-  asio::async_read(socket_, asio::buffer(head_, sizeof(head_)),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
-                     self->OnHeader(ec, n);
-                   });
+  const size_t held = in_end_ - in_begin_;
+  if (in_begin_ > 0) {  // keep the start of a partial frame at the front
+    if (held > 0) std::memmove(in_.data(), in_.data() + in_begin_, held);
+    in_begin_ = 0;
+    in_end_ = held;
+  }
+  // Room for the whole frame being received (its length passed DecodeHeader's
+  // bound) or for a chunk of whatever comes.
+  const size_t need = have_header_ ? std::max(kReadChunk, wire::kHeaderSize + header_.payload_len) : kReadChunk;
+  if (in_.size() < need) in_.resize(need);
+  socket_.async_read_some(asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
+                          [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+                            self->OnRead(ec, n);
+                          });
 }
 
-void Session::OnHeader(const boost::system::error_code& ec, size_t n) {
+void Session::OnRead(const boost::system::error_code& ec, size_t n) {
   if (closed_) return;
   if (ec) {
-    if (ec == asio::error::eof && n == 0) Close("client closed the connection", false);
-    else if (ec == asio::error::eof) Close("connection closed mid-header after " + std::to_string(n) + " bytes", true);
-    else Close("read error: " + ec.message(), true);
+    const size_t held = in_end_ - in_begin_;
+    if (have_header_) {
+      Close("connection lost mid-frame (" + std::string(wire::MsgTypeName(header_.type)) + ", " +
+                std::to_string(header_.payload_len) + " byte payload, " + std::to_string(held - wire::kHeaderSize) +
+                " received): " + ec.message(),
+            true);
+    } else if (ec == asio::error::eof && held == 0) {
+      Close("client closed the connection", false);
+    } else if (ec == asio::error::eof) {
+      Close("connection closed mid-header after " + std::to_string(held) + " bytes", true);
+    } else {
+      Close("read error: " + ec.message(), true);
+    }
     return;
   }
-  try {
-    header_ = wire::DecodeHeader(head_);
-  } catch (const wire::VersionMismatchError& e) {
-    FailAndClose(0, wire::ErrorCode::kVersionMismatch, e.what());
-    return;
-  } catch (const ProtocolError& e) {
-    FailAndClose(0, wire::ErrorCode::kBadFrame, e.what());
-    return;
-  }
-  if (header_.payload_len == 0) {
-    body_.clear();
-    OnBody({});
-    return;
-  }
-  body_.resize(header_.payload_len);  // bounded by DecodeHeader
-  asio::async_read(socket_, asio::buffer(body_.data(), body_.size()),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) { self->OnBody(ec); });
+  in_end_ += n;
+  HandleBuffered(false);
 }
 
-void Session::OnBody(const boost::system::error_code& ec) {
-  if (closed_) return;
-  if (ec) {
-    Close("connection lost mid-frame (" + std::string(wire::MsgTypeName(header_.type)) + ", " +
-              std::to_string(header_.payload_len) + " byte payload): " + ec.message(),
-          true);
-    return;
+void Session::HandleBuffered(bool starting) {
+  bool finished = starting;
+  while (!closed_ && !draining_) {
+    const size_t held = in_end_ - in_begin_;
+    if (!have_header_) {
+      if (held < wire::kHeaderSize) break;
+      try {
+        header_ = wire::DecodeHeader(in_.data() + in_begin_);  // bounds payload_len before anything is allocated
+      } catch (const wire::VersionMismatchError& e) {
+        FailAndClose(0, wire::ErrorCode::kVersionMismatch, e.what());
+        return;
+      } catch (const ProtocolError& e) {
+        FailAndClose(0, wire::ErrorCode::kBadFrame, e.what());
+        return;
+      }
+      have_header_ = true;
+    }
+    const size_t frame = wire::kHeaderSize + header_.payload_len;
+    if (held < frame) break;
+    body_ = std::string_view(reinterpret_cast<const char*>(in_.data() + in_begin_ + wire::kHeaderSize),
+                             header_.payload_len);
+    in_begin_ += frame;
+    have_header_ = false;
+    finished = true;
+    deadline_kind_ = Deadline::kNone;  // the frame is complete; a timer still waiting finds nothing to do
+    try {
+      HandleFrame();
+    } catch (const ProtocolError& e) {
+      FailAndClose(header_.request_id, wire::ErrorCode::kBadFrame, e.what());
+      return;
+    } catch (const std::exception& e) {
+      FailAndClose(header_.request_id, wire::ErrorCode::kInternal, e.what());
+      return;
+    }
+    body_ = {};
   }
-  deadline_kind_ = Deadline::kNone;  // the frame is complete; a timer still waiting finds nothing to do
-  try {
-    HandleFrame();
-  } catch (const ProtocolError& e) {
-    FailAndClose(header_.request_id, wire::ErrorCode::kBadFrame, e.what());
-    return;
-  } catch (const std::exception& e) {
-    FailAndClose(header_.request_id, wire::ErrorCode::kInternal, e.what());
-    return;
+  if (closed_ || draining_) return;
+  if (in_begin_ == in_end_) {
+    in_begin_ = in_end_ = 0;
+    if (in_.size() > kKeepBuffer) std::vector<uint8_t>().swap(in_);  // no big buffers per idle connection
   }
-  if (body_.capacity() > 65536) std::string().swap(body_);  // do not keep big buffers per idle connection
-  ReadHeader();
+  // The whole next frame must arrive within the idle timeout, counted from
+  // the end of the last one: this closes silent connections as well as
+  // drips and half-sent frames.
+  if (finished) SetDeadline(ctx_->idle_timeout_s, Deadline::kFrame);
+  ReadMore();
 }
 
 void Session::HandleFrame() {

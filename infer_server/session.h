@@ -1,6 +1,7 @@
 // One client connection of the inference server.
 //
-// Reads frames (header, bounds check, body) under a read deadline of
+// Reads frames (header, bounds check, body; buffered, so one read may bring
+// several) under a read deadline of
 // idle_timeout_s per frame, so silent, dripping or half-sent connections are
 // closed; answers HELLO/PING/STATS at once, looks INFER positions up in the
 // result cache (a request whose positions are all cached is answered here,
@@ -32,6 +33,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <utility>  // before Asio: Boost 1.74 awaitable.hpp needs std::exchange under C++20
 #include <boost/asio.hpp>
@@ -72,9 +75,12 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   uint64_t id() const { return id_; }
 
  private:
-  void ReadHeader();
-  void OnHeader(const boost::system::error_code& ec, size_t n);
-  void OnBody(const boost::system::error_code& ec);
+  // Reading: one async_read_some into in_ takes whatever the socket holds
+  // (several frames, or part of one); HandleBuffered handles every complete
+  // frame in it, then reads more.  Strand only.
+  void ReadMore();
+  void OnRead(const boost::system::error_code& ec, size_t n);
+  void HandleBuffered(bool starting);
   void HandleFrame();
   void HandleHello();
   void HandleInfer();
@@ -116,9 +122,13 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   const uint64_t id_;
 
   // Strand only.
-  uint8_t head_[wire::kHeaderSize];
+  static constexpr size_t kReadChunk = 16384;   // bytes asked of each read at least
+  static constexpr size_t kKeepBuffer = 65536;  // an emptied buffer above this is freed
+  std::vector<uint8_t> in_;                     // received bytes; unhandled ones in [in_begin_, in_end_)
+  size_t in_begin_ = 0, in_end_ = 0;
+  bool have_header_ = false;                    // header_ is the decoded header at in_begin_
   wire::FrameHeader header_;
-  std::string body_;
+  std::string_view body_;                       // the frame being handled (points into in_)
   bool draining_ = false;  // no more reads; close when the write queue empties
   bool hello_ = false;
   std::string client_name_;
