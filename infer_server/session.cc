@@ -86,10 +86,16 @@ void Session::ReadMore() {
     in_begin_ = 0;
     in_end_ = held;
   }
-  // Room for the whole frame being received (its length passed DecodeHeader's
-  // bound) or for a chunk of whatever comes.
-  const size_t need = have_header_ ? std::max(kReadChunk, wire::kHeaderSize + header_.payload_len) : kReadChunk;
-  if (in_.size() < need) in_.resize(need);
+  // Room for a chunk of whatever comes; for a frame bigger than that, room
+  // that doubles with what has arrived, up to the whole frame (its length
+  // passed DecodeHeader's bound): a header that announces 1 MiB and then
+  // drips costs what it sent, not what it announced.
+  size_t want = kReadChunk;
+  if (have_header_) {
+    const size_t frame = wire::kHeaderSize + header_.payload_len;
+    want = std::min(frame, std::max(kReadChunk, 2 * held));
+  }
+  if (in_.size() < want) in_.resize(want);
   socket_.async_read_some(asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
                           [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
                             self->OnRead(ec, n);

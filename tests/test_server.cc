@@ -17,6 +17,7 @@
 #include "common/metadata.h"
 #include "common/remote_evaluator.h"
 #include "common/run_layout.h"
+#include "common/wire.h"
 #include "test_server_util.h"
 
 using namespace gz;
@@ -111,6 +112,35 @@ TEST_CASE("20 concurrent clients get the same answers as local inference", "[ser
   CHECK(stats.at("model_generation").get<int64_t>() == 3);
   CHECK(server.Terminate() == 0);
   CHECK_FALSE(FileExists(sock));
+}
+
+TEST_CASE("a request bigger than the server's read buffer, then small ones on the same connection", "[server]") {
+  // The session reads 16 KiB at a time; a 34 KB INFER frame needs the buffer
+  // to grow over several reads, and the frames after it must still parse.
+  ShortTempDir tmp;
+  std::string dir = TestTmpDir("bigframe");
+  std::string ckpt = MakeCheckpoint(dir, "a.pt", 11, 3);
+  std::string sock = tmp / "s/infer.sock";
+  ServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/server.log");
+  REQUIRE(WaitUntil([&] { return ServedGeneration(sock) == 3; }, 60));
+  std::vector<Position> big = RandomPositions(400, 7);
+  REQUIRE(wire::BuildFrame(wire::MsgType::kInfer, 1, wire::EncodeInfer(big, kTestBoard)).size() > 2 * 16384);
+  std::vector<EvalResult> expected = LocalAnswers(ckpt, big);
+  RemoteEvaluator remote(sock, TestHello());
+  std::vector<EvalResult> got(big.size());
+  remote.Evaluate(big, got);
+  double diff = 0;
+  for (size_t i = 0; i < big.size(); ++i) diff = std::max(diff, MaxAbsDiff(got[i], expected[i]));
+  CHECK(diff < 1e-5);
+  for (size_t i = 0; i < 3; ++i) {
+    std::vector<EvalResult> one(1);
+    remote.Evaluate(std::span<const Position>(&big[i], 1), one);
+    CHECK(MaxAbsDiff(one[0], expected[i]) < 1e-5);
+  }
+  nlohmann::json stats = FetchStats(sock, 5);
+  CHECK(stats.at("requests_total").get<int64_t>() == 4);
+  CHECK(stats.at("positions_total").get<int64_t>() == 403);
+  CHECK(server.Terminate() == 0);
 }
 
 TEST_CASE("reload swaps models; bad files are refused and the old model keeps serving", "[server][reload]") {
