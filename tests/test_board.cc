@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "common/board.h"
 #include "common/errors.h"
 
@@ -157,4 +159,98 @@ TEST_CASE("position hash distinguishes side to move and last move") {
   CHECK(p.Hash() != q.Hash());
   CHECK(p.Hash() != r.Hash());
   CHECK(p.Hash() == b.ToPosition().Hash());
+}
+
+namespace {
+// An independent oracle for the rules: scans the whole board for maximal runs
+// in the four directions (no incremental bookkeeping, nothing shared with
+// Board).  Freestyle: a run of five or more wins; standard: exactly five.
+bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colour) {
+  const int dirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+  for (const auto& d : dirs) {
+    for (int r = 0; r < n; ++r) {
+      for (int c = 0; c < n; ++c) {
+        if (cells[r * n + c] != colour) continue;
+        const int pr = r - d[0], pc = c - d[1];  // only start at the first stone of a run
+        if (pr >= 0 && pr < n && pc >= 0 && pc < n && cells[pr * n + pc] == colour) continue;
+        int len = 0;
+        for (int rr = r, cc = c; rr >= 0 && rr < n && cc >= 0 && cc < n && cells[rr * n + cc] == colour;
+             rr += d[0], cc += d[1])
+          ++len;
+        if (rule == Rule::kFreestyle ? len >= 5 : len == 5) return true;
+      }
+    }
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("differential: Board agrees with a whole-board oracle over random games, both rules") {
+  // Moves lean towards the mover's own stones so that lines, gaps and
+  // overlines are common.  Every move: outcome and terminal; every few moves:
+  // MakesFive for both colours at a random empty point.
+  std::mt19937 rng(20261130);
+  int games = 0, wins = 0, draws = 0, overlines = 0, disagreements = 0, makes_five_checked = 0, makes_five_true = 0;
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {
+    for (int g = 0; g < 1500; ++g) {
+      const int n = 5 + static_cast<int>(rng() % 11);  // 5..15
+      Board b(n, rule);
+      std::vector<int8_t> cells(n * n, kEmpty);
+      while (!b.terminal()) {
+        std::vector<int> legal = b.LegalMoves();
+        int move = legal[rng() % legal.size()];
+        if (rng() % 10 < 7) {  // next to one of the mover's stones, if one has an empty neighbour
+          std::vector<int> near;
+          for (int p = 0; p < n * n; ++p) {
+            if (cells[p] != b.to_move()) continue;
+            for (int dr = -1; dr <= 1; ++dr)
+              for (int dc = -1; dc <= 1; ++dc) {
+                const int r = p / n + dr, c = p % n + dc;
+                if (r >= 0 && r < n && c >= 0 && c < n && cells[r * n + c] == kEmpty) near.push_back(r * n + c);
+              }
+          }
+          if (!near.empty()) move = near[rng() % near.size()];
+        }
+        if (rng() % 4 == 0) {
+          const int probe = legal[rng() % legal.size()];
+          for (int8_t colour : {kBlack, kWhite}) {
+            std::vector<int8_t> with = cells;
+            with[probe] = colour;
+            const bool want = OracleWins(with, n, rule, colour);
+            if (b.MakesFive(probe, colour) != want) ++disagreements;
+            ++makes_five_checked;
+            makes_five_true += want;
+          }
+        }
+        const int8_t mover = b.to_move();
+        b.Play(move);
+        cells[move] = mover;
+        Outcome want = Outcome::kOngoing;
+        if (OracleWins(cells, n, rule, mover)) want = mover == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
+        else if (b.move_count() == n * n) want = Outcome::kDraw;
+        if (b.outcome() != want || b.terminal() != (want != Outcome::kOngoing)) {
+          ++disagreements;
+          INFO(b.ToString());
+          CHECK(b.outcome() == want);
+          break;
+        }
+        if (rule == Rule::kStandard && want == Outcome::kOngoing && OracleWins(cells, n, Rule::kFreestyle, mover))
+          ++overlines;  // six or more, no five: play goes on under standard
+        // The opponent never holds a winning line: the game would have ended.
+        if (OracleWins(cells, n, rule, Opponent(mover))) ++disagreements;
+      }
+      ++games;
+      wins += b.outcome() == Outcome::kBlackWins || b.outcome() == Outcome::kWhiteWins;
+      draws += b.outcome() == Outcome::kDraw;
+    }
+  }
+  INFO(games << " games, " << wins << " wins, " << draws << " draws, " << overlines << " standard overlines, "
+             << makes_five_checked << " MakesFive probes ("
+             << makes_five_true << " true)");
+  CHECK(disagreements == 0);
+  // The sample must exercise both endings and both MakesFive answers.
+  CHECK(wins > 100);
+  CHECK(draws > 5);
+  CHECK(makes_five_true > 50);
+  CHECK(overlines > 10);
 }

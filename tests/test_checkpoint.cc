@@ -15,6 +15,7 @@
 #include "common/net/checkpoint_format.h"
 #include "common/net/model.h"
 #include "common/net/net_api.h"
+#include "test_checkpoint_edit.h"
 
 // LibTorch (built with glog) defines an aborting CHECK macro; the Catch
 // header must come after every torch header so that Catch's CHECK is used.
@@ -23,6 +24,9 @@
 
 namespace gz {
 namespace {
+
+using testing::JsonLen;
+using testing::WithFixedCrc;
 
 constexpr int kSize = 7;
 constexpr int kChannels = 8;
@@ -37,20 +41,6 @@ std::string MakeCheckpoint(const std::string& name, uint64_t seed = 1) {
   const std::string path = TmpPath(name);
   CreateRandomCheckpoint(path, kSize, Rule::kFreestyle, kChannels, kBlocks, seed, 2, 3);
   return path;
-}
-
-// Recomputes the CRC trailer so that a deliberately edited file passes the
-// CRC check and reaches the validation under test.
-std::string WithFixedCrc(std::string bytes) {
-  const uint32_t crc = Crc32(bytes.data(), bytes.size() - 4);
-  std::memcpy(bytes.data() + bytes.size() - 4, &crc, 4);
-  return bytes;
-}
-
-uint32_t JsonLen(const std::string& bytes) {
-  uint32_t n;
-  std::memcpy(&n, bytes.data() + 8, 4);
-  return n;
 }
 
 // Replaces `from` (which must occur in the JSON header) by `to` of the same length.

@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +20,7 @@
 #include "common/remote_evaluator.h"
 #include "common/run_layout.h"
 #include "common/wire.h"
+#include "test_checkpoint_edit.h"
 #include "test_server_util.h"
 
 using namespace gz;
@@ -169,14 +172,33 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
     CHECK(got[i].model_generation == 2);
   }
 
-  // A truncated copy, an incompatible board size, garbage, a missing file.
+  // A truncated copy, an incompatible board size, garbage, a missing file; a
+  // copy claiming format version 2, one with a NaN weight and one with a bit
+  // flipped in the tensor data (those two with their CRC fixed, so that the
+  // loader's own checks must catch them), and one with the flip but not the fix.
   std::string full = ReadFileOrThrow(b);
   std::string truncated = dir + "/truncated.pt";
   WriteFileAtomic(truncated, full.substr(0, full.size() / 2));
   std::string garbage = dir + "/garbage.pt";
   WriteFileAtomic(garbage, std::string(5000, 'x'));
   std::string other_board = MakeCheckpoint(dir, "seven.pt", 3, 9, 7);
-  for (const std::string& bad : {truncated, garbage, other_board, dir + "/missing.pt"}) {
+  const size_t data = 12 + JsonLen(full);
+  std::string v2 = full;
+  const uint32_t version = 2;
+  std::memcpy(v2.data() + 4, &version, 4);
+  std::string version2 = dir + "/version2.pt";
+  WriteFileAtomic(version2, WithFixedCrc(v2));
+  std::string poisoned = full;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(poisoned.data() + data + 4 * 10, &nan, 4);
+  std::string nan_weights = dir + "/nan.pt";
+  WriteFileAtomic(nan_weights, WithFixedCrc(poisoned));
+  std::string flipped = full;
+  flipped[data + 100] ^= 0x10;
+  std::string crc_mismatch = dir + "/crc.pt";
+  WriteFileAtomic(crc_mismatch, flipped);
+  for (const std::string& bad :
+       {truncated, garbage, other_board, dir + "/missing.pt", version2, nan_weights, crc_mismatch}) {
     INFO(bad);
     try {
       RequestReload(sock, bad, 30);
@@ -184,6 +206,10 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
     } catch (const ServerRefusedError& e) {
       CHECK(e.code() == wire::ErrorCode::kReloadFailed);
       CHECK(std::string(e.what()).size() > 20);
+      // The reason names the problem.
+      if (bad == version2) CHECK_THAT(e.what(), Catch::Contains("format version 2"));
+      if (bad == nan_weights) CHECK_THAT(e.what(), Catch::Contains("NaN/Inf"));
+      if (bad == crc_mismatch) CHECK_THAT(e.what(), Catch::Contains("CRC-32 mismatch"));
     }
     CHECK(ServedGeneration(sock) == 2);
     remote.Evaluate(probe, got);
@@ -351,6 +377,33 @@ TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does
       CHECK(std::string(e.what()).find(c.reason) != std::string::npos);
     }
     CHECK(factory_calls == 0);
+  }
+  // The worker binary: a refused HELLO ends it non-zero with the reason in
+  // its log, and it never falls back to local inference over it.
+  const std::string out_dir = dir + "/worker_games";
+  for (const auto& [set, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"--set board.size=7", "board size 7"}, {"--set board.rule=standard", "rule standard"}}) {
+    INFO(set);
+    std::string log;
+    const std::string cmd = "GOMOKU_INFER_SOCK=" + sock + " " + std::string(GZ_BIN_DIR) +
+                            "/worker --id 0 --games 1 --weights uniform --out " + out_dir +
+                            " --set inference.symmetry=all8 " + set + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
+    const int st = ::pclose(p);
+    INFO(log);
+    CHECK(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) != 0);
+    CHECK(log.find(reason) != std::string::npos);
+    CHECK(log.find("falling back to local inference") == std::string::npos);
+    int games = 0;
+    std::error_code ec;
+    for (std::filesystem::recursive_directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec))
+      games += it->path().extension() == ".npz";
+    CHECK(games == 0);
   }
   // Wrong protocol version in HELLO's frame header.
   WireClient raw(sock, 5);

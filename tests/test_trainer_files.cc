@@ -277,3 +277,24 @@ TEST_CASE("trainer state and game manifests round-trip; broken ones read as abse
   CHECK(mb->used == m.used);
   CHECK(mb->ignored == m.ignored);
 }
+
+TEST_CASE("abandoned temp files are removed once old enough; game files and fresh temp files stay") {
+  // What a worker killed mid-write leaves: "<name>.npz.tmp.<pid>.<n>" (AtomicWrite).
+  namespace fs = std::filesystem;
+  RunLayout run(FreshDir("temp_cleanup"));
+  WriteGames(run, 1, 0, 0, 2, 9);
+  const std::string dir = run.games_for(1);
+  const std::string old_tmp = dir + "/g_w0_000099.npz.tmp.4242.0", fresh_tmp = dir + "/g_w0_000098.npz.tmp.4243.1";
+  for (const auto& p : {old_tmp, fresh_tmp}) {
+    std::ofstream(p) << "half a game";
+  }
+  fs::last_write_time(old_tmp, fs::file_time_type::clock::now() - std::chrono::seconds(120));
+  const std::vector<std::string> games_before = ListGameFiles(dir);
+  REQUIRE(games_before.size() == 2);
+  CHECK(RemoveAbandonedTempFiles(dir, 60.0) == 1);
+  CHECK_FALSE(fs::exists(old_tmp));
+  CHECK(fs::exists(fresh_tmp));
+  CHECK(ListGameFiles(dir) == games_before);
+  CHECK(RemoveAbandonedTempFiles(dir, 60.0) == 0);       // the fresh one is not abandoned yet
+  CHECK(RemoveAbandonedTempFiles(dir + "/missing", 60.0) == 0);  // no directory: nothing to do
+}
