@@ -159,6 +159,7 @@ nlohmann::json CollectStatus(const StatusOptions& opt) {
     w["pid"] = pid;
     w["alive"] = PidAlive(pid, "worker");
     w["mode"] = st.is_object() ? st.value("mode", "unknown") : "unknown";
+    w["fallbacks_total"] = st.is_object() ? st.value("fallbacks_total", int64_t{0}) : int64_t{0};
     w["games_this_iteration"] = per_worker.count(id) ? per_worker[id] : 0;
     if (last_game.count(id)) w["since_last_game_s"] = now - last_game[id];
     else w["since_last_game_s"] = nullptr;
@@ -233,11 +234,13 @@ std::string FormatStatus(const nlohmann::json& s) {
   }
   os << buf;
   std::snprintf(buf, sizeof buf, "workers: %d of %d alive\n", s["workers_alive"].get<int>(), s["worker_count"].get<int>());
-  os << buf << "  id  alive  mode    games  since-last-game\n";
+  os << buf << "  id  alive  mode    fallbacks  games  since-last-game\n";
   for (const auto& w : s["workers"]) {
     std::string since = w["since_last_game_s"].is_null() ? "-" : std::to_string(static_cast<int>(w["since_last_game_s"].get<double>())) + " s";
-    std::snprintf(buf, sizeof buf, "  %2d  %-5s  %-6s  %5d  %s\n", w["id"].get<int>(), w["alive"].get<bool>() ? "yes" : "NO",
-                  w["mode"].get<std::string>().c_str(), w["games_this_iteration"].get<int>(), since.c_str());
+    std::snprintf(buf, sizeof buf, "  %2d  %-5s  %-6s  %9lld  %5d  %s\n", w["id"].get<int>(),
+                  w["alive"].get<bool>() ? "yes" : "NO", w["mode"].get<std::string>().c_str(),
+                  static_cast<long long>(w["fallbacks_total"].get<int64_t>()), w["games_this_iteration"].get<int>(),
+                  since.c_str());
     os << buf;
   }
   os << "last iterations (seconds):\n  iteration  self-play  training    total  games\n";

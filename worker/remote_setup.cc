@@ -22,6 +22,8 @@ void SetUpRemote(const Config& cfg, WorkerEvaluators* evals) {
       [local]() -> std::unique_ptr<Evaluator> { return std::make_unique<BorrowedEvaluator>(local); }, opt);
   FallbackEvaluator* raw = fallback.get();
   evals->remote_active = [raw] { return raw->remote_active(); };
+  evals->fallbacks = [raw] { return raw->fallbacks(); };
+  evals->reconnects = [raw] { return raw->reconnects(); };
   evals->remote = std::move(fallback);
 }
 

@@ -32,6 +32,8 @@ struct WorkerEvaluators {
   std::unique_ptr<ReloadingLocalEvaluator> local;  // always present (fallback / local mode)
   std::unique_ptr<Evaluator> remote;               // FallbackEvaluator when GOMOKU_INFER_SOCK is set
   std::function<bool()> remote_active;             // true while answers come from the server
+  std::function<int64_t()> fallbacks;              // remote -> local switches so far (incl. at start)
+  std::function<int64_t()> reconnects;             // local -> remote switches so far
   Evaluator& active() { return remote ? *remote : *local; }
   std::string mode() const { return remote && remote_active && remote_active() ? "remote" : "local"; }
 };

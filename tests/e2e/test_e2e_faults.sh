@@ -16,6 +16,12 @@ N1="$(generations)"
 kill -KILL "$(pid_of server)"
 check "workers log the fallback" wait_for 60 grep -q "falling back to local inference" "$RUN/logs/worker_0.log" "$RUN/logs/worker_2.log"
 check "iteration completes without the server" wait_for 100 at_least_generations $((N1 + 1))
+fell_back() {  # worker 0's status file: local mode, and the fallback counted
+  /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["mode"] != "local" or d["fallbacks_total"] < 1)' \
+    "$RUN/status/worker_0.json" 2>/dev/null
+}
+check "worker 0's status shows local mode and counts the fallback" wait_for 30 fell_back
+check "worker 0 survived the server's death" alive "$(pid_of worker_0)"
 
 # kill -9 the trainer and start it again: it resumes the same run.
 N2="$(generations)"
