@@ -9,6 +9,31 @@ check "metadata advanced past iteration 2" test "$(meta_iteration)" -ge 3
 GEN_META="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model_generation"])' "$RUN/metadata.json")"
 GEN_SERVER="$("$BIN/infer_ctl" --socket "$RUN/sock/infer.sock" stats | json_get '["model_generation"]')"
 check "server serves the generation metadata names ($GEN_SERVER == $GEN_META)" test "$GEN_SERVER" = "$GEN_META"
+# Reload before metadata (checklist 5): the games of iteration N+1 carry the generation the server
+# acknowledged for the weights of iteration N, and no move of theirs was evaluated by an older model.
+check "game generation tags match the acknowledged generations; no move used an older model" \
+  /usr/bin/python3 - "$RUN" <<'PY'
+import glob, json, os, sys
+import numpy as np
+run = sys.argv[1]
+acked = {}
+for line in open(os.path.join(run, "generations.jsonl")):
+    try:
+        d = json.loads(line)
+    except ValueError:
+        continue  # a line being written
+    acked[d["iteration"]] = d["model_generation"]
+checked = 0
+for n, gen in sorted(acked.items()):
+    for f in glob.glob(os.path.join(run, "games", "it%d" % (n + 1), "*.npz")):
+        z = np.load(f)
+        tag = int(z["model_generation"])
+        assert tag == gen, (f, tag, gen)
+        assert (z["model_generations"] >= tag).all(), (f, z["model_generations"].min(), tag)
+        checked += 1
+print("game files checked:", checked)
+assert checked > 0
+PY
 for i in 0 1 2; do
   check "worker $i logged remote mode" grep -q "remote batched inference enabled" "$RUN/logs/worker_$i.log"
 done
