@@ -356,3 +356,73 @@ TEST_CASE("resume never starts over: missing weights named by metadata are a fat
   CHECK(Inode(run.checkpoint(0)) == it0);
   CHECK(MetadataIteration(run) == 2);
 }
+
+TEST_CASE("kill -9 at 20 random moments: the run resumes with every invariant intact") {
+  // Unlike the test above, the kills are not aimed at log lines: each start
+  // is killed after a uniformly random 0-1.5 s, so they land anywhere (loading,
+  // collecting, training, saving a checkpoint, waiting for the ack, writing
+  // metadata or the generation log).
+  const std::string dir = FreshDir("proc_random_kills");
+  RunLayout run(dir);
+  Config c = TinyConfig(dir);
+  c.run.max_iterations = 8;
+  c.train.keep_last = 10;
+  c.train.train_batches = 300;  // about 0.5 s of training per iteration
+  const std::string cfg = WriteConfigFile(c, FreshDir("proc_random_kills_cfg") + "/c.json");
+  const std::string log = dir + "/../proc_random_kills.log";
+  std::remove(log.c_str());
+  FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
+    return 500 + n.value_or(-400);
+  });
+  FakeWorkers workers(run, 7, 4);
+  std::mt19937_64 rng(20261130);
+  ino_t it0 = 0;
+  int kills = 0;
+  bool finished = false;
+  for (int i = 0; i < 20 && !finished; ++i) {
+    TrainerProcess p({"--config", cfg}, log);
+    if (i == 0) {  // the cold start itself is the test above's business
+      REQUIRE(WaitFor([&] { return FileExists(run.checkpoint(0)) || p.Poll() >= 0; }));
+      it0 = Inode(run.checkpoint(0));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 1501));
+    if (p.Poll() >= 0) {
+      finished = true;
+      break;
+    }
+    p.Kill9();
+    ++kills;
+    CHECK(Inode(run.checkpoint(0)) == it0);
+  }
+  INFO(kills << " kills");
+  CHECK(kills >= 10);
+  CHECK(workers.read_failures() == 0);  // metadata.json was always complete
+  if (!finished) {
+    TrainerProcess last({"--config", cfg}, log);
+    REQUIRE(last.Wait() == 0);
+  }
+  const std::string text = Slurp(log);
+  CHECK(Count(text, "cold start: created generation-0 weights") == 1);
+  CHECK(Inode(run.checkpoint(0)) == it0);
+  auto meta = ReadMetadata(run.metadata());
+  REQUIRE(meta);
+  CHECK(meta->iteration == 9);
+  CHECK(meta->weights == run.checkpoint(8));
+  CHECK(meta->model_generation == 508);
+  for (int64_t i = 0; i <= 8; ++i) {
+    CheckpointInfo info;
+    CHECK_NOTHROW(LoadCheckpoint(run.checkpoint(i), {7, 8, 1}, &info));
+    CHECK(info.iteration == i);
+  }
+  GenerationLog gl = ReadGenerationLog(run.generations());
+  CHECK(gl.bad_lines <= kills);
+  std::vector<int64_t> its;
+  for (const auto& r : gl.records) its.push_back(r["iteration"].get<int64_t>());
+  CHECK(its == (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // each once, in order: nothing lost, nothing repeated
+  for (const auto& r : gl.records) CHECK(r["model_generation"] == 500 + r["iteration"].get<int64_t>());
+  // No temp file is left under a final name, and none is mistaken for a checkpoint.
+  for (const auto& e : std::filesystem::directory_iterator(run.checkpoints()))
+    if (!IsTempName(e.path().filename().string())) CHECK_NOTHROW(ReadCheckpointInfo(e.path().string()));
+}
