@@ -32,6 +32,40 @@ int Run(const std::string& cmd) {
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 std::string Worker() { return std::string(GZ_BIN_DIR) + "/worker"; }
+// Publishes iteration `iteration` (uniform weights, generation 0) with `cfg` for a worker in run mode.
+Metadata PublishUniform(const RunLayout& layout, const Config& cfg, int64_t iteration) {
+  Metadata md;
+  md.iteration = iteration;
+  md.weights = "uniform";
+  md.model_generation = 0;
+  md.config = cfg.ToJson();
+  WriteMetadata(layout.metadata(), md);
+  return md;
+}
+// Starts `worker --id 1 --set run.dir=<run> [extra]` with its stderr in `log`.
+pid_t StartRunWorker(const std::string& run, const std::string& log, const char* extra = nullptr) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    unsetenv("GOMOKU_INFER_SOCK");
+    freopen(log.c_str(), "w", stderr);
+    const std::string dir = "run.dir=" + run;
+    if (extra) execl(Worker().c_str(), "worker", "--id", "1", "--set", dir.c_str(), "--set", extra, (char*)nullptr);
+    else execl(Worker().c_str(), "worker", "--id", "1", "--set", dir.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  return pid;
+}
+// SIGTERMs `pid` and reaps it within 15 s (SIGKILL after that); false if it had to be killed.
+bool TermAndReap(pid_t pid, int* status) {
+  kill(pid, SIGTERM);
+  for (int i = 0; i < 150; ++i) {
+    if (waitpid(pid, status, WNOHANG) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, status, 0);
+  return false;
+}
 const char* kSmall = " --set board.size=7 --set mcts.simulations=24 --set selfplay.random_opening_moves=1";
 }  // namespace
 
@@ -77,21 +111,8 @@ TEST_CASE("run mode follows metadata.json: quota per iteration, next iteration, 
   cfg.run.worker_games_per_worker = 2;
   cfg.run.dir = run;
   cfg.worker.poll_interval_s = 0.1;
-  Metadata md;
-  md.iteration = 1;
-  md.weights = "uniform";
-  md.model_generation = 0;
-  md.config = cfg.ToJson();
-  WriteMetadata(layout.metadata(), md);
-  pid_t pid = fork();
-  if (pid == 0) {
-    unsetenv("GOMOKU_INFER_SOCK");
-    std::string log = run + "/worker.out";
-    freopen(log.c_str(), "w", stderr);
-    execl(Worker().c_str(), "worker", "--id", "1", "--set", ("run.dir=" + run).c_str(), "--set",
-          "worker.poll_interval_s=0.1", (char*)nullptr);
-    _exit(127);
-  }
+  Metadata md = PublishUniform(layout, cfg, 1);
+  pid_t pid = StartRunWorker(run, run + "/worker.out", "worker.poll_interval_s=0.1");
   auto wait_files = [&](int64_t it, int n) {
     for (int i = 0; i < 600; ++i) {
       int c = 0;
@@ -117,21 +138,41 @@ TEST_CASE("run mode follows metadata.json: quota per iteration, next iteration, 
   WriteMetadata(layout.metadata(), md);
   CHECK(wait_files(2, 1));
   CHECK(LoadGameRecord(layout.game_file(2, 1, 0)).iteration == 2);
-  kill(pid, SIGTERM);
   int status = 0;
-  bool reaped = false;
-  for (int i = 0; i < 150 && !reaped; ++i) {
-    reaped = waitpid(pid, &status, WNOHANG) == pid;
-    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!reaped) {
-    kill(pid, SIGKILL);
-    waitpid(pid, &status, 0);
-  }
-  CHECK(reaped);
+  CHECK(TermAndReap(pid, &status));
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   // No temp files left behind in the games directory.
   for (auto& e : fs::recursive_directory_iterator(layout.games()))
     CHECK_FALSE(IsTempName(e.path().filename().string()));
+}
+
+TEST_CASE("SIGTERM in the middle of a game: the game is discarded, nothing is written, exit 0") {
+  // One long game (15x15, 20000 simulations a move with the uniform
+  // evaluator: several seconds); the signal comes a second after the start.
+  std::string run = Fresh("sigterm_midgame");
+  RunLayout layout(run);
+  Config cfg;
+  cfg.board.size = 15;
+  cfg.mcts.simulations = 20000;
+  cfg.run.worker_games_per_worker = 1;
+  cfg.run.dir = run;
+  PublishUniform(layout, cfg, 1);
+  const std::string log = run + "/worker.out";
+  pid_t pid = StartRunWorker(run, log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  int status = 0;
+  const bool reaped = TermAndReap(pid, &status);
+  const std::string text = ReadFileOrThrow(log);
+  INFO(text);
+  CHECK(reaped);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(text.find("1 unfinished game(s) of iteration 1 discarded") != std::string::npos);
+  CHECK(text.find("game finished") == std::string::npos);
+  int files = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(layout.games(), ec), end; !ec && it != end; it.increment(ec))
+    files += it->is_regular_file() ? 1 : 0;
+  CHECK(files == 0);  // neither a game file nor a temp file
 }

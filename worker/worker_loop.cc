@@ -68,7 +68,9 @@ int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t gene
   };
   PlayGamesStreaming(std::max(1, cfg.worker.parallel_games), next, done,
                      counting_ ? static_cast<Evaluator&>(*counting_) : evals_->active(), stop_);
-  return written;  // games in flight at a stop are discarded, never written
+  if (!started.empty())  // only a stop leaves games unfinished
+    spdlog::info("stopping: {} unfinished game(s) of iteration {} discarded, never written", started.size(), iteration);
+  return written;
 }
 
 void SelfPlayWorker::WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration) {
