@@ -166,6 +166,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     CHECK(FirstError(got, &e));
     CHECK(e.code == wire::ErrorCode::kVersionMismatch);
   }
+  const long rss_lengths_before = server.RssKb();
   for (uint32_t len : {0u, 3u, 1u << 31, 0xffffffffu}) {  // INFER payload lengths
     INFO("payload length " << len);
     RawConn c(sock);
@@ -216,6 +217,21 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     }
     if (!closed) closed = c.WaitClosed(5);
     CHECK(closed);
+  }
+  {  // a header announcing 1 MiB, then 200 bytes and silence: the buffer holds what came, not what was announced
+    RawConn c(sock);
+    c.Send(HelloFrame());
+    c.Send(RawHeader(wire::kMagic, wire::kProtoVersion, static_cast<uint16_t>(wire::MsgType::kInfer), 2,
+                     wire::kMaxPayload));
+    c.Send(std::string(200, '\0'));
+    CHECK(c.WaitClosed(10));
+  }
+  {
+    // Checklist 12: the hostile lengths, the half frame, the drip and the
+    // announced megabyte cost the server less than 1 MB.
+    const long rss_lengths_after = server.RssKb();
+    INFO("server RSS across the hostile lengths " << rss_lengths_before << " kB -> " << rss_lengths_after << " kB");
+    CHECK(rss_lengths_after - rss_lengths_before < 1024);
   }
   {  // a silent connection is closed after the idle timeout
     RawConn c(sock);
