@@ -8,8 +8,23 @@ check "iteration 1 completes" wait_for 100 at_least_generations 1
 N0="$(generations)"
 kill -KILL "$(pid_of worker_1)"
 check "iteration completes without worker 1" wait_for 100 at_least_generations $((N0 + 1))
-check "no partial game file is ever left under a final name" bash -c "
-  for f in \$(find '$RUN/games' -name '*.npz'); do /usr/bin/python3 -c 'import numpy,sys; numpy.load(sys.argv[1])[\"moves\"]' \$f || exit 1; done"
+
+# kill -9 worker 1 ten more times at random moments (checklist 1), restarting it each time.
+for _ in $(seq 10); do
+  ( cd "$ROOT" && GOMOKU_INFER_SOCK="$RUN/sock/infer.sock" setsid "$BIN/worker" --config "$CONFIG" \
+      --set "run.dir=$RUN" --id 1 </dev/null >>"$RUN/logs/worker_1.out" 2>&1 & echo $! >"$RUN/pids/worker_1.pid" )
+  sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
+  kill -KILL "$(pid_of worker_1)" 2>/dev/null || true
+done
+N0B="$(generations)"
+check "iterations go on after 10 more kills of worker 1" wait_for 100 at_least_generations $((N0B + 1))
+check "every game file under a final name is whole (all zip CRCs)" /usr/bin/python3 - "$RUN" <<'PY'
+import glob, sys, zipfile
+files = glob.glob(sys.argv[1] + "/games/it*/*.npz")
+bad = [f for f in files if zipfile.ZipFile(f).testzip() is not None]
+print(len(files), "game files,", len(bad), "broken")
+assert files and not bad, bad
+PY
 
 # kill -9 the server: workers log the fallback and the iteration completes.
 N1="$(generations)"
