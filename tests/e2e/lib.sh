@@ -15,11 +15,24 @@ cleanup() {
   "$ROOT/launch/stop.sh" --run-dir "$RUN" --timeout 10 >/dev/null 2>&1 || true
   # Anything of ours still alive (e.g. a process started by hand) is killed.
   for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
+  # A process of this run that no pid file names would keep writing into it:
+  # that is a failure of the test (or of stop.sh), so say which one, kill it.
+  local d cmd
+  for d in /proc/[0-9]*; do
+    cmd="$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" || continue
+    if [[ "$cmd" == *"$RUN"* && "$cmd" != *"$TESTNAME"* ]] && alive "${d#/proc/}"; then
+      echo "FAILED: a process of this run outlived stop.sh: pid ${d#/proc/}: $cmd"
+      FAILS=$((FAILS + 1))
+      kill -KILL "${d#/proc/}" 2>/dev/null || true
+    fi
+  done
   if ((FAILS)); then
     echo "---- logs of the failed run ($RUN) ----"
     for f in "$RUN"/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 25 "$f"; }; done
   fi
+  sleep 0.2  # let the killed ones go
   rm -rf "$RUN"
+  ((FAILS == 0)) || exit 1
 }
 trap cleanup EXIT
 
