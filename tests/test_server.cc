@@ -35,8 +35,9 @@ std::vector<EvalResult> LocalAnswers(const std::string& ckpt, const std::vector<
   return out;
 }
 
-int RunCtl(const std::string& args, std::string* output = nullptr) {
-  std::string cmd = std::string(GZ_BIN_DIR) + "/infer_ctl " + args + " 2>&1";
+// Runs a shell command; returns its exit code, its stdout+stderr in *output.
+int RunCommand(const std::string& command, std::string* output = nullptr) {
+  const std::string cmd = command + " 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -46,6 +47,10 @@ int RunCtl(const std::string& args, std::string* output = nullptr) {
   int st = ::pclose(p);
   if (output) *output = out;
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int RunCtl(const std::string& args, std::string* output = nullptr) {
+  return RunCommand(std::string(GZ_BIN_DIR) + "/infer_ctl " + args, output);
 }
 
 // A socket file nobody listens on (what a kill -9'd server leaves behind).
@@ -385,18 +390,12 @@ TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does
            {"--set board.size=7", "board size 7"}, {"--set board.rule=standard", "rule standard"}}) {
     INFO(set);
     std::string log;
-    const std::string cmd = "GOMOKU_INFER_SOCK=" + sock + " " + std::string(GZ_BIN_DIR) +
-                            "/worker --id 0 --games 1 --weights uniform --out " + out_dir +
-                            " --set inference.symmetry=all8 " + set + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) log.append(buf, n);
-    const int st = ::pclose(p);
+    const int code = RunCommand("GOMOKU_INFER_SOCK=" + sock + " " + std::string(GZ_BIN_DIR) +
+                                    "/worker --id 0 --games 1 --weights uniform --out " + out_dir +
+                                    " --set inference.symmetry=all8 " + set,
+                                &log);
     INFO(log);
-    CHECK(WIFEXITED(st));
-    CHECK(WEXITSTATUS(st) != 0);
+    CHECK(code >= 1);  // exited with an error (-1: killed by a signal)
     CHECK(log.find(reason) != std::string::npos);
     CHECK(log.find("falling back to local inference") == std::string::npos);
     int games = 0;

@@ -17,14 +17,11 @@ cleanup() {
   for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
   # A process of this run that no pid file names would keep writing into it:
   # that is a failure of the test (or of stop.sh), so say which one, kill it.
-  local d cmd
-  for d in /proc/[0-9]*; do
-    cmd="$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" || continue
-    if [[ "$cmd" == *"$RUN"* && "$cmd" != *"$TESTNAME"* ]] && alive "${d#/proc/}"; then
-      echo "FAILED: a process of this run outlived stop.sh: pid ${d#/proc/}: $cmd"
-      FAILS=$((FAILS + 1))
-      kill -KILL "${d#/proc/}" 2>/dev/null || true
-    fi
+  local p
+  for p in $(live_run_pids); do
+    echo "FAILED: a process of this run outlived stop.sh: pid $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+    FAILS=$((FAILS + 1))
+    kill -KILL "$p" 2>/dev/null || true
   done
   if ((FAILS)); then
     echo "---- logs of the failed run ($RUN) ----"
@@ -63,6 +60,17 @@ alive() {
   local state
   state="$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" || return 1
   [ -n "$state" ] && [ "$state" != Z ]
+}
+# live_run_pids [TEXT]: pids of live processes whose command line names this
+# run's directory (and contains TEXT), found through /proc, not pid files.
+live_run_pids() {
+  local d cmd
+  for d in /proc/[0-9]*; do
+    cmd="$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" || continue
+    [[ "$cmd" == *"$RUN"* && "$cmd" == *"${1:-}"* && "$cmd" != *"$TESTNAME"* ]] || continue
+    alive "${d#/proc/}" && echo "${d#/proc/}"
+  done
+  return 0
 }
 no_process_left() {
   local p

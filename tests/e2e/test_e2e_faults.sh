@@ -11,14 +11,6 @@ check "iteration completes without worker 1" wait_for 100 at_least_generations $
 
 # kill -9 worker 1 ten more times at random moments (checklist 1), restarting it each time.
 # (A simple command in the background, not "cd && setsid ... &": $! must be the worker itself.)
-worker_1_count() {  # live processes that are worker 1 of this run
-  local d n=0 cmd
-  for d in /proc/[0-9]*; do
-    cmd="$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)" || continue
-    [[ "$cmd" == *"/worker "*"run.dir=$RUN --id 1"* ]] && alive "${d#/proc/}" && n=$((n + 1))
-  done
-  echo "$n"
-}
 for _ in $(seq 10); do
   ( cd "$ROOT" || exit 1
     GOMOKU_INFER_SOCK="$RUN/sock/infer.sock" setsid "$BIN/worker" --config "$CONFIG" --set "run.dir=$RUN" --id 1 \
@@ -27,7 +19,8 @@ for _ in $(seq 10); do
   sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
   kill -KILL "$(pid_of worker_1)" 2>/dev/null || true
 done
-check "each kill hit the worker it started (none left running)" wait_for 5 test "$(worker_1_count)" = 0
+no_worker_1_left() { [ -z "$(live_run_pids "run.dir=$RUN --id 1")" ]; }
+check "each kill hit the worker it started (none left running)" wait_for 5 no_worker_1_left
 N0B="$(generations)"
 check "iterations go on after 10 more kills of worker 1" wait_for 100 at_least_generations $((N0B + 1))
 check "every game file under a final name is whole (all zip CRCs)" /usr/bin/python3 - "$RUN" <<'PY'
