@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_common.h"
 #include "common/cli.h"
 #include "common/fileio.h"
 #include "common/net/net_api.h"
@@ -182,9 +183,7 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     r.fill = r.avg_batch / r.max_batch;
     r.forward_ms = s.value("avg_forward_ms_total", 0.0);
     r.busy = s.value("forwards_total", 0.0) * r.forward_ms / 1000.0 / r.seconds;
-    if (s.contains("batch_close_total"))
-      for (auto& [why, n] : s["batch_close_total"].items())
-        if (n.get<int64_t>() > 0) r.closes += " " + why + "=" + std::to_string(n.get<int64_t>());
+    if (const std::string closes = bench::BatchCloses(s); !closes.empty()) r.closes += " " + closes;
     if (s.contains("cache_hit_rate_total")) r.hit_rate = s["cache_hit_rate_total"].get<double>();
     else if (s.contains("cache_hit_rate")) r.hit_rate = s["cache_hit_rate"].get<double>();
     kill(spid, SIGTERM);
@@ -228,13 +227,7 @@ int main(int argc, char** argv) {
     o.max_batch_b = static_cast<int>(args.get_int("--max-batch", 0));  // forces max_batch in every server mode
     if (o.groups < 1) throw std::runtime_error("--groups must be >= 1");
     o.device = args.get("--device", o.device);
-    for (std::string rest = args.get("--server-set", ""); !rest.empty();) {
-      const size_t comma = rest.find(',');
-      const std::string kv = rest.substr(0, comma);
-      if (kv.find('=') == std::string::npos) throw std::runtime_error("--server-set expects KEY=VALUE, got " + kv);
-      o.server_sets.push_back(kv);
-      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-    }
+    o.server_sets = bench::ParseServerSets(args.get("--server-set", ""));
     if (o.server_threads <= 0) o.server_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string modes = args.get("--modes", "abcd");
     if (args.has("--net") && std::sscanf(args.get("--net").c_str(), "%dx%d", &o.channels, &o.blocks) != 2)

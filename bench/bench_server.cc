@@ -45,6 +45,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_common.h"
 #include "bench/socket_floor.h"
 #include "common/board.h"
 #include "common/encoder.h"
@@ -223,11 +224,7 @@ RunResult RunClients(const std::string& sock, int k, double seconds, int board, 
   r.avg_batch = dfwd > 0 ? dpos / dfwd : 0;
   r.server_forward_ms = dfwd > 0 ? dms / dfwd : 0;
   r.busy = dms / 1000.0 / span;  // fraction of the window the batch thread spent in forwards
-  if (after.contains("batch_close_total"))
-    for (auto& [reason, n] : after["batch_close_total"].items()) {
-      const int64_t d = n.get<int64_t>() - before["batch_close_total"].value(reason, int64_t{0});
-      if (d > 0) r.closes += (r.closes.empty() ? "" : " ") + reason + "=" + std::to_string(d);
-    }
+  r.closes = bench::BatchCloses(after, &before);
   return r;
 }
 
@@ -254,11 +251,7 @@ double SpinRoundTripUs(const std::string& sock, int board, const std::vector<Pos
   if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0)
     throw GomokuError("spin client cannot connect to " + sock);
   auto send_all = [&](const std::string& f) {
-    for (size_t off = 0; off < f.size();) {
-      ssize_t n = ::send(fd, f.data() + off, f.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) throw GomokuError("spin client: send failed");
-      off += static_cast<size_t>(n);
-    }
+    if (!SendAll(fd, f.data(), f.size())) throw GomokuError("spin client: send failed");
   };
   std::string buf;
   auto read_frame = [&]() -> wire::FrameHeader {
@@ -332,7 +325,7 @@ int Main(int argc, char** argv) {
     else if (k == "--max-batch") o.max_batch = std::stoi(v);
     else if (k == "--cache") o.cache = std::stoi(v);
     else if (k == "--only") o.only = v;
-    else if (k == "--server-set") o.server_sets = Split(v);
+    else if (k == "--server-set") o.server_sets = bench::ParseServerSets(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 64;

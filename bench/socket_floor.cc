@@ -20,25 +20,6 @@ namespace {
 
 double NowUs() { return MonotonicSeconds() * 1e6; }
 
-// Blocking-style exchange on a non-blocking socket: the sleeping is poll().
-bool SendAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (w > 0) {
-      p += w;
-      n -= static_cast<size_t>(w);
-    } else if (w < 0 && errno == EINTR) {
-      continue;
-    } else if (w < 0 && errno == EAGAIN) {
-      pollfd pf{fd, POLLOUT, 0};
-      ::poll(&pf, 1, -1);
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Reads exactly n bytes; false at end of stream or on an error.
 bool RecvAll(int fd, char* p, size_t n) {
   while (n > 0) {
@@ -59,6 +40,24 @@ bool RecvAll(int fd, char* p, size_t n) {
 }
 
 }  // namespace
+
+bool SendAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
+    if (w > 0) {
+      p += w;
+      n -= static_cast<size_t>(w);
+    } else if (w < 0 && errno == EINTR) {
+      continue;
+    } else if (w < 0 && errno == EAGAIN) {
+      pollfd pf{fd, POLLOUT, 0};
+      ::poll(&pf, 1, -1);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
 
 SocketFloor MeasureSocketFloor(int clients, double work_us, double seconds, size_t request_bytes,
                                size_t reply_bytes) {

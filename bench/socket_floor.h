@@ -25,6 +25,10 @@ struct SocketFloor {
   long rounds = 0;
 };
 
+// Writes all n bytes to a stream socket (blocking or not: EAGAIN waits in
+// poll); false if the peer is gone or the socket fails.  No SIGPIPE.
+bool SendAll(int fd, const char* p, size_t n);
+
 // clients >= 1, work_us >= 0, seconds > 0, request_bytes and reply_bytes >= 1.
 // Throws GomokuError if a socket call fails.
 SocketFloor MeasureSocketFloor(int clients, double work_us, double seconds, size_t request_bytes,
