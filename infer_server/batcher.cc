@@ -70,6 +70,7 @@ bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std:
     if (run_here) {
       busy_ = true;
     } else {
+      queued_positions_ += job->forward_count;
       queue_.push_back(std::move(job));
       queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
       wake = WakeNeeded();
@@ -99,12 +100,7 @@ bool Batcher::WakeNeeded() const {
   // Only the fixed window is decided by counting: the auto wait re-estimates
   // its window at every arrival, and a thread not collecting needs every job.
   if (collecting_positions_ < 0 || settings_.auto_wait) return true;
-  int positions = collecting_positions_;
-  for (const auto& j : queue_) {
-    positions += j->forward_count;
-    if (positions >= settings_.max_batch) return true;
-  }
-  return false;
+  return collecting_positions_ + queued_positions_ >= settings_.max_batch;
 }
 
 void Batcher::InstallModel(std::unique_ptr<ServingModel> model, std::function<void(int64_t)> on_swapped) {
@@ -165,6 +161,7 @@ void Batcher::Stop() {
     for (auto& j : queue_) rest.push_back(std::move(j));
     queue_.clear();
     queued_.store(0);
+    queued_positions_ = 0;
     cb = std::move(pending_callback_);
     pending_callback_ = nullptr;
     pending_model_.reset();
@@ -218,6 +215,7 @@ void Batcher::Loop() {
         positions += n;
         clients_in_batch.insert(queue_.front()->client_id);
         batch.push_back(std::move(queue_.front()));
+        queued_positions_ -= n;
         queue_.pop_front();
         grew = true;
       }
@@ -277,6 +275,7 @@ void Batcher::Loop() {
   for (auto& j : queue_) batch.push_back(std::move(j));
   queue_.clear();
   queued_.store(0);
+  queued_positions_ = 0;
   lk.unlock();
   FailAll(batch, wire::ErrorCode::kShuttingDown, "the inference server is shutting down");
 }

@@ -187,6 +187,7 @@ class Batcher {
   PipelineChooser pipeline_;                                   // guarded by mu_
   std::atomic<int> clients_{0};
   bool busy_ = false;  // a batch is being collected or run (either thread); guarded by mu_
+  int queued_positions_ = 0;       // sum of forward_count over queue_; guarded by mu_
   int collecting_positions_ = -1;  // positions of the batch the loop waits to fill, -1 if not waiting; guarded by mu_
   std::atomic<int64_t> generation_{-1};
   std::atomic<InputForm> input_form_{InputForm::kPlanes};
