@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "common/encoder.h"
-#include "common/errors.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
 #include "common/net/model.h"
 #include "common/net/net_api.h"
 #include "common/net/torch_forward.h"

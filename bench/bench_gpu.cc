@@ -34,10 +34,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 #include "common/net/cuda/batch_buckets.h"
 #include "common/net/cuda/compact_batch.h"
 #include "common/net/cuda/cuda_forward.h"
@@ -45,7 +45,7 @@
 #include "common/net/model.h"
 #include "common/net/net_api.h"
 #include "common/net/torch_forward.h"
-#include "common/symmetry.h"
+#include "common/game/symmetry.h"
 
 namespace gz {
 namespace {

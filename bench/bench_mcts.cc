@@ -6,8 +6,8 @@
 #include <cstring>
 #include <random>
 
-#include "common/mcts.h"
-#include "common/simple_evaluators.h"
+#include "common/search/mcts.h"
+#include "common/search/simple_evaluators.h"
 
 using namespace gz;
 

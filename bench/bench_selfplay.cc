@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "bench/bench_common.h"
-#include "common/cli.h"
-#include "common/fileio.h"
+#include "common/base/cli.h"
+#include "common/base/fileio.h"
 #include "common/net/net_api.h"
 
 using namespace gz;

@@ -47,12 +47,12 @@
 
 #include "bench/bench_common.h"
 #include "bench/socket_floor.h"
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/fileio.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/fileio.h"
 #include "common/net/net_api.h"
-#include "common/wire.h"
-#include "common/wire_client.h"
+#include "common/wire/wire.h"
+#include "common/wire/wire_client.h"
 
 namespace gz {
 namespace {

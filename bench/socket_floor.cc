@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 namespace {

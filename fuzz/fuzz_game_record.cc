@@ -1,9 +1,9 @@
-// Fuzz target: the self-play game file parser (common/game_record.h,
-// common/npz.h), as the trainer reads files that workers wrote.  A file
+// Fuzz target: the self-play game file parser (common/data/game_record.h,
+// common/data/npz.h), as the trainer reads files that workers wrote.  A file
 // that parses must re-serialise to bytes that parse to the same record.
 #include <string>
 
-#include "common/game_record.h"
+#include "common/data/game_record.h"
 #include "fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <exception>
 
-#include "common/errors.h"
+#include "common/base/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

@@ -1,4 +1,4 @@
-// Fuzz target: the wire protocol's frame and message decoders (common/wire.h).
+// Fuzz target: the wire protocol's frame and message decoders (common/wire/wire.h).
 // The input is a byte stream of frames, as a server or client reads it; the
 // first byte picks the board size.  Every frame whose header decodes has its
 // payload (what is left of the input, at most payload_len bytes) decoded as
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/board.h"
-#include "common/wire.h"
+#include "common/game/board.h"
+#include "common/wire/wire.h"
 #include "fuzz/fuzz_target.h"
 
 namespace {

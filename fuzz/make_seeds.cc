@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/fileio.h"
-#include "common/game_record.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/fileio.h"
+#include "common/data/game_record.h"
 #include "common/net/net_api.h"
-#include "common/wire.h"
+#include "common/wire/wire.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "common/fileio.h"
+#include "common/base/fileio.h"
 #include "fuzz/fuzz_target.h"
 
 namespace fs = std::filesystem;

@@ -7,9 +7,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 #include "common/net/cuda/compact_row.h"
 #include "infer_server/job_input.h"
 

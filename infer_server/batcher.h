@@ -50,9 +50,9 @@
 #include <thread>
 #include <vector>
 
-#include "common/board.h"
-#include "common/symmetric_batch.h"
-#include "common/wire.h"
+#include "common/game/board.h"
+#include "common/search/symmetric_batch.h"
+#include "common/wire/wire.h"
 #include "infer_server/auto_wait.h"
 #include "infer_server/pipeline_chooser.h"
 #include "infer_server/result_cache.h"

@@ -11,10 +11,10 @@
 #include <iostream>
 #include <string>
 
-#include "common/config.h"
-#include "common/errors.h"
-#include "common/run_layout.h"
-#include "common/wire_client.h"
+#include "common/config/config.h"
+#include "common/base/errors.h"
+#include "common/data/run_layout.h"
+#include "common/wire/wire_client.h"
 
 namespace {
 

@@ -17,8 +17,8 @@
 // Thread-safety: pure functions over a job that the caller owns.
 #pragma once
 
-#include "common/evaluator.h"
-#include "common/symmetric_batch.h"
+#include "common/search/evaluator.h"
+#include "common/search/symmetric_batch.h"
 #include "infer_server/batcher.h"
 
 namespace gz {

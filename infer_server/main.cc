@@ -22,13 +22,13 @@
 #include <boost/asio.hpp>
 #include <spdlog/spdlog.h>
 
-#include "common/config.h"
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/logging.h"
+#include "common/config/config.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/base/logging.h"
 #include "common/net/net_api.h"
-#include "common/run_layout.h"
-#include "common/wire_client.h"
+#include "common/data/run_layout.h"
+#include "common/wire/wire_client.h"
 #include "infer_server/batcher.h"
 #include "infer_server/reloader.h"
 #include "infer_server/result_cache.h"

@@ -8,10 +8,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/metadata.h"
-#include "common/run_layout.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
 
 namespace gz {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <new>
 
-#include "common/errors.h"
+#include "common/base/errors.h"
 
 namespace gz {
 namespace {

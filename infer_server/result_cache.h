@@ -24,9 +24,9 @@
 #include <mutex>
 #include <vector>
 
-#include "common/board.h"
-#include "common/evaluator.h"
-#include "common/symmetric_batch.h"
+#include "common/game/board.h"
+#include "common/search/evaluator.h"
+#include "common/search/symmetric_batch.h"
 
 namespace gz {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "common/fileio.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 namespace {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 

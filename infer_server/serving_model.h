@@ -13,8 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "common/board.h"
-#include "common/evaluator.h"
+#include "common/game/board.h"
+#include "common/search/evaluator.h"
 #include "common/net/net_api.h"
 
 namespace gz {

@@ -8,9 +8,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 #include "infer_server/job_input.h"
 
 namespace gz {

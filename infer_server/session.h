@@ -39,7 +39,7 @@
 #include <utility>  // before Asio: Boost 1.74 awaitable.hpp needs std::exchange under C++20
 #include <boost/asio.hpp>
 
-#include "common/wire.h"
+#include "common/wire/wire.h"
 #include "infer_server/batcher.h"
 #include "infer_server/reloader.h"
 #include "infer_server/server_stats.h"

@@ -13,8 +13,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <random>
 
-#include "common/board.h"
-#include "common/errors.h"
+#include "common/game/board.h"
+#include "common/base/errors.h"
 
 using namespace gz;
 

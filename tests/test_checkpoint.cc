@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 #include "common/net/checkpoint.h"
 #include "common/net/checkpoint_format.h"
 #include "common/net/model.h"

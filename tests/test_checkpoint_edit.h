@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "common/fileio.h"
+#include "common/base/fileio.h"
 
 namespace gz::testing {
 

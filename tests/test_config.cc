@@ -5,9 +5,9 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "common/cli.h"
-#include "common/config.h"
-#include "common/errors.h"
+#include "common/base/cli.h"
+#include "common/config/config.h"
+#include "common/base/errors.h"
 
 using namespace gz;
 

@@ -18,8 +18,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "common/fileio.h"
-#include "common/game_record.h"
+#include "common/base/fileio.h"
+#include "common/data/game_record.h"
 #include "common/net/net_api.h"
 
 using namespace gz;

@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/symmetric_batch.h"
-#include "common/symmetry.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/search/symmetric_batch.h"
+#include "common/game/symmetry.h"
 
 using namespace gz;
 

@@ -13,10 +13,10 @@
 #include <set>
 #include <thread>
 
-#include "common/board.h"
-#include "common/fileio.h"
-#include "tools/engine/child_process.h"
-#include "tools/engine/gomocup_session.h"
+#include "common/game/board.h"
+#include "common/base/fileio.h"
+#include "tests/support/child_process.h"
+#include "engine/gomocup_session.h"
 
 using namespace gz;
 using namespace std::chrono_literals;

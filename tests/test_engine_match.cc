@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <regex>
 
-#include "common/board.h"
-#include "common/fileio.h"
+#include "common/game/board.h"
+#include "common/base/fileio.h"
 #include "common/net/net_api.h"
-#include "tools/engine/child_process.h"
-#include "tools/engine/gomocup_session.h"
+#include "tests/support/child_process.h"
+#include "engine/gomocup_session.h"
 
 using namespace gz;
 using namespace std::chrono_literals;

@@ -9,16 +9,16 @@
 #include <regex>
 #include <sstream>
 
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "tools/engine/engine_settings.h"
-#include "tools/engine/evaluator_source.h"
-#include "tools/engine/gomocup_session.h"
-#include "tools/engine/line_input.h"
-#include "tools/engine/search_player.h"
-#include "tools/engine/tactics.h"
-#include "tools/engine/terminal_game.h"
-#include "tools/engine/time_control.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "engine/engine_settings.h"
+#include "engine/evaluator_source.h"
+#include "engine/gomocup_session.h"
+#include "engine/line_input.h"
+#include "engine/search_player.h"
+#include "common/game/tactics.h"
+#include "engine/terminal_game.h"
+#include "engine/time_control.h"
 
 using namespace gz;
 using Clock = std::chrono::steady_clock;

@@ -5,12 +5,12 @@
 #include <fstream>
 #include <random>
 
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/game_record.h"
-#include "common/npz.h"
-#include "common/selfplay.h"
-#include "common/simple_evaluators.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/game_record.h"
+#include "common/data/npz.h"
+#include "common/search/selfplay.h"
+#include "common/search/simple_evaluators.h"
 
 using namespace gz;
 namespace fs = std::filesystem;

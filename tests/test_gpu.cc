@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 #include "common/net/cuda/batch_buckets.h"
 #include "common/net/cuda/compact_batch.h"
 #include "common/net/net_api.h"
-#include "common/symmetry.h"
+#include "common/game/symmetry.h"
 
 namespace gz {
 namespace {

@@ -18,9 +18,9 @@
 #include <map>
 #include <mutex>
 
-#include "common/encoder.h"
+#include "common/game/encoder.h"
 #include "common/net/cuda/compact_batch.h"
-#include "common/symmetry.h"
+#include "common/game/symmetry.h"
 #include "infer_server/batcher.h"
 #include "infer_server/job_input.h"
 #include "test_batcher_util.h"

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <random>
 
-#include "common/errors.h"
-#include "common/mcts.h"
-#include "common/simple_evaluators.h"
+#include "common/base/errors.h"
+#include "common/search/mcts.h"
+#include "common/search/simple_evaluators.h"
 
 using namespace gz;
 

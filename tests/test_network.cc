@@ -5,15 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 #include "common/net/model.h"
 #include "common/net/net_api.h"
 #include "common/net/torch_forward.h"
-#include "common/symmetric_batch.h"
-#include "common/symmetry.h"
+#include "common/search/symmetric_batch.h"
+#include "common/game/symmetry.h"
 
 // LibTorch (built with glog) defines an aborting CHECK macro; the Catch
 // header must come after every torch header so that Catch's CHECK is used.

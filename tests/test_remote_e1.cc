@@ -6,9 +6,9 @@
 
 #include <atomic>
 
-#include "common/remote_evaluator.h"
-#include "common/selfplay.h"
-#include "common/simple_evaluators.h"
+#include "common/wire/remote_evaluator.h"
+#include "common/search/selfplay.h"
+#include "common/search/simple_evaluators.h"
 #include "test_server_util.h"
 
 using namespace gz;

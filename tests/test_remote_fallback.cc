@@ -6,9 +6,9 @@
 
 #include <atomic>
 
-#include "common/fallback_evaluator.h"
-#include "common/remote_evaluator.h"
-#include "common/selfplay.h"
+#include "common/wire/fallback_evaluator.h"
+#include "common/wire/remote_evaluator.h"
+#include "common/search/selfplay.h"
 #include "test_server_util.h"
 
 using namespace gz;

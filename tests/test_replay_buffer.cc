@@ -3,9 +3,9 @@
 
 #include <set>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/symmetry.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/game/symmetry.h"
 #include "test_trainer_util.h"
 #include "trainer/replay_buffer.h"
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/metadata.h"
-#include "common/run_layout.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
 #include "tools/arena_lib.h"
 
 using namespace gz;

@@ -3,9 +3,9 @@
 #include <atomic>
 #include <map>
 
-#include "common/errors.h"
-#include "common/selfplay.h"
-#include "common/simple_evaluators.h"
+#include "common/base/errors.h"
+#include "common/search/selfplay.h"
+#include "common/search/simple_evaluators.h"
 
 using namespace gz;
 

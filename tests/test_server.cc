@@ -15,11 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/fallback_evaluator.h"
-#include "common/metadata.h"
-#include "common/remote_evaluator.h"
-#include "common/run_layout.h"
-#include "common/wire.h"
+#include "common/wire/fallback_evaluator.h"
+#include "common/data/metadata.h"
+#include "common/wire/remote_evaluator.h"
+#include "common/data/run_layout.h"
+#include "common/wire/wire.h"
 #include "test_checkpoint_edit.h"
 #include "test_server_util.h"
 

@@ -10,7 +10,7 @@
 
 #include <atomic>
 
-#include "common/remote_evaluator.h"
+#include "common/wire/remote_evaluator.h"
 #include "test_server_util.h"
 
 using namespace gz;

@@ -13,7 +13,7 @@
 #include <set>
 #include <thread>
 
-#include "common/encoder.h"
+#include "common/game/encoder.h"
 #include "infer_server/auto_wait.h"
 #include "infer_server/batcher.h"
 #include "infer_server/result_cache.h"

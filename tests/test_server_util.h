@@ -26,12 +26,12 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "common/board.h"
-#include "common/errors.h"
-#include "common/evaluator.h"
-#include "common/fileio.h"
+#include "common/game/board.h"
+#include "common/base/errors.h"
+#include "common/search/evaluator.h"
+#include "common/base/fileio.h"
 #include "common/net/net_api.h"
-#include "common/wire_client.h"
+#include "common/wire/wire_client.h"
 
 namespace gz::testing {
 

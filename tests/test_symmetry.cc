@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "common/encoder.h"
-#include "common/symmetry.h"
+#include "common/game/encoder.h"
+#include "common/game/symmetry.h"
 
 using namespace gz;
 

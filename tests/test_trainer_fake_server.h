@@ -1,5 +1,5 @@
 // A stand-in inference server for the trainer's publishing tests: plain POSIX
-// Unix-domain sockets speaking the real wire protocol (common/wire.h), with a
+// Unix-domain sockets speaking the real wire protocol (common/wire/wire.h), with a
 // test-controlled RELOAD handler (delay the ack, refuse, record what the
 // run directory looked like meanwhile).  Serves one connection at a time,
 // which is all the trainer's control calls need.
@@ -16,8 +16,8 @@
 #include <string>
 #include <thread>
 
-#include "common/fileio.h"
-#include "common/wire.h"
+#include "common/base/fileio.h"
+#include "common/wire/wire.h"
 
 namespace gz::testing {
 

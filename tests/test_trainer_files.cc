@@ -6,7 +6,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "common/errors.h"
+#include "common/base/errors.h"
 #include "test_trainer_util.h"
 #include "trainer/game_collector.h"
 #include "trainer/game_files.h"

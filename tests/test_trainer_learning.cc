@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <random>
 
-#include "common/encoder.h"
-#include "common/errors.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
 #include "common/net/checkpoint.h"
 #include "test_trainer_util.h"
 #include "trainer/net_trainer.h"

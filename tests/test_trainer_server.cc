@@ -6,7 +6,7 @@
 #include <csignal>
 #include <cstdio>
 
-#include "common/wire_client.h"
+#include "common/wire/wire_client.h"
 #include "test_trainer_util.h"
 #include "trainer/generation_log.h"
 

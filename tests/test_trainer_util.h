@@ -19,12 +19,12 @@
 #include <thread>
 #include <vector>
 
-#include "common/board.h"
-#include "common/config.h"
-#include "common/fileio.h"
-#include "common/game_record.h"
-#include "common/metadata.h"
-#include "common/run_layout.h"
+#include "common/game/board.h"
+#include "common/config/config.h"
+#include "common/base/fileio.h"
+#include "common/data/game_record.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
 
 namespace gz::testing {
 

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <random>
 
-#include "common/errors.h"
-#include "common/wire.h"
+#include "common/base/errors.h"
+#include "common/wire/wire.h"
 
 using namespace gz;
 using namespace gz::wire;

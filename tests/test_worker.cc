@@ -11,11 +11,11 @@
 #include <fstream>
 #include <thread>
 
-#include "common/config.h"
-#include "common/fileio.h"
-#include "common/game_record.h"
-#include "common/metadata.h"
-#include "common/run_layout.h"
+#include "common/config/config.h"
+#include "common/base/fileio.h"
+#include "common/data/game_record.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
 
 using namespace gz;
 namespace fs = std::filesystem;

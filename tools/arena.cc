@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
-#include "common/cli.h"
-#include "common/errors.h"
-#include "common/logging.h"
+#include "common/base/cli.h"
+#include "common/base/errors.h"
+#include "common/base/logging.h"
 #include "tools/arena_lib.h"
 
 namespace {

@@ -6,10 +6,10 @@
 #include <random>
 #include <spdlog/spdlog.h>
 
-#include "common/errors.h"
-#include "common/mcts.h"
+#include "common/base/errors.h"
+#include "common/search/mcts.h"
 #include "common/net/net_api.h"
-#include "common/simple_evaluators.h"
+#include "common/search/simple_evaluators.h"
 
 namespace gz {
 
@@ -83,7 +83,7 @@ int8_t PlayOne(ArenaPlayer& black, ArenaPlayer& white, const Config& cfg, const 
                uint64_t seed) {
   Board board(cfg.board.size, cfg.rule());
   for (int m : opening) board.Play(m);
-  MctsParams params = cfg.mcts_params();
+  MctsParams params = cfg.mcts;
   params.dirichlet_alpha = 0;
   params.tree_reuse = false;
   std::mt19937_64 rng(seed);

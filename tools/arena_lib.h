@@ -13,8 +13,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "common/config.h"
-#include "common/evaluator.h"
+#include "common/config/config.h"
+#include "common/search/evaluator.h"
 
 namespace gz {
 

@@ -1,8 +1,8 @@
 // build/bin/gz_status: the status view behind launch/status.sh.
 #include <iostream>
 
-#include "common/cli.h"
-#include "common/errors.h"
+#include "common/base/cli.h"
+#include "common/base/errors.h"
 #include "common/net/net_api.h"
 #include "tools/status_lib.h"
 

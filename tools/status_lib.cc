@@ -10,11 +10,11 @@
 #include <map>
 #include <sstream>
 
-#include "common/config.h"
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/metadata.h"
-#include "common/run_layout.h"
+#include "common/config/config.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
 
 namespace gz {
 namespace fs = std::filesystem;

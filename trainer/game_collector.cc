@@ -6,7 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/fileio.h"
+#include "common/base/fileio.h"
 #include "trainer/game_files.h"
 
 namespace gz {

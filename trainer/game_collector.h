@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "common/config.h"
-#include "common/game_record.h"
-#include "common/run_layout.h"
+#include "common/config/config.h"
+#include "common/data/game_record.h"
+#include "common/data/run_layout.h"
 
 namespace gz {
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/board.h"
-#include "common/game_record.h"
+#include "common/game/board.h"
+#include "common/data/game_record.h"
 
 namespace gz {
 

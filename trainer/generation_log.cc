@@ -6,7 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "common/fileio.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 

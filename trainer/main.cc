@@ -11,12 +11,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/cli.h"
-#include "common/config.h"
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/logging.h"
-#include "common/run_layout.h"
+#include "common/base/cli.h"
+#include "common/config/config.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/base/logging.h"
+#include "common/data/run_layout.h"
 #include "trainer/generation_log.h"
 #include "trainer/trainer.h"
 

@@ -4,9 +4,9 @@
 #include <random>
 #include <sstream>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 

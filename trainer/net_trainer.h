@@ -19,7 +19,7 @@
 
 #include <torch/torch.h>
 
-#include "common/config.h"
+#include "common/config/config.h"
 #include "common/net/model.h"
 #include "trainer/replay_buffer.h"
 

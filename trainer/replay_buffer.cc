@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/symmetry.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/game/symmetry.h"
 
 namespace gz {
 

@@ -4,7 +4,7 @@
 // Each searched move of a game is one sample: the position before the move
 // (cells, side to move, previous move), the MCTS visit distribution as the
 // policy target, and the game result from the mover's view as the value
-// target (+1 win, -1 loss, 0 draw).  Planes come from common/encoder.h
+// target (+1 win, -1 loss, 0 draw).  Planes come from common/game/encoder.h
 // EncodePosition only; the policy target is transformed with the same
 // symmetry (symmetry.h TransformPlane), so planes and target always agree.
 //
@@ -17,7 +17,7 @@
 #include <random>
 #include <vector>
 
-#include "common/game_record.h"
+#include "common/data/game_record.h"
 
 namespace gz {
 

@@ -5,7 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/run_layout.h"
+#include "common/data/run_layout.h"
 
 namespace gz {
 

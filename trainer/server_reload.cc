@@ -6,8 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/fileio.h"
-#include "common/wire_client.h"
+#include "common/base/fileio.h"
+#include "common/wire/wire_client.h"
 
 namespace gz {
 

@@ -21,7 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/errors.h"
+#include "common/base/errors.h"
 
 namespace gz {
 

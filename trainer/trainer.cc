@@ -5,10 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/metadata.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/metadata.h"
 #include "common/net/checkpoint.h"
 #include "trainer/game_files.h"
 #include "trainer/generation_log.h"

@@ -28,8 +28,8 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "common/config.h"
-#include "common/run_layout.h"
+#include "common/config/config.h"
+#include "common/data/run_layout.h"
 #include "trainer/game_collector.h"
 #include "trainer/net_trainer.h"
 #include "trainer/replay_buffer.h"

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/run_layout.h"
+#include "common/data/run_layout.h"
 
 namespace gz {
 

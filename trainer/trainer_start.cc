@@ -3,13 +3,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/metadata.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/metadata.h"
 #include "common/net/checkpoint.h"
 #include "common/net/net_api.h"
-#include "common/wire_client.h"
+#include "common/wire/wire_client.h"
 #include "trainer/game_files.h"
 #include "trainer/generation_log.h"
 #include "trainer/trainer.h"

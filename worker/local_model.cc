@@ -2,9 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/errors.h"
+#include "common/base/errors.h"
 #include "common/net/net_api.h"
-#include "common/simple_evaluators.h"
+#include "common/search/simple_evaluators.h"
 
 namespace gz {
 

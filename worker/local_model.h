@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "common/evaluator.h"
-#include "common/symmetric_batch.h"
+#include "common/search/evaluator.h"
+#include "common/search/symmetric_batch.h"
 
 namespace gz {
 

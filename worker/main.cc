@@ -7,12 +7,12 @@
 #include <iostream>
 #include <spdlog/spdlog.h>
 
-#include "common/cli.h"
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/logging.h"
-#include "common/metadata.h"
-#include "common/run_layout.h"
+#include "common/base/cli.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/base/logging.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
 #include "worker/remote_setup.h"
 #include "worker/worker_loop.h"
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <spdlog/spdlog.h>
 
-#include "common/fallback_evaluator.h"
+#include "common/wire/fallback_evaluator.h"
 
 namespace gz {
 

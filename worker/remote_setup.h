@@ -3,7 +3,7 @@
 // local inference only (exactly the foundation's path).
 #pragma once
 
-#include "common/config.h"
+#include "common/config/config.h"
 #include "worker/worker_loop.h"
 
 namespace gz {

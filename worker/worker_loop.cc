@@ -9,11 +9,11 @@
 #include <thread>
 #include <unordered_map>
 
-#include "common/errors.h"
-#include "common/fileio.h"
-#include "common/metadata.h"
-#include "common/run_layout.h"
-#include "common/selfplay.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
+#include "common/search/selfplay.h"
 
 namespace gz {
 namespace {
@@ -40,7 +40,7 @@ int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t gene
                              const std::function<bool()>& may_start,
                              const std::function<std::string(int64_t)>& path_for,
                              const std::function<void(int)>& after_each) {
-  SelfPlayParams params = SelfPlayParams::FromConfig(cfg);
+  SelfPlayParams params = cfg.selfplay_params();
   std::unordered_map<const SelfPlayGame*, std::pair<int64_t, double>> started;  // game -> (index, start time)
   int64_t next_index = first;
   int written = 0;

@@ -22,8 +22,8 @@
 #include <memory>
 #include <string>
 
-#include "common/config.h"
-#include "common/evaluator.h"
+#include "common/config/config.h"
+#include "common/search/evaluator.h"
 #include "worker/local_model.h"
 
 namespace gz {

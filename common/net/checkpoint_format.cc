@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/fileio.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
 
 namespace gz {
 

@@ -3,9 +3,9 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <cmath>
 
-#include "common/board.h"
-#include "common/encoder.h"
-#include "common/errors.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
 
 namespace gz {
 namespace {

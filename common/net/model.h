@@ -8,7 +8,7 @@
 //                     -> linear(kValueHidden -> 1) -> tanh
 //   forward() returns (log_policy [N, H*W], value [N]).
 //
-// The planes are defined by common/encoder.h only.  This is a normal
+// The planes are defined by common/game/encoder.h only.  This is a normal
 // trainable torch::nn::Module: the trainer uses it directly (train()/eval(),
 // parameters(), to(device)).  The 3x3/1x1 convolutions that feed a BatchNorm
 // have no bias.

@@ -9,8 +9,8 @@
 
 #include <torch/cuda.h>
 
-#include "common/encoder.h"
-#include "common/errors.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
 #include "common/net/checkpoint.h"
 #include "common/net/checkpoint_format.h"
 #include "common/net/model.h"

@@ -13,9 +13,9 @@
 #include <memory>
 #include <string>
 
-#include "common/config.h"
-#include "common/evaluator.h"
-#include "common/symmetric_batch.h"
+#include "common/config/config.h"
+#include "common/search/evaluator.h"
+#include "common/search/symmetric_batch.h"
 
 namespace gz {
 

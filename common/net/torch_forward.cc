@@ -4,8 +4,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "common/encoder.h"
-#include "common/errors.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
 
 namespace gz {
 namespace {

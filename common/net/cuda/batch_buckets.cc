@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "common/errors.h"
+#include "common/base/errors.h"
 
 namespace gz {
 

@@ -1,8 +1,8 @@
 #include "common/net/cuda/compact_batch.h"
 
-#include "common/encoder.h"
-#include "common/errors.h"
-#include "common/symmetry.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/game/symmetry.h"
 
 namespace gz {
 

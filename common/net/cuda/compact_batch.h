@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <span>
 
-#include "common/board.h"
+#include "common/game/board.h"
 #include "common/net/cuda/compact_row.h"
 
 namespace gz {

@@ -14,8 +14,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "common/encoder.h"
-#include "common/errors.h"
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
 #include "common/net/cuda/batch_buckets.h"
 #include "common/net/cuda/compact_batch.h"
 #include "common/net/cuda/encode_kernel.h"

@@ -5,7 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/errors.h"
+#include "common/base/errors.h"
 #include "common/net/cuda/compact_row.h"
 
 namespace gz {

@@ -1,0 +1,304 @@
+#include "common/config/config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/search/symmetric_batch.h"
+
+namespace gz {
+namespace {
+
+using nlohmann::json;
+
+// One entry per key: how to set it from JSON, read it back, and its bounds.
+struct Field {
+  std::function<void(const json&, const std::string& key)> set;
+  std::function<json()> get;
+};
+using Registry = std::map<std::string, Field>;
+
+[[noreturn]] void Bad(const std::string& key, const std::string& why) {
+  GOMOKU_THROW(ConfigError, "config key '" << key << "': " << why);
+}
+
+void AddInt(Registry& r, const std::string& key, int* p, int lo, int hi) {
+  r[key] = Field{[p, lo, hi](const json& v, const std::string& k) {
+                   if (!v.is_number_integer()) Bad(k, "expected an integer, got " + v.dump());
+                   long long x = v.get<long long>();
+                   if (x < lo || x > hi)
+                     Bad(k, "value " + std::to_string(x) + " out of range [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]");
+                   *p = static_cast<int>(x);
+                 },
+                 [p] { return json(*p); }};
+}
+void AddU64(Registry& r, const std::string& key, uint64_t* p) {
+  r[key] = Field{[p](const json& v, const std::string& k) {
+                   if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
+                     Bad(k, "expected a non-negative integer, got " + v.dump());
+                   *p = v.get<uint64_t>();
+                 },
+                 [p] { return json(*p); }};
+}
+void AddDouble(Registry& r, const std::string& key, double* p, double lo, double hi) {
+  r[key] = Field{[p, lo, hi](const json& v, const std::string& k) {
+                   if (!v.is_number()) Bad(k, "expected a number, got " + v.dump());
+                   double x = v.get<double>();
+                   if (!std::isfinite(x) || x < lo || x > hi) {
+                     std::ostringstream os;
+                     os << "value " << x << " out of range [" << lo << ", " << hi << "]";
+                     Bad(k, os.str());
+                   }
+                   *p = x;
+                 },
+                 [p] { return json(*p); }};
+}
+// A float field (the search layer keeps floats).  The JSON value is read as a
+// double, range-checked, then narrowed, so the stored float equals
+// static_cast<float>(value); it is written back as the shortest decimal that
+// reads back to the same float ("0.3", not 0.30000001192092896).
+void AddFloat(Registry& r, const std::string& key, float* p, double lo, double hi) {
+  r[key] = Field{[p, lo, hi](const json& v, const std::string& k) {
+                   if (!v.is_number()) Bad(k, "expected a number, got " + v.dump());
+                   double x = v.get<double>();
+                   if (!std::isfinite(x) || x < lo || x > hi) {
+                     std::ostringstream os;
+                     os << "value " << x << " out of range [" << lo << ", " << hi << "]";
+                     Bad(k, os.str());
+                   }
+                   *p = static_cast<float>(x);
+                 },
+                 [p] {
+                   char buf[32];
+                   auto res = std::to_chars(buf, buf + sizeof buf, *p);
+                   return json(std::strtod(std::string(buf, res.ptr).c_str(), nullptr));
+                 }};
+}
+void AddBool(Registry& r, const std::string& key, bool* p) {
+  r[key] = Field{[p](const json& v, const std::string& k) {
+                   if (!v.is_boolean()) Bad(k, "expected true or false, got " + v.dump());
+                   *p = v.get<bool>();
+                 },
+                 [p] { return json(*p); }};
+}
+void AddString(Registry& r, const std::string& key, std::string* p, std::vector<std::string> allowed = {},
+               std::function<void(const std::string&)> check = nullptr) {
+  r[key] = Field{[p, allowed, check](const json& v, const std::string& k) {
+                   std::string s;
+                   if (v.is_string()) s = v.get<std::string>();
+                   else if (v.is_number()) s = v.dump();  // e.g. server.max_wait: 3
+                   else Bad(k, "expected a string, got " + v.dump());
+                   if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), s) == allowed.end()) {
+                     std::string list;
+                     for (auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+                     Bad(k, "value '" + s + "' is not one of: " + list);
+                   }
+                   if (check) {
+                     try {
+                       check(s);
+                     } catch (const GomokuError& e) {
+                       Bad(k, e.what());
+                     }
+                   }
+                   *p = s;
+                 },
+                 [p] { return json(*p); }};
+}
+
+Registry MakeRegistry(Config& c) {
+  Registry r;
+  AddInt(r, "board.size", &c.board.size, kMinBoardSize, kMaxBoardSize);
+  AddString(r, "board.rule", &c.board.rule, {"freestyle", "standard"});
+  AddInt(r, "net.channels", &c.net.channels, 1, 1024);
+  AddInt(r, "net.blocks", &c.net.blocks, 0, 64);
+  AddInt(r, "mcts.simulations", &c.mcts.simulations, 1, 1000000);
+  AddFloat(r, "mcts.c_puct", &c.mcts.c_puct, 0.0, 100.0);
+  AddFloat(r, "mcts.dirichlet_alpha", &c.mcts.dirichlet_alpha, 0.0, 100.0);
+  AddFloat(r, "mcts.dirichlet_epsilon", &c.mcts.dirichlet_epsilon, 0.0, 1.0);
+  AddFloat(r, "mcts.fpu_value", &c.mcts.fpu_value, -1.0, 1.0);
+  AddBool(r, "mcts.tree_reuse", &c.mcts.tree_reuse);
+  AddInt(r, "selfplay.temperature_moves", &c.selfplay.temperature_moves, 0, 1000);
+  AddDouble(r, "selfplay.final_temperature", &c.selfplay.final_temperature, 0.0, 10.0);
+  AddInt(r, "selfplay.random_opening_moves", &c.selfplay.random_opening_moves, 0, 100);
+  AddInt(r, "selfplay.max_moves", &c.selfplay.max_moves, 0, kMaxBoardSize * kMaxBoardSize);
+  AddString(r, "inference.symmetry", &c.inference.symmetry, {"none", "random", "all8"});
+  AddString(r, "inference.device", &c.inference.device, {}, [](const std::string& s) {
+    if (s != "auto" && s != "cpu" && s.rfind("cuda", 0) != 0)
+      GOMOKU_THROW(ConfigError, "expected auto, cpu, cuda or cuda:N");
+  });
+  AddInt(r, "inference.threads", &c.inference.threads, 1, 256);
+  AddString(r, "server.socket", &c.server.socket);
+  AddInt(r, "server.max_batch", &c.server.max_batch, 1, 65536);
+  AddString(r, "server.max_wait", &c.server.max_wait, {}, [](const std::string& s) {
+    if (s == "auto") return;
+    char* end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || v > 1000)
+      GOMOKU_THROW(ConfigError, "expected milliseconds in [0, 1000] or \"auto\", got '" << s << "'");
+  });
+  AddDouble(r, "server.auto_wait_ceiling_ms", &c.server.auto_wait_ceiling_ms, 0.0, 1000.0);
+  AddBool(r, "server.auto_pipeline", &c.server.auto_pipeline);
+  AddDouble(r, "server.stats_interval_s", &c.server.stats_interval_s, 0.1, 86400.0);
+  AddDouble(r, "server.idle_timeout_s", &c.server.idle_timeout_s, 0.1, 86400.0);
+  AddInt(r, "server.max_clients", &c.server.max_clients, 1, 100000);
+  AddInt(r, "server.max_pending_replies", &c.server.max_pending_replies, 1, 100000);
+  AddInt(r, "server.cache_entries", &c.server.cache_entries, 0, 100000000);
+  AddString(r, "server.precision", &c.server.precision, {"fp32", "bf16", "fp16"});
+  AddBool(r, "server.cuda_graphs", &c.server.cuda_graphs);
+  AddBool(r, "server.device_encode", &c.server.device_encode);
+  AddInt(r, "server.threads", &c.server.threads, 0, 256);
+  AddInt(r, "worker.parallel_games", &c.worker.parallel_games, 1, 4096);
+  AddDouble(r, "worker.reconnect_initial_s", &c.worker.reconnect_initial_s, 0.01, 3600.0);
+  AddDouble(r, "worker.reconnect_max_s", &c.worker.reconnect_max_s, 0.01, 3600.0);
+  AddDouble(r, "worker.poll_interval_s", &c.worker.poll_interval_s, 0.01, 3600.0);
+  AddString(r, "run.dir", &c.run.dir);
+  AddInt(r, "run.worker_count", &c.run.worker_count, 1, 4096);
+  AddInt(r, "run.worker_games_per_worker", &c.run.worker_games_per_worker, 1, 1000000);
+  AddInt(r, "run.target_games", &c.run.target_games, 1, 10000000);
+  AddInt(r, "run.min_games", &c.run.min_games, 1, 10000000);
+  AddDouble(r, "run.stall_timeout_s", &c.run.stall_timeout_s, 0.1, 86400.0 * 7);
+  AddDouble(r, "run.progress_log_s", &c.run.progress_log_s, 0.1, 86400.0);
+  AddU64(r, "run.seed", &c.run.seed);
+  AddInt(r, "run.max_iterations", &c.run.max_iterations, 0, 100000000);
+  AddInt(r, "train.train_batches", &c.train.train_batches, 1, 1000000);
+  AddInt(r, "train.batch_size", &c.train.batch_size, 1, 65536);
+  AddInt(r, "train.replay_iterations", &c.train.replay_iterations, 1, 100000);
+  AddString(r, "train.optimizer", &c.train.optimizer, {"adam", "sgd"});
+  AddDouble(r, "train.learning_rate", &c.train.learning_rate, 1e-9, 10.0);
+  AddDouble(r, "train.momentum", &c.train.momentum, 0.0, 1.0);
+  AddDouble(r, "train.weight_decay", &c.train.weight_decay, 0.0, 1.0);
+  AddString(r, "train.lr_schedule", &c.train.lr_schedule, {"constant", "step"});
+  AddInt(r, "train.lr_step_iterations", &c.train.lr_step_iterations, 1, 1000000);
+  AddDouble(r, "train.lr_step_gamma", &c.train.lr_step_gamma, 1e-6, 1.0);
+  AddInt(r, "train.keep_last", &c.train.keep_last, 1, 1000000);
+  AddInt(r, "train.keep_every", &c.train.keep_every, 0, 1000000);
+  AddInt(r, "train.threads", &c.train.threads, 1, 256);
+  AddDouble(r, "train.reload_timeout_s", &c.train.reload_timeout_s, 0.1, 86400.0);
+  return r;
+}
+
+void Flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, const json*>>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it.value().is_object()) Flatten(it.value(), key, out);
+    else out.emplace_back(key, &it.value());
+  }
+}
+
+}  // namespace
+
+SelfPlayParams Config::selfplay_params() const {
+  SelfPlayParams p;
+  p.mcts = mcts;
+  p.temperature_moves = selfplay.temperature_moves;
+  p.final_temperature = static_cast<float>(selfplay.final_temperature);
+  p.random_opening_moves = selfplay.random_opening_moves;
+  p.max_moves = selfplay.max_moves;
+  return p;
+}
+
+void Config::Apply(const json& j, const std::string& source) {
+  if (!j.is_object()) GOMOKU_THROW(ConfigError, source << ": the config must be a JSON object");
+  Registry reg = MakeRegistry(*this);
+  std::vector<std::pair<std::string, const json*>> leaves;
+  Flatten(j, "", leaves);
+  for (auto& [key, val] : leaves) {
+    auto it = reg.find(key);
+    if (it == reg.end()) GOMOKU_THROW(ConfigError, source << ": unknown config key '" << key << "'");
+    try {
+      it->second.set(*val, key);
+    } catch (const ConfigError& e) {
+      GOMOKU_THROW(ConfigError, source << ": " << e.what());
+    }
+  }
+}
+
+void Config::ApplyOverride(const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    GOMOKU_THROW(ConfigError, "--set expects dotted.key=value, got '" << assignment << "'");
+  std::string key = assignment.substr(0, eq), raw = assignment.substr(eq + 1);
+  Registry reg = MakeRegistry(*this);
+  auto it = reg.find(key);
+  if (it == reg.end()) GOMOKU_THROW(ConfigError, "--set: unknown config key '" << key << "'");
+  json v;
+  try {
+    v = json::parse(raw);
+    if (v.is_object() || v.is_array() || v.is_null()) v = raw;
+  } catch (const json::exception&) {
+    v = raw;  // plain strings need no quotes
+  }
+  try {
+    it->second.set(v, key);
+  } catch (const ConfigError& e) {
+    GOMOKU_THROW(ConfigError, "--set: " << e.what());
+  }
+}
+
+void Config::Validate() const {
+  if (run.min_games > run.target_games)
+    GOMOKU_THROW(ConfigError, "config key 'run.min_games': " << run.min_games << " exceeds run.target_games "
+                                                             << run.target_games);
+  if (selfplay.random_opening_moves >= board.size * board.size)
+    GOMOKU_THROW(ConfigError, "config key 'selfplay.random_opening_moves': too many for the board");
+  if (worker.reconnect_initial_s > worker.reconnect_max_s)
+    GOMOKU_THROW(ConfigError, "config key 'worker.reconnect_initial_s' exceeds worker.reconnect_max_s");
+  if (run.dir.empty()) GOMOKU_THROW(ConfigError, "config key 'run.dir' must not be empty");
+  ParseSymmetryMode(inference.symmetry);
+}
+
+json Config::ToJson() const {
+  Registry reg = MakeRegistry(const_cast<Config&>(*this));
+  json out = json::object();
+  for (auto& [key, field] : reg) out[json::json_pointer("/" + [&] {
+    std::string k = key;
+    std::replace(k.begin(), k.end(), '.', '/');
+    return k;
+  }())] = field.get();
+  return out;
+}
+
+std::string Config::ToJsonString(int indent) const { return ToJson().dump(indent); }
+
+std::vector<std::string> Config::Keys() {
+  Config c;
+  std::vector<std::string> keys;
+  for (auto& [k, f] : MakeRegistry(c)) keys.push_back(k);
+  return keys;
+}
+
+Config Config::FromJson(const json& j, const std::string& source) {
+  Config c;
+  c.Apply(j, source);
+  c.Validate();
+  return c;
+}
+
+Config Config::Load(const std::string& file, const std::vector<std::string>& overrides) {
+  Config c;
+  if (!file.empty()) {
+    std::string text = ReadFileOrThrow(file);
+    json j;
+    try {
+      j = json::parse(text);
+    } catch (const json::parse_error& e) {
+      GOMOKU_THROW(ConfigError, file << ": invalid JSON: " << e.what());
+    }
+    c.Apply(j, file);
+  }
+  for (const auto& o : overrides) c.ApplyOverride(o);
+  c.Validate();
+  return c;
+}
+
+}  // namespace gz

@@ -1,0 +1,121 @@
+// Typed, validated configuration shared by every binary.
+//
+// Sources, later ones win: built-in defaults < JSON file (--config) <
+// `--set dotted.key=value` overrides.  Unknown keys and out-of-range values are
+// ConfigErrors that name the key.  The effective config is logged at start and
+// saved in the run directory (see docs/configuration.md for every key).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/game/board.h"
+#include "common/search/mcts.h"
+#include "common/search/selfplay.h"
+
+namespace gz {
+
+struct BoardConfig {
+  int size = 15;
+  std::string rule = "freestyle";
+};
+struct NetConfig {
+  int channels = 128;
+  int blocks = 8;
+};
+struct SelfplayConfig {
+  int temperature_moves = 8;          // tau = 1 for this many moves
+  double final_temperature = 0.0;     // after that; 0 = argmax
+  int random_opening_moves = 0;       // uniformly random first moves (not recorded as samples)
+  int max_moves = 0;                  // 0 = until the board is full
+};
+struct InferenceConfig {
+  std::string symmetry = "all8";      // none | random | all8
+  std::string device = "auto";        // auto | cpu | cuda | cuda:N
+  int threads = 1;                    // intra-op threads for local inference
+};
+struct ServerConfig {
+  std::string socket = "";            // "" = <run.dir>/sock/infer.sock; GOMOKU_INFER_SOCK wins
+  int max_batch = 20;                 // positions; GOMOKU_MAX_BATCH wins
+  std::string max_wait = "3";         // milliseconds, or "auto"; GOMOKU_MAX_WAIT_MS wins
+  double auto_wait_ceiling_ms = 5.0;  // upper bound of the adaptive wait
+  bool auto_pipeline = false;         // auto: alternate two halves of the clients when measured faster
+  double stats_interval_s = 30.0;
+  double idle_timeout_s = 120.0;      // a connection silent this long is closed
+  int max_clients = 512;
+  int max_pending_replies = 64;       // per connection; a client that never reads is cut off
+  int cache_entries = 0;              // NN result cache (0 = off)
+  std::string precision = "fp32";     // fp32 | bf16 | fp16 (CUDA only)
+  bool cuda_graphs = false;           // CUDA only
+  bool device_encode = true;          // CUDA only: encode the batch's compact boards on the GPU
+  int threads = 0;                    // intra-op threads of the server's forward; 0 = inference.threads
+};
+struct WorkerConfig {
+  int parallel_games = 1;
+  double reconnect_initial_s = 1.0;
+  double reconnect_max_s = 30.0;
+  double poll_interval_s = 1.0;       // how often an idle worker re-reads metadata.json
+};
+struct RunConfig {
+  std::string dir = "runs/default";
+  int worker_count = 20;
+  int worker_games_per_worker = 6;
+  int target_games = 100;
+  int min_games = 50;
+  double stall_timeout_s = 600.0;
+  double progress_log_s = 30.0;
+  uint64_t seed = 1;
+  int max_iterations = 0;             // 0 = run until stopped
+};
+struct TrainConfig {
+  int train_batches = 32;
+  int batch_size = 512;
+  int replay_iterations = 5;          // replay window W
+  std::string optimizer = "adam";     // adam | sgd
+  double learning_rate = 1e-3;
+  double momentum = 0.9;
+  double weight_decay = 1e-4;         // L2
+  std::string lr_schedule = "constant";  // constant | step
+  int lr_step_iterations = 50;
+  double lr_step_gamma = 0.5;
+  int keep_last = 5;
+  int keep_every = 10;
+  int threads = 2;
+  double reload_timeout_s = 60.0;
+};
+
+struct Config {
+  BoardConfig board;
+  NetConfig net;
+  MctsParams mcts;                    // the search layer's own struct; the registry binds its keys
+  SelfplayConfig selfplay;
+  InferenceConfig inference;
+  ServerConfig server;
+  WorkerConfig worker;
+  RunConfig run;
+  TrainConfig train;
+
+  Rule rule() const { return ParseRule(board.rule); }
+  SelfPlayParams selfplay_params() const;
+
+  // Applies a JSON object (possibly partial).  Throws ConfigError naming the key.
+  void Apply(const nlohmann::json& j, const std::string& source);
+  // Applies "dotted.key=value".
+  void ApplyOverride(const std::string& assignment);
+  // Cross-field checks.  Throws ConfigError.
+  void Validate() const;
+  nlohmann::json ToJson() const;
+  std::string ToJsonString(int indent = 2) const;
+
+  // Defaults < file < overrides, validated.
+  static Config Load(const std::string& file, const std::vector<std::string>& overrides);
+  static Config FromJson(const nlohmann::json& j, const std::string& source);
+  // Every dotted key the config accepts.
+  static std::vector<std::string> Keys();
+};
+
+
+}  // namespace gz

@@ -1,0 +1,113 @@
+#include "common/data/game_record.h"
+
+#include <cmath>
+
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/base/fileio.h"
+#include "common/data/npz.h"
+
+namespace gz {
+
+void GameRecord::AddMove(const Board& before, const std::vector<float>& visit_policy, float root_q, int move,
+                         int64_t generation) {
+  boards.insert(boards.end(), before.cells().begin(), before.cells().end());
+  to_move.push_back(before.to_move());
+  policy.insert(policy.end(), visit_policy.begin(), visit_policy.end());
+  q.push_back(root_q);
+  moves.push_back(static_cast<int16_t>(move));
+  model_generations.push_back(generation);
+}
+
+std::string GameRecord::ToNpzBytes() const {
+  const int64_t t = num_moves(), n = board_size;
+  std::map<std::string, NpyArray> a;
+  a["boards"] = MakeNpy(boards, {t, n, n});
+  a["to_move"] = MakeNpy(to_move, {t});
+  a["policy"] = MakeNpy(policy, {t, n * n});
+  a["q"] = MakeNpy(q, {t});
+  a["moves"] = MakeNpy(moves, {t});
+  a["model_generations"] = MakeNpy(model_generations, {t});
+  a["opening"] = MakeNpy(opening, {static_cast<int64_t>(opening.size())});
+  a["winner"] = MakeNpyScalar<int8_t>(winner);
+  a["iteration"] = MakeNpyScalar<int64_t>(iteration);
+  a["model_generation"] = MakeNpyScalar<int64_t>(model_generation);
+  a["seed"] = MakeNpyScalar<int64_t>(seed);
+  a["board_size"] = MakeNpyScalar<int64_t>(board_size);
+  a["rule"] = MakeNpyScalar<int64_t>(static_cast<int64_t>(rule));
+  a["encoder_version"] = MakeNpyScalar<int64_t>(kEncoderVersion);
+  a["format_version"] = MakeNpyScalar<int64_t>(kGameFormatVersion);
+  return WriteNpz(a);
+}
+
+namespace {
+const NpyArray& Need(const std::map<std::string, NpyArray>& m, const std::string& key, const std::string& what,
+                     const std::vector<int64_t>& shape) {
+  auto it = m.find(key);
+  if (it == m.end()) GOMOKU_THROW(IoError, what << ": missing array '" << key << "'");
+  if (it->second.shape != shape) GOMOKU_THROW(IoError, what << ": array '" << key << "' has the wrong shape");
+  return it->second;
+}
+int64_t Scalar(const std::map<std::string, NpyArray>& m, const std::string& key, const std::string& what) {
+  return Need(m, key, what, {}).As<int64_t>()[0];
+}
+}  // namespace
+
+GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string& what) {
+  auto m = ReadNpz(bytes, what);
+  GameRecord r;
+  int64_t fv = Scalar(m, "format_version", what);
+  if (fv != kGameFormatVersion)
+    GOMOKU_THROW(IoError, what << ": game format version " << fv << ", this build reads " << kGameFormatVersion);
+  int64_t ev = Scalar(m, "encoder_version", what);
+  if (ev != kEncoderVersion) GOMOKU_THROW(IoError, what << ": encoder version " << ev << " != " << kEncoderVersion);
+  int64_t n = Scalar(m, "board_size", what);
+  if (n < kMinBoardSize || n > kMaxBoardSize) GOMOKU_THROW(IoError, what << ": bad board size " << n);
+  r.board_size = static_cast<int>(n);
+  int64_t rule = Scalar(m, "rule", what);
+  if (rule != 0 && rule != 1) GOMOKU_THROW(IoError, what << ": bad rule " << rule);
+  r.rule = static_cast<Rule>(rule);
+  auto mv = m.find("moves");
+  if (mv == m.end() || mv->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'moves'");
+  const int64_t t = mv->second.shape[0];
+  if (t > n * n) GOMOKU_THROW(IoError, what << ": " << t << " moves on a " << n << "x" << n << " board");
+  r.moves = Need(m, "moves", what, {t}).As<int16_t>();
+  r.boards = Need(m, "boards", what, {t, n, n}).As<int8_t>();
+  r.to_move = Need(m, "to_move", what, {t}).As<int8_t>();
+  r.policy = Need(m, "policy", what, {t, n * n}).As<float>();
+  r.q = Need(m, "q", what, {t}).As<float>();
+  r.model_generations = Need(m, "model_generations", what, {t}).As<int64_t>();
+  auto op = m.find("opening");
+  if (op == m.end() || op->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'opening'");
+  r.opening = op->second.As<int16_t>();
+  r.winner = Need(m, "winner", what, {}).As<int8_t>()[0];
+  r.iteration = Scalar(m, "iteration", what);
+  r.model_generation = Scalar(m, "model_generation", what);
+  r.seed = Scalar(m, "seed", what);
+  // Value checks: a corrupt-but-CRC-valid file must not poison training.
+  if (r.winner < 0 || r.winner > 2) GOMOKU_THROW(IoError, what << ": bad winner " << int(r.winner));
+  for (int8_t c : r.boards)
+    if (c < 0 || c > 2) GOMOKU_THROW(IoError, what << ": bad board cell " << int(c));
+  for (int64_t i = 0; i < t; ++i) {
+    if (r.to_move[i] != kBlack && r.to_move[i] != kWhite) GOMOKU_THROW(IoError, what << ": bad to_move at " << i);
+    if (r.moves[i] < 0 || r.moves[i] >= n * n) GOMOKU_THROW(IoError, what << ": bad move at " << i);
+    if (!std::isfinite(r.q[i]) || std::fabs(r.q[i]) > 1.0001f) GOMOKU_THROW(IoError, what << ": bad q at " << i);
+    double s = 0;
+    for (int64_t p = 0; p < n * n; ++p) {
+      float x = r.policy[i * n * n + p];
+      if (!std::isfinite(x) || x < 0) GOMOKU_THROW(IoError, what << ": bad policy value at move " << i);
+      s += x;
+    }
+    if (std::fabs(s - 1.0) > 1e-3) GOMOKU_THROW(IoError, what << ": policy of move " << i << " sums to " << s);
+  }
+  return r;
+}
+
+void SaveGameRecord(const GameRecord& rec, const std::string& path) { WriteFileAtomic(path, rec.ToNpzBytes()); }
+
+GameRecord LoadGameRecord(const std::string& path) {
+  return GameRecord::FromNpzBytes(ReadFileOrThrow(path), path);
+}
+
+}  // namespace gz

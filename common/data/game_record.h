@@ -1,0 +1,56 @@
+// One finished self-play game, and its .npz file format (docs/file-formats.md).
+//
+// Arrays (T = number of searched moves):
+//   boards   int8   [T,H,W]  position before move t (0 empty, 1 black, 2 white)
+//   to_move  int8   [T]      1 black, 2 white
+//   policy   float32[T,H*W]  MCTS visit distribution (sums to 1)
+//   q        float32[T]      root value for the side to move, in [-1,1]
+//   moves    int16  [T]      row*W+col
+//   model_generations int64 [T]  generation of the model that answered the last evaluation of move t
+//   opening  int16  [K]      random opening moves played before boards[0]
+//   winner   int8   scalar   0 draw, 1 black, 2 white
+//   iteration, model_generation, seed, board_size, rule (0 freestyle, 1 standard),
+//   encoder_version, format_version: int64 scalars
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/game/board.h"
+
+namespace gz {
+
+constexpr int64_t kGameFormatVersion = 1;
+
+struct GameRecord {
+  int board_size = 15;
+  Rule rule = Rule::kFreestyle;
+  std::vector<int16_t> opening;
+  std::vector<int8_t> boards;          // T*H*W
+  std::vector<int8_t> to_move;         // T
+  std::vector<float> policy;           // T*H*W
+  std::vector<float> q;                // T
+  std::vector<int16_t> moves;          // T
+  std::vector<int64_t> model_generations;  // T
+  int8_t winner = 0;
+  int64_t iteration = 0;
+  int64_t model_generation = 0;        // generation the game was started with
+  int64_t seed = 0;
+
+  int num_moves() const { return static_cast<int>(moves.size()); }
+  // Appends one searched move.
+  void AddMove(const Board& before, const std::vector<float>& visit_policy, float root_q, int move,
+               int64_t generation);
+
+  std::string ToNpzBytes() const;
+  // Parses and validates; throws IoError naming the problem.
+  static GameRecord FromNpzBytes(const std::string& bytes, const std::string& what);
+};
+
+// Atomic write (temp name + fsync + rename).
+void SaveGameRecord(const GameRecord& rec, const std::string& path);
+// Throws IoError for a missing, truncated or corrupt file.
+GameRecord LoadGameRecord(const std::string& path);
+
+}  // namespace gz

@@ -1,0 +1,298 @@
+#include "common/search/mcts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/base/errors.h"
+
+namespace gz {
+
+Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed), root_board_(15) {
+  GOMOKU_CHECK(params.simulations >= 1, "mcts.simulations must be >= 1");
+}
+
+void Mcts::Reset(const Board& root) {
+  root_board_ = root;
+  nodes_.clear();
+  edges_.clear();
+  nodes_.push_back(Node{});
+  pending_ = false;
+  sims_done_ = 0;
+}
+
+int Mcts::CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const {
+  // Breadth-first copy; each node's edges stay contiguous and in order.
+  const int new_root = static_cast<int>(dst_nodes.size());
+  dst_nodes.push_back(nodes_[idx]);
+  std::vector<std::pair<int, int>> queue{{idx, new_root}};
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const auto [s, d] = queue[q];
+    const Node& sn = nodes_[s];
+    if (sn.first_edge < 0) continue;
+    const int first = static_cast<int>(dst_edges.size());
+    dst_nodes[d].first_edge = first;
+    for (int k = 0; k < sn.num_edges; ++k) {
+      Edge e = edges_[sn.first_edge + k];
+      if (e.child >= 0) {
+        const int copy = static_cast<int>(dst_nodes.size());
+        dst_nodes.push_back(nodes_[e.child]);
+        queue.emplace_back(e.child, copy);
+        e.child = copy;
+      }
+      dst_edges.push_back(e);
+    }
+  }
+  return new_root;
+}
+
+void Mcts::Advance(int move) {
+  GOMOKU_CHECK(!pending_, "Advance with a pending evaluation");
+  root_board_.Play(move);  // throws RulesError if illegal
+  sims_done_ = 0;
+  int child = -1;
+  if (params_.tree_reuse && !nodes_.empty() && nodes_[0].first_edge >= 0) {
+    const Node& root = nodes_[0];
+    for (int k = 0; k < root.num_visited; ++k)
+      if (edges_[root.first_edge + k].move == move) child = edges_[root.first_edge + k].child;
+  }
+  if (child < 0 || root_board_.terminal()) {
+    nodes_.clear();
+    edges_.clear();
+    nodes_.push_back(Node{});
+    return;
+  }
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  nodes.reserve(nodes_.size());
+  edges.reserve(edges_.size());
+  CopySubtree(child, nodes, edges);
+  nodes_.swap(nodes);
+  edges_.swap(edges);
+  // The new root's edges carry their network priors in order (the old root's
+  // noise never reached this level); StartMove adds this move's noise.
+}
+
+void Mcts::PromoteBestUnvisited(int node) {
+  const Node& n = nodes_[node];
+  const int begin = n.first_edge + n.num_visited, end = n.first_edge + n.num_edges;
+  if (begin >= end) return;
+  int best = begin;
+  for (int e = begin + 1; e < end; ++e) {
+    const Edge& c = edges_[e];
+    const Edge& b = edges_[best];
+    if (c.prior > b.prior || (c.prior == b.prior && c.move < b.move)) best = e;
+  }
+  if (best != begin) std::swap(edges_[best], edges_[begin]);
+}
+
+void Mcts::ResetRootPriors(bool add_noise) {
+  Node& root = nodes_[0];
+  if (root.first_edge < 0) return;
+  Edge* edges = edges_.data() + root.first_edge;
+  const int n = root.num_edges;
+  for (int k = 0; k < n; ++k) edges[k].prior = edges[k].raw_prior;
+  if (add_noise && params_.dirichlet_alpha > 0 && params_.dirichlet_epsilon > 0) {
+    // Noise is drawn in ascending move order, whatever order the edges are in.
+    std::vector<std::pair<int16_t, int>> by_move(n);
+    for (int k = 0; k < n; ++k) by_move[k] = {edges[k].move, k};
+    std::sort(by_move.begin(), by_move.end());
+    std::gamma_distribution<double> gamma(params_.dirichlet_alpha, 1.0);
+    std::vector<double> noise(n);
+    double sum = 0;
+    for (auto& x : noise) sum += (x = gamma(rng_));
+    if (sum > 0)
+      for (int i = 0; i < n; ++i) {
+        Edge& e = edges[by_move[i].second];
+        e.prior = static_cast<float>((1 - params_.dirichlet_epsilon) * e.raw_prior +
+                                     params_.dirichlet_epsilon * noise[i] / sum);
+      }
+  }
+  PromoteBestUnvisited(0);
+}
+
+void Mcts::StartMove(bool add_noise) {
+  GOMOKU_CHECK(!root_board_.terminal(), "search on a finished game");
+  GOMOKU_CHECK(!pending_, "StartMove with a pending evaluation");
+  sims_done_ = 0;
+  if (nodes_[0].expanded) {
+    ResetRootPriors(add_noise);
+    noise_pending_ = false;
+  } else {
+    noise_pending_ = add_noise;  // applied when the root gets expanded
+  }
+}
+
+int Mcts::SelectEdge(int node) const {
+  const Node& n = nodes_[node];
+  const double sqrt_n = std::sqrt(static_cast<double>(std::max(n.visits, 1)));
+  const double c_sqrt_n = params_.c_puct * sqrt_n;
+  const int end = n.first_edge + std::min<int>(n.num_visited + 1, n.num_edges);
+  int best = -1;
+  int best_move = 1 << 30;
+  double best_score = -1e300;
+  for (int e = n.first_edge; e < end; ++e) {
+    const Edge& edge = edges_[e];
+    double s = params_.fpu_value + c_sqrt_n * edge.prior;  // unvisited
+    if (edge.child >= 0) {
+      const Node& c = nodes_[edge.child];
+      if (c.visits > 0) s = c.value_sum / c.visits + c_sqrt_n * edge.prior / (1.0 + c.visits);
+    }
+    if (s > best_score || (s == best_score && edge.move < best_move)) {
+      best_score = s;
+      best = e;
+      best_move = edge.move;
+    }
+  }
+  return best;
+}
+
+const Position* Mcts::SelectLeaf() {
+  GOMOKU_CHECK(!pending_, "SelectLeaf with a pending evaluation");
+  path_.clear();
+  path_.push_back(0);
+  leaf_board_ = root_board_;
+  int node = 0;
+  while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
+    const int e = SelectEdge(node);
+    if (edges_[e].child < 0) {
+      // First visit of the best unvisited edge: give it a node and line up the next one.
+      edges_[e].child = static_cast<int>(nodes_.size());
+      nodes_.push_back(Node{});
+      ++nodes_[node].num_visited;
+      PromoteBestUnvisited(node);  // touches only edges after e
+    }
+    leaf_board_.Play(edges_[e].move);
+    node = edges_[e].child;
+    path_.push_back(node);
+  }
+  if (leaf_board_.terminal()) {
+    // Exact score.  The player who just moved (the leaf's mover) won or drew.
+    Outcome o = leaf_board_.outcome();
+    nodes_[node].terminal = static_cast<int8_t>(o);
+    double v_mover = o == Outcome::kDraw ? 0.0 : 1.0;
+    Backup(v_mover);
+    ++sims_done_;
+    return nullptr;
+  }
+  leaf_position_.size = leaf_board_.size();
+  leaf_position_.cells.assign(leaf_board_.cells().begin(), leaf_board_.cells().end());
+  leaf_position_.last_move = leaf_board_.last_move();
+  leaf_position_.to_move = leaf_board_.to_move();
+  pending_ = true;
+  return &leaf_position_;
+}
+
+void Mcts::ExpandAndBackup(const EvalResult& result) {
+  GOMOKU_CHECK(pending_, "ExpandAndBackup without a pending leaf");
+  const int pts = leaf_board_.num_points();
+  GOMOKU_CHECK(static_cast<int>(result.log_policy.size()) == pts,
+               "evaluator returned " << result.log_policy.size() << " policy entries, expected " << pts);
+  pending_ = false;
+  ++evaluations_;
+  last_generation_ = result.model_generation;
+  const int leaf = path_.back();
+  // Softmax over legal moves only.
+  std::vector<int>& legal = scratch_legal_;
+  legal.clear();
+  const int8_t* cells = leaf_board_.cells().data();
+  const float* logp = result.log_policy.data();
+  float mx = -1e30f;
+  for (int m = 0; m < pts; ++m)
+    if (cells[m] == kEmpty) {
+      legal.push_back(m);
+      mx = std::max(mx, logp[m]);
+    }
+  const int n = static_cast<int>(legal.size());
+  std::vector<float>& pri = scratch_prior_;
+  pri.resize(n);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += (pri[i] = std::exp(logp[legal[i]] - mx));
+  const double inv_sum = sum > 0 ? 1.0 / sum : 0.0;
+  const int first = static_cast<int>(edges_.size());
+  if (edges_.capacity() < edges_.size() + n)
+    edges_.reserve(std::max(edges_.capacity() * 2, edges_.size() + static_cast<size_t>(n) * 64));
+  for (int i = 0; i < n; ++i) {
+    const float p = static_cast<float>(sum > 0 ? pri[i] * inv_sum : 1.0 / n);
+    edges_.push_back(Edge{p, p, -1, static_cast<int16_t>(legal[i])});
+  }
+  Node& ln = nodes_[leaf];
+  ln.first_edge = first;
+  ln.num_edges = static_cast<int16_t>(n);
+  ln.num_visited = 0;
+  ln.expanded = true;
+  if (leaf == 0) {
+    ResetRootPriors(noise_pending_);
+    noise_pending_ = false;
+  } else {
+    PromoteBestUnvisited(leaf);
+  }
+  // value is for the leaf's side to move; the leaf's mover sees the negation.
+  Backup(-static_cast<double>(result.value));
+  ++sims_done_;
+}
+
+void Mcts::Backup(double v_mover) {
+  double v = v_mover;
+  for (int i = static_cast<int>(path_.size()) - 1; i >= 0; --i) {
+    Node& n = nodes_[path_[i]];
+    n.visits += 1;
+    n.value_sum += v;
+    v = -v;
+  }
+}
+
+void Mcts::Search(Evaluator& evaluator, bool add_noise) {
+  StartMove(add_noise);
+  EvalResult res;
+  while (!MoveDone()) {
+    const Position* leaf = SelectLeaf();
+    if (!leaf) continue;
+    evaluator.Evaluate(std::span<const Position>(leaf, 1), std::span<EvalResult>(&res, 1));
+    ExpandAndBackup(res);
+  }
+}
+
+std::vector<int> Mcts::VisitCounts() const {
+  std::vector<int> v(root_board_.num_points(), 0);
+  const Node& root = nodes_[0];
+  for (int k = 0; k < root.num_visited; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    v[e.move] = nodes_[e.child].visits;
+  }
+  return v;
+}
+
+std::vector<float> Mcts::VisitDistribution() const {
+  std::vector<int> counts = VisitCounts();
+  double total = 0;
+  for (int c : counts) total += c;
+  std::vector<float> d(counts.size(), 0.0f);
+  if (total <= 0) return d;
+  for (size_t i = 0; i < counts.size(); ++i) d[i] = static_cast<float>(counts[i] / total);
+  return d;
+}
+
+float Mcts::RootValue() const {
+  const Node& root = nodes_[0];
+  if (root.visits == 0) return 0.0f;
+  // root.value_sum is from the view of the player before the root.
+  return static_cast<float>(std::clamp(-root.value_sum / root.visits, -1.0, 1.0));
+}
+
+int Mcts::RootVisits() const { return nodes_[0].visits; }
+
+int PickMove(const std::vector<int>& visits, float tau, std::mt19937_64& rng) {
+  int best = -1;
+  for (size_t i = 0; i < visits.size(); ++i)
+    if (visits[i] > 0 && (best < 0 || visits[i] > visits[best])) best = static_cast<int>(i);
+  GOMOKU_CHECK(best >= 0, "no visited move to pick");
+  if (tau <= 0.05f) return best;
+  std::vector<double> w(visits.size(), 0.0);
+  double inv = 1.0 / tau;
+  for (size_t i = 0; i < visits.size(); ++i)
+    if (visits[i] > 0) w[i] = std::pow(static_cast<double>(visits[i]) / visits[best], inv);
+  std::discrete_distribution<int> dist(w.begin(), w.end());
+  return dist(rng);
+}
+
+}  // namespace gz

@@ -1,0 +1,135 @@
+// PUCT Monte-Carlo tree search over an Evaluator.
+//
+// The search is a step machine so that a driver can batch the leaf
+// evaluations of many independent searches (parallel games) into one call:
+//
+//   search.StartMove();                       // per move: noise at the root
+//   while (!search.MoveDone()) {
+//     if (const Position* leaf = search.SelectLeaf()) {   // nullptr: terminal leaf, already backed up
+//       evaluator.Evaluate({leaf,1}, result);  // or batched with other searches
+//       search.ExpandAndBackup(result);
+//     }
+//   }
+//
+// Exactly one leaf is pending at a time (no virtual loss), so a game's search
+// is identical whether its evaluations are batched with others or not.
+// Determinism: for a given seed and the same evaluator outputs the search is
+// bit-for-bit reproducible.  Thread-safety: none; one thread per Mcts.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common/game/board.h"
+#include "common/search/evaluator.h"
+
+namespace gz {
+
+struct MctsParams {
+  int simulations = 800;          // new simulations per move
+  float c_puct = 1.5f;
+  float dirichlet_alpha = 0.3f;   // root noise; 0 disables
+  float dirichlet_epsilon = 0.25f;
+  float fpu_value = 0.0f;         // Q of unvisited children (parent's view)
+  bool tree_reuse = true;
+};
+
+class Mcts {
+ public:
+  Mcts(const MctsParams& params, uint64_t seed);
+
+  // Sets a new root position; discards the tree.
+  void Reset(const Board& root);
+  // Plays `move` at the root, keeping its subtree when tree_reuse is on.
+  void Advance(int move);
+
+  // Begins the search for the current root move (applies root noise when
+  // add_noise).  Precondition: root not terminal.
+  void StartMove(bool add_noise);
+  bool MoveDone() const { return sims_done_ >= params_.simulations; }
+  // Descends to a leaf.  Returns the position to evaluate, or nullptr when the
+  // leaf was terminal (it is then already backed up and counted).
+  const Position* SelectLeaf();
+  // Supplies the evaluation of the pending leaf.
+  void ExpandAndBackup(const EvalResult& result);
+
+  // Convenience: runs a whole move's search with single-position evaluations.
+  void Search(Evaluator& evaluator, bool add_noise);
+
+  // Visit counts of the root's children as a distribution over all points.
+  std::vector<float> VisitDistribution() const;
+  std::vector<int> VisitCounts() const;
+  // Mean value of the root for its side to move, in [-1, 1].
+  float RootValue() const;
+  int RootVisits() const;
+  // Tree memory, and a way to pre-allocate it: a timed search (the engine)
+  // reserves its budget up front so the tree never pauses to reallocate
+  // mid-search.  One expansion of a leaf with `legal` moves adds at most
+  // ExpansionBytes(legal).  ReserveTree may copy the current tree once.
+  size_t TreeBytes() const { return nodes_.size() * sizeof(Node) + edges_.size() * sizeof(Edge); }
+  static size_t ExpansionBytes(int legal) { return sizeof(Node) + static_cast<size_t>(legal) * sizeof(Edge); }
+  void ReserveTree(size_t expansions, int legal) {
+    nodes_.reserve(expansions + 1);
+    edges_.reserve(expansions * static_cast<size_t>(legal));
+  }
+  const Board& root_board() const { return root_board_; }
+  // Model generation of the most recent evaluation (0 if none).
+  int64_t last_generation() const { return last_generation_; }
+  // Total leaf evaluations requested since construction.
+  int64_t evaluations() const { return evaluations_; }
+
+ private:
+  // Tree layout (lazy children, as lc0 separates edges from nodes): an
+  // expanded node owns a contiguous run of edges, one per legal move, holding
+  // the prior; a child Node exists only once its edge has been selected.
+  // Invariant per node: edges [0, num_visited) have child nodes, and edge
+  // num_visited is the best unvisited one (highest prior, ties to the lowest
+  // move).  All unvisited children score fpu + c*prior*sqrt(N), so selection
+  // only needs to look at the visited edges plus that one; it makes exactly the
+  // choice a scan over every child (ties to the lowest move) would make.
+  struct Node {                // 24 bytes
+    double value_sum = 0.0;    // from the view of the player who moved into this node
+    int32_t first_edge = -1;   // edges_[first_edge, first_edge + num_edges) once expanded
+    int32_t visits = 0;
+    int16_t num_edges = 0;
+    int16_t num_visited = 0;   // edges with a child node (a prefix, see above)
+    int8_t terminal = -1;      // -1 unknown/ongoing; else Outcome
+    bool expanded = false;
+  };
+  struct Edge {                // 16 bytes
+    float prior = 0.0f;        // prior used in selection (noised at the root)
+    float raw_prior = 0.0f;    // network prior
+    int32_t child = -1;        // node index once selected
+    int16_t move = kNoMove;
+  };
+
+  int SelectEdge(int node) const;
+  void PromoteBestUnvisited(int node);
+  void Backup(double leaf_value_for_leaf_mover);
+  void ResetRootPriors(bool add_noise);
+  int CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const;
+
+  MctsParams params_;
+  std::mt19937_64 rng_;
+  Board root_board_;
+  std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
+  // State of the current simulation.
+  std::vector<int> path_;
+  std::vector<int> scratch_legal_;
+  std::vector<float> scratch_prior_;
+  Board leaf_board_;
+  Position leaf_position_;
+  bool pending_ = false;
+  bool noise_pending_ = false;
+  int sims_done_ = 0;
+  int64_t last_generation_ = 0;
+  int64_t evaluations_ = 0;
+};
+
+// Samples a move from visit counts with temperature tau (tau <= 0 or tiny:
+// argmax, ties to the lowest point).  `rng` drives the sampling.
+int PickMove(const std::vector<int>& visits, float tau, std::mt19937_64& rng);
+
+}  // namespace gz

@@ -1,0 +1,159 @@
+#include "common/search/selfplay.h"
+
+#include "common/base/errors.h"
+
+namespace gz {
+
+namespace {
+
+// The leaves of one round of several games: evaluated in one call, each
+// result handed back to the game that asked.
+class LeafRound {
+ public:
+  void Clear() {
+    positions_.clear();
+    owners_.clear();
+  }
+  void Add(SelfPlayGame* game, const Position& leaf) {
+    positions_.push_back(leaf);
+    owners_.push_back(game);
+  }
+  bool empty() const { return positions_.empty(); }
+  void EvaluateAndSupply(Evaluator& evaluator) {
+    results_.resize(positions_.size());
+    evaluator.Evaluate(positions_, results_);
+    for (size_t i = 0; i < owners_.size(); ++i) owners_[i]->Supply(results_[i]);
+  }
+
+ private:
+  std::vector<Position> positions_;
+  std::vector<SelfPlayGame*> owners_;
+  std::vector<EvalResult> results_;
+};
+
+}  // namespace
+
+int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPlayGame>()>& next,
+                           const std::function<void(std::unique_ptr<SelfPlayGame>)>& done, Evaluator& evaluator,
+                           const std::atomic<bool>* stop) {
+  GOMOKU_CHECK(slots >= 1, "PlayGamesStreaming needs at least one slot, got " << slots);
+  int64_t calls = 0;
+  bool source_open = true;
+  auto take = [&]() -> std::unique_ptr<SelfPlayGame> {
+    if (!source_open) return nullptr;
+    std::unique_ptr<SelfPlayGame> g = next();
+    if (!g) source_open = false;
+    return g;
+  };
+  std::vector<std::unique_ptr<SelfPlayGame>> live;
+  LeafRound round;
+  for (;;) {
+    if (stop && stop->load()) return calls;
+    while (static_cast<int>(live.size()) < slots)
+      if (auto g = take()) live.push_back(std::move(g));
+      else break;
+    round.Clear();
+    for (size_t i = 0; i < live.size();) {
+      if (const Position* p = live[i]->Step()) {
+        round.Add(live[i].get(), *p);
+        ++i;
+        continue;
+      }
+      // Step() returns nullptr only when the game is over.
+      std::unique_ptr<SelfPlayGame> finished = std::move(live[i]);
+      if (auto g = take()) live[i] = std::move(g);  // stepped in this same round
+      else live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      done(std::move(finished));
+    }
+    if (round.empty()) return calls;  // nothing in flight and nothing to start
+    round.EvaluateAndSupply(evaluator);
+    ++calls;
+  }
+}
+
+uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index) {
+  uint64_t z = run_seed;
+  for (uint64_t x : {static_cast<uint64_t>(iteration), static_cast<uint64_t>(worker_id),
+                     static_cast<uint64_t>(game_index)}) {
+    z ^= x + 0x9e3779b97f4a7c15ULL + (z << 6) + (z >> 2);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+  }
+  return z & 0x7fffffffffffffffULL;  // stored as int64 in game files
+}
+
+SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule rule, uint64_t seed,
+                           int64_t iteration, int64_t model_generation)
+    : params_(params), mcts_(params.mcts, seed), pick_rng_(seed ^ 0x5deece66dULL) {
+  Board b(board_size, rule);
+  max_moves_ = params.max_moves > 0 ? params.max_moves : board_size * board_size;
+  record_.board_size = board_size;
+  record_.rule = rule;
+  record_.seed = static_cast<int64_t>(seed);
+  record_.iteration = iteration;
+  record_.model_generation = model_generation;
+  for (int i = 0; i < params.random_opening_moves && !b.terminal(); ++i) {
+    auto legal = b.LegalMoves();
+    std::uniform_int_distribution<size_t> d(0, legal.size() - 1);
+    int m = legal[d(pick_rng_)];
+    b.Play(m);
+    record_.opening.push_back(static_cast<int16_t>(m));
+  }
+  mcts_.Reset(b);
+  if (b.terminal()) Finish();
+}
+
+void SelfPlayGame::Finish() {
+  finished_ = true;
+  Outcome o = mcts_.root_board().outcome();
+  record_.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
+}
+
+void SelfPlayGame::FinishMove() {
+  const Board& b = mcts_.root_board();
+  std::vector<int> visits = mcts_.VisitCounts();
+  int searched = record_.num_moves();
+  float tau = searched < params_.temperature_moves ? 1.0f : params_.final_temperature;
+  int move = PickMove(visits, tau, pick_rng_);
+  record_.AddMove(b, mcts_.VisitDistribution(), mcts_.RootValue(), move, mcts_.last_generation());
+  mcts_.Advance(move);
+  move_started_ = false;
+  const Board& nb = mcts_.root_board();
+  if (nb.terminal() || nb.move_count() >= max_moves_) Finish();
+}
+
+const Position* SelfPlayGame::Step() {
+  while (!finished_) {
+    if (!move_started_) {
+      mcts_.StartMove(/*add_noise=*/true);
+      move_started_ = true;
+    }
+    if (mcts_.MoveDone()) {
+      FinishMove();
+      continue;
+    }
+    if (const Position* leaf = mcts_.SelectLeaf()) return leaf;
+  }
+  return nullptr;
+}
+
+void SelfPlayGame::Supply(const EvalResult& result) { mcts_.ExpandAndBackup(result); }
+
+int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator, const std::atomic<bool>* stop) {
+  int64_t calls = 0;
+  LeafRound round;
+  for (;;) {
+    if (stop && stop->load()) return calls;
+    round.Clear();
+    for (SelfPlayGame* g : games) {
+      if (g->finished()) continue;
+      if (const Position* p = g->Step()) round.Add(g, *p);
+    }
+    if (round.empty()) return calls;
+    round.EvaluateAndSupply(evaluator);
+    ++calls;
+  }
+}
+
+}  // namespace gz

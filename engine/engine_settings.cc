@@ -1,0 +1,113 @@
+#include "engine/engine_settings.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+
+namespace gz {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ResolveRelative(const std::string& path, const std::string& base_dir) {
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  return (fs::path(base_dir) / path).lexically_normal().string();
+}
+
+int ParseInt(const std::string& flag, const std::string& text, int lo, int hi) {
+  try {
+    size_t used = 0;
+    long long v = std::stoll(text, &used);
+    if (used == text.size() && v >= lo && v <= hi) return static_cast<int>(v);
+  } catch (const std::exception&) {
+  }
+  GOMOKU_THROW(ConfigError, flag << " expects an integer in [" << lo << ", " << hi << "], got '" << text << "'");
+}
+
+}  // namespace
+
+EngineSettings LoadEngineSettingsFile(const std::string& path) {
+  using nlohmann::json;
+  json j;
+  try {
+    j = json::parse(ReadFileOrThrow(path));
+  } catch (const json::exception& e) {
+    GOMOKU_THROW(ConfigError, path << ": not valid JSON: " << e.what());
+  }
+  if (!j.is_object()) GOMOKU_THROW(ConfigError, path << ": the engine settings must be a JSON object");
+  const std::string dir = fs::path(path).parent_path().string();
+  EngineSettings s;
+  s.source_file = path;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const json& v = it.value();
+    if (key == "weights" || key == "log_file") {
+      if (!v.is_string()) GOMOKU_THROW(ConfigError, path << ": key '" << key << "' must be a string");
+      (key == "weights" ? s.weights : s.log_file) = ResolveRelative(v.get<std::string>(), dir);
+    } else if (key == "max_simulations") {
+      if (!v.is_number_integer() || v.get<long long>() < 2 || v.get<long long>() > 100000000)
+        GOMOKU_THROW(ConfigError, path << ": key 'max_simulations' must be an integer in [2, 100000000]");
+      s.max_simulations = v.get<int>();
+    } else if (key == "config") {
+      s.config = Config::FromJson(v, path + " (config)");
+    } else {
+      GOMOKU_THROW(ConfigError, path << ": unknown key '" << key
+                                     << "' (expected weights, max_simulations, log_file, config)");
+    }
+  }
+  return s;
+}
+
+EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::string& executable_dir) {
+  EngineSettings s;
+  if (!cl.settings_file.empty()) {
+    s = LoadEngineSettingsFile(cl.settings_file);
+  } else {
+    std::string next_to_binary = (fs::path(executable_dir) / kEngineSettingsFileName).string();
+    if (FileExists(next_to_binary)) s = LoadEngineSettingsFile(next_to_binary);
+  }
+  if (!cl.weights.empty()) s.weights = cl.weights;
+  if (cl.max_simulations > 0) s.max_simulations = cl.max_simulations;
+  if (!cl.log_file.empty()) s.log_file = cl.log_file;
+  for (const std::string& o : cl.overrides) s.config.ApplyOverride(o);
+  s.config.Validate();
+  return s;
+}
+
+std::string ExecutableDir() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  buf[n] = '\0';
+  return fs::path(buf).parent_path().string();
+}
+
+bool ParseEngineFlag(int argc, char** argv, int& i, EngineCommandLine& cl) {
+  const std::string flag = argv[i];
+  auto value = [&]() -> std::string {
+    if (i + 1 >= argc) GOMOKU_THROW(ConfigError, flag << " needs a value");
+    return argv[++i];
+  };
+  if (flag == "--weights") cl.weights = value();
+  else if (flag == "--settings") cl.settings_file = value();
+  else if (flag == "--max-simulations") cl.max_simulations = ParseInt(flag, value(), 2, 100000000);
+  else if (flag == "--log-file") cl.log_file = value();
+  else if (flag == "--set") cl.overrides.push_back(value());
+  else return false;
+  return true;
+}
+
+const char* EngineFlagsHelp() {
+  return "  --weights PATH         checkpoint to play with (default: none = pure-MCTS rollout baseline)\n"
+         "  --settings PATH        engine settings JSON (default: pbrain-gomoku-zero.json next to the binary)\n"
+         "  --max-simulations N    cap on new MCTS simulations per move\n"
+         "  --log-file PATH        also write logs to this file (logs never go to stdout)\n"
+         "  --set key=value        project config override, e.g. --set mcts.c_puct=2.0\n";
+}
+
+}  // namespace gz

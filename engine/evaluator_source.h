@@ -1,0 +1,52 @@
+// Where the engine's evaluations come from: a checkpoint (local LibTorch
+// network through gomoku_net) or, without one, the pure-MCTS baseline
+// (RolloutEvaluator with 1 playout per leaf).
+//
+// A network is loaded once, at construction, so START answers quickly; a load
+// failure does not throw here but is kept and reported by CheckSize(), which
+// the protocol turns into `ERROR ...` at START.  The network plays only the
+// board size it was trained for; the baseline plays any size 5..22.
+// Thread-safety: none; owned by the engine's main thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/game/board.h"
+#include "common/search/evaluator.h"
+#include "engine/engine_settings.h"
+
+namespace gz {
+
+class EvaluatorSource {
+ public:
+  // Baseline when settings.weights is empty, else the network (loaded now).
+  explicit EvaluatorSource(const EngineSettings& settings);
+  ~EvaluatorSource();
+
+  bool uses_network() const { return !weights_.empty(); }
+  // "" when the engine can play on a size x size board, else why not (one line).
+  std::string CheckSize(int size) const;
+  // The evaluator for games under `rule`.  Precondition: CheckSize(size) is ""
+  // for the positions it will see.  The reference stays valid until the next
+  // ForRule call with a different rule.
+  Evaluator& ForRule(Rule rule);
+  // One line: what plays (network path/iteration or baseline).
+  std::string Describe() const;
+
+ private:
+  std::string weights_;
+  uint64_t seed_;
+  // Network mode.
+  std::unique_ptr<Evaluator> network_;
+  std::string load_error_;
+  int network_board_size_ = 0;
+  std::string network_rule_;
+  int64_t network_iteration_ = 0;
+  bool warned_rule_ = false;
+  // Baseline mode.
+  std::unique_ptr<Evaluator> baseline_;
+  Rule baseline_rule_ = Rule::kFreestyle;
+};
+
+}  // namespace gz

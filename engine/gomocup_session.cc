@@ -1,0 +1,385 @@
+#include "engine/gomocup_session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "common/base/errors.h"
+
+namespace gz {
+namespace {
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Replies are single lines: flatten whatever an exception message contains.
+std::string OneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+std::optional<long long> ParseInteger(const std::string& text) {
+  std::string t = Trim(text);
+  if (t.empty()) return std::nullopt;
+  size_t i = (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  if (i == t.size() || t.size() - i > 12) return std::nullopt;
+  for (size_t k = i; k < t.size(); ++k)
+    if (!std::isdigit(static_cast<unsigned char>(t[k]))) return std::nullopt;
+  return std::stoll(t);
+}
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+}  // namespace
+
+std::optional<std::pair<int, int>> ParseCoordinates(const std::string& text) {
+  std::vector<std::string> parts = SplitCommas(text);
+  if (parts.size() != 2) return std::nullopt;
+  auto x = ParseInteger(parts[0]), y = ParseInteger(parts[1]);
+  if (!x || !y || *x < -1000000 || *x > 1000000 || *y < -1000000 || *y > 1000000) return std::nullopt;
+  return std::make_pair(static_cast<int>(*x), static_cast<int>(*y));
+}
+
+std::string FormatCoordinates(int move, int size) {
+  return std::to_string(move % size) + "," + std::to_string(move / size);
+}
+
+GomocupSession::GomocupSession(EvaluatorSource& source, SearchPlayer& player, int max_simulations)
+    : source_(source), player_(player), max_simulations_(max_simulations) {}
+
+bool GomocupSession::Handle(const std::string& raw, std::chrono::steady_clock::time_point received,
+                            std::vector<std::string>& replies) {
+  try {
+    return Dispatch(raw, received, replies);
+  } catch (const std::exception& e) {
+    // Every expected problem is answered above; this keeps the engine alive
+    // (and the manager informed) if something unexpected throws.
+    spdlog::error("engine: command '{}' failed: {}", raw, e.what());
+    in_board_block_ = false;
+    replies.push_back("ERROR " + OneLine(e.what()));
+    return true;
+  }
+}
+
+bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock::time_point received,
+                              std::vector<std::string>& replies) {
+  const std::string line = Trim(raw);
+  if (line.empty()) return true;
+  const size_t sp = line.find_first_of(" \t");
+  const std::string command = Upper(line.substr(0, sp));
+  const std::string args = sp == std::string::npos ? "" : Trim(line.substr(sp + 1));
+  if (command == "END") return false;
+
+  if (in_board_block_) {
+    if (command == "DONE") BoardDone(received, replies);
+    else BoardLine(line);
+    return true;
+  }
+
+  if (command == "START") {
+    Start(args, replies);
+  } else if (command == "RESTART") {
+    if (!board_) replies.push_back("ERROR no game to restart; send START first");
+    else {
+      NewGame(board_->size());
+      replies.push_back("OK");
+    }
+  } else if (command == "RECTSTART") {
+    replies.push_back("ERROR rectangular boards are not supported; use START with a square size");
+  } else if (command == "BEGIN") {
+    if (!board_) replies.push_back("ERROR no game started; send START first");
+    else if (board_->move_count() != 0) replies.push_back("ERROR BEGIN needs an empty board (use BOARD for a position)");
+    else Think(received, replies);
+  } else if (command == "TURN") {
+    Turn(args, received, replies);
+  } else if (command == "BOARD") {
+    // The block is consumed up to DONE even without a game, so its stone
+    // lines are not taken for commands; the error is the one reply at DONE.
+    in_board_block_ = true;
+    board_stones_.clear();
+    board_error_ = board_ ? "" : "no game started; send START first";
+  } else if (command == "TAKEBACK") {
+    Takeback(args, replies);
+  } else if (command == "INFO") {
+    Info(args);
+  } else if (command == "ABOUT") {
+    std::ostringstream os;
+    os << "name=\"" << kEngineName << "\", version=\"" << kEngineVersion << "\", author=\"" << kEngineAuthor
+       << "\", country=\"" << kEngineCountry << "\"";
+    replies.push_back(os.str());
+  } else {
+    replies.push_back("UNKNOWN command '" + OneLine(command) + "' is not supported");
+  }
+  return true;
+}
+
+void GomocupSession::NewGame(int size) {
+  board_.emplace(size, rule_);
+  history_.clear();
+  last_decision_.reset();
+  in_board_block_ = false;
+  player_.ClearTree();
+}
+
+void GomocupSession::Start(const std::string& args, std::vector<std::string>& replies) {
+  auto size = ParseInteger(args);
+  if (!size) {
+    replies.push_back("ERROR START expects a board size, got '" + OneLine(args) + "'");
+    return;
+  }
+  if (*size < 0 || *size > 1000) {
+    replies.push_back("ERROR board size " + std::to_string(*size) + " is not supported");
+    return;
+  }
+  std::string why = source_.CheckSize(static_cast<int>(*size));
+  if (!why.empty()) {
+    replies.push_back("ERROR " + why);
+    return;
+  }
+  NewGame(static_cast<int>(*size));
+  spdlog::info("engine: new {}x{} game, rule {}, {}", *size, *size, RuleName(rule_), source_.Describe());
+  replies.push_back("OK");
+}
+
+int GomocupSession::ParsePoint(const std::string& args, std::string* error) const {
+  auto xy = ParseCoordinates(args);
+  if (!xy) {
+    *error = "expected coordinates X,Y, got '" + OneLine(args) + "'";
+    return kNoMove;
+  }
+  const int n = board_->size();
+  auto [x, y] = *xy;
+  if (x < 0 || y < 0 || x >= n || y >= n) {
+    *error = "coordinates " + std::to_string(x) + "," + std::to_string(y) + " are outside the " +
+             std::to_string(n) + "x" + std::to_string(n) + " board";
+    return kNoMove;
+  }
+  return y * n + x;
+}
+
+void GomocupSession::Turn(const std::string& args, std::chrono::steady_clock::time_point received,
+                          std::vector<std::string>& replies) {
+  if (!board_) {
+    replies.push_back("ERROR no game started; send START first");
+    return;
+  }
+  std::string error;
+  int move = ParsePoint(args, &error);
+  if (move == kNoMove) {
+    replies.push_back("ERROR TURN: " + error);
+    return;
+  }
+  if (board_->terminal()) {
+    replies.push_back("ERROR the game is already over");
+    return;
+  }
+  if (board_->at(move) != kEmpty) {
+    replies.push_back("ERROR TURN: point " + FormatCoordinates(move, board_->size()) + " is occupied");
+    return;
+  }
+  board_->Play(move);
+  history_.push_back(move);
+  if (board_->terminal()) {
+    replies.push_back(board_->outcome() == Outcome::kDraw ? "ERROR the board is full; the game is a draw"
+                                                          : "ERROR the opponent's move ended the game");
+    return;
+  }
+  Think(received, replies);
+}
+
+void GomocupSession::Takeback(const std::string& args, std::vector<std::string>& replies) {
+  if (!board_) {
+    replies.push_back("ERROR no game started; send START first");
+    return;
+  }
+  std::string error;
+  int move = ParsePoint(args, &error);
+  if (move == kNoMove) {
+    replies.push_back("ERROR TAKEBACK: " + error);
+    return;
+  }
+  if (board_->at(move) == kEmpty) {
+    replies.push_back("ERROR TAKEBACK: there is no stone at " + FormatCoordinates(move, board_->size()));
+    return;
+  }
+  board_->Remove(move);
+  history_.erase(std::remove(history_.begin(), history_.end(), move), history_.end());
+  // Restore the previous last move (Remove forgets it) when it is known.
+  int last = history_.empty() ? kNoMove : history_.back();
+  if (last != kNoMove && board_->at(last) == Opponent(board_->to_move()))
+    *board_ = Board::FromStones(board_->size(), board_->rule(), board_->cells(), board_->to_move(), last);
+  last_decision_.reset();
+  replies.push_back("OK");
+}
+
+void GomocupSession::Info(const std::string& args) {
+  const size_t sp = args.find_first_of(" \t");
+  std::string key = args.substr(0, sp);
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string value = sp == std::string::npos ? "" : Trim(args.substr(sp + 1));
+  static const char* kNumeric[] = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "game_type"};
+  if (std::find(std::begin(kNumeric), std::end(kNumeric), key) == std::end(kNumeric)) {
+    spdlog::debug("engine: ignoring INFO {}", args);
+    return;
+  }
+  auto v = ParseInteger(value);
+  if (!v) {
+    spdlog::warn("engine: ignoring INFO {} with a non-numeric value '{}'", key, value);
+    return;
+  }
+  if (key == "timeout_turn") tc_.timeout_turn_ms = std::max<long long>(0, *v);
+  else if (key == "timeout_match") tc_.timeout_match_ms = std::max<long long>(0, *v);
+  else if (key == "max_memory") tc_.max_memory_bytes = std::max<long long>(0, *v);
+  else if (key == "time_left") {
+    tc_.time_left_ms = *v;
+    tc_.time_left_known = true;
+  } else if (key == "rule") {
+    if (*v & 4) spdlog::warn("engine: renju (rule bit 4) is not supported; playing without renju restrictions");
+    Rule rule = (*v & 1) ? Rule::kStandard : Rule::kFreestyle;
+    if (rule != rule_) {
+      rule_ = rule;
+      if (board_) {
+        *board_ = Board::FromStones(board_->size(), rule_, board_->cells(), board_->to_move(), board_->last_move());
+        player_.ClearTree();
+      }
+      spdlog::info("engine: rule set to {}", RuleName(rule_));
+    }
+  }
+  // game_type needs no action.
+}
+
+void GomocupSession::BoardLine(const std::string& line) {
+  if (!board_error_.empty()) return;
+  std::vector<std::string> parts = SplitCommas(line);
+  auto x = parts.size() == 3 ? ParseInteger(parts[0]) : std::nullopt;
+  auto y = parts.size() == 3 ? ParseInteger(parts[1]) : std::nullopt;
+  auto f = parts.size() == 3 ? ParseInteger(parts[2]) : std::nullopt;
+  if (!x || !y || !f) {
+    board_error_ = "BOARD: expected X,Y,field lines, got '" + OneLine(line) + "'";
+    return;
+  }
+  const int n = board_->size();
+  if (*x < 0 || *y < 0 || *x >= n || *y >= n) {
+    board_error_ = "BOARD: coordinates " + std::to_string(*x) + "," + std::to_string(*y) + " are outside the " +
+                   std::to_string(n) + "x" + std::to_string(n) + " board";
+    return;
+  }
+  if (*f == 3) {
+    board_error_ = "BOARD: field 3 (continuous-game stones) is not supported";
+    return;
+  }
+  if (*f != 1 && *f != 2) {
+    board_error_ = "BOARD: field must be 1 (own) or 2 (opponent), got " + std::to_string(*f);
+    return;
+  }
+  const int point = static_cast<int>(*y * n + *x);
+  for (auto& [p, field] : board_stones_)
+    if (p == point) {
+      board_error_ = "BOARD: point " + FormatCoordinates(point, n) + " is listed twice";
+      return;
+    }
+  board_stones_.emplace_back(point, static_cast<int>(*f));
+}
+
+void GomocupSession::BoardDone(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
+  in_board_block_ = false;
+  if (!board_error_.empty()) {
+    replies.push_back("ERROR " + board_error_);
+    return;
+  }
+  const int n = board_->size();
+  int own = 0, opp = 0;
+  for (auto& [p, field] : board_stones_) (field == 1 ? own : opp) += 1;
+  int8_t own_colour;
+  if (own == opp) own_colour = kBlack;           // we moved first
+  else if (own + 1 == opp) own_colour = kWhite;  // the opponent moved first
+  else {
+    replies.push_back("ERROR BOARD: impossible position with " + std::to_string(own) + " own and " +
+                      std::to_string(opp) + " opponent stones (it must be our turn)");
+    return;
+  }
+  std::vector<int8_t> cells(n * n, kEmpty);
+  int last = kNoMove;
+  for (auto& [p, field] : board_stones_) {
+    cells[p] = field == 1 ? own_colour : Opponent(own_colour);
+    if (field == 2) last = p;
+  }
+  Board b = Board::FromStones(n, rule_, cells, own_colour, last);
+  *board_ = b;
+  history_.clear();
+  for (auto& [p, field] : board_stones_) history_.push_back(p);
+  if (board_->terminal()) {
+    replies.push_back(board_->outcome() == Outcome::kDraw ? "ERROR BOARD: the board is full"
+                                                          : "ERROR BOARD: the position already has five in a row");
+    return;
+  }
+  Think(received, replies);
+}
+
+void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
+  Board& board = *board_;
+  if (board.terminal()) {
+    replies.push_back("ERROR the game is already over");
+    return;
+  }
+  const int empties = board.num_points() - board.move_count();
+  SearchLimits limits;
+  limits.deadline = received + ThinkingTime(tc_, empties);
+  limits.max_simulations = max_simulations_;
+  limits.tree_memory_bytes = TreeMemoryBudget(tc_);
+  limits.stop = stop_;
+  MoveDecision d;
+  try {
+    d = player_.ChooseMove(board, limits);
+  } catch (const std::exception& e) {
+    spdlog::error("engine: search failed: {}", e.what());
+    replies.push_back("ERROR search failed: " + OneLine(e.what()));
+    return;
+  }
+  const int size = board.size();
+  std::ostringstream msg;
+  if (d.reason == "win") {
+    msg << "MESSAGE immediate win at " << FormatCoordinates(d.move, size);
+  } else if (d.reason == "block") {
+    msg << "MESSAGE forced block at " << FormatCoordinates(d.move, size);
+  } else {
+    msg << "MESSAGE value " << FormatValue(d.value) << " sims " << d.simulations << " (+" << d.reused_visits
+        << " reused) time " << static_cast<int>(d.seconds * 1000) << "ms best";
+    for (auto& [m, v] : d.top) msg << " " << FormatCoordinates(m, size) << "=" << v;
+  }
+  spdlog::info("engine: move {} ({}), value {}, {} sims, {:.3f} s (slowest simulation {:.1f} ms)",
+               FormatCoordinates(d.move, size), d.reason, FormatValue(d.value), d.simulations, d.seconds,
+               d.longest_simulation_ms);
+  board.Play(d.move);
+  history_.push_back(d.move);
+  last_decision_ = d;
+  replies.push_back(msg.str());
+  replies.push_back(FormatCoordinates(d.move, size));
+}
+
+}  // namespace gz

@@ -1,0 +1,82 @@
+#include "engine/line_input.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+
+namespace gz {
+
+std::vector<std::string> LineSplitter::Feed(std::string_view bytes) {
+  std::vector<std::string> lines;
+  for (char ch : bytes) {
+    if (ch == '\r' || ch == '\n') {
+      if (!partial_.empty()) lines.push_back(std::move(partial_));
+      partial_.clear();
+    } else if (partial_.size() < kMaxLineLength) {
+      partial_.push_back(ch);
+    }
+  }
+  return lines;
+}
+
+std::optional<std::string> LineSplitter::Finish() {
+  if (partial_.empty()) return std::nullopt;
+  std::string tail = std::move(partial_);
+  partial_.clear();
+  return tail;
+}
+
+bool IsEndCommand(const std::string& line) {
+  size_t b = 0, e = line.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(line[e - 1]))) --e;
+  if (e - b != 3) return false;
+  return std::toupper(static_cast<unsigned char>(line[b])) == 'E' &&
+         std::toupper(static_cast<unsigned char>(line[b + 1])) == 'N' &&
+         std::toupper(static_cast<unsigned char>(line[b + 2])) == 'D';
+}
+
+StdinLineReader::StdinLineReader(int fd)
+    : shared_(std::make_shared<Shared>()), thread_(&StdinLineReader::Run, fd, shared_) {}
+
+StdinLineReader::~StdinLineReader() {
+  if (thread_.joinable()) thread_.detach();
+}
+
+void StdinLineReader::Shared::Push(InputLine line) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    queue.push_back(std::move(line));
+  }
+  cv.notify_one();
+}
+
+void StdinLineReader::Run(int fd, std::shared_ptr<Shared> shared) {
+  LineSplitter splitter;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (std::string& text : splitter.Feed(std::string_view(buf, static_cast<size_t>(n)))) {
+      if (IsEndCommand(text)) shared->stop.store(true);
+      shared->Push(InputLine{std::move(text), EngineClock::now(), false});
+    }
+  }
+  if (auto tail = splitter.Finish()) {
+    if (IsEndCommand(*tail)) shared->stop.store(true);
+    shared->Push(InputLine{std::move(*tail), EngineClock::now(), false});
+  }
+  shared->Push(InputLine{"", EngineClock::now(), true});
+}
+
+InputLine StdinLineReader::Next() {
+  std::unique_lock<std::mutex> lock(shared_->mu);
+  shared_->cv.wait(lock, [this] { return !shared_->queue.empty(); });
+  InputLine line = std::move(shared_->queue.front());
+  shared_->queue.pop_front();
+  return line;
+}
+
+}  // namespace gz

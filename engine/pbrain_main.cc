@@ -1,0 +1,100 @@
+// pbrain-gomoku-zero: the Gomocup (Piskvork) protocol engine.
+//
+// Commands on stdin, replies on stdout (one flushed line each), logs on stderr
+// and optionally a log file.  See docs/engine.md.
+#include <cctype>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/base/errors.h"
+#include "common/base/logging.h"
+#include "engine/engine_settings.h"
+#include "engine/evaluator_source.h"
+#include "engine/gomocup_session.h"
+#include "engine/line_input.h"
+#include "engine/search_player.h"
+
+namespace {
+
+// Writes one reply line and flushes; exits when the manager is gone.
+void Reply(const std::string& line) {
+  std::string out = line + "\n";
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) std::_Exit(1);
+}
+
+// Without usable settings the engine still speaks the protocol and explains
+// the problem at START instead of dying silently under a manager.
+int RunBrokenSettings(const std::string& problem) {
+  gz::StdinLineReader reader;
+  for (;;) {
+    gz::InputLine in = reader.Next();
+    if (in.eof || gz::IsEndCommand(in.text)) return 0;
+    std::string word = in.text.substr(0, in.text.find(' '));
+    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (word == "INFO") continue;
+    Reply("ERROR engine settings: " + problem);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  gz::EngineCommandLine cl;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a == "--help" || a == "-h") {
+        std::cout << "usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n"
+                  << gz::EngineFlagsHelp();
+        return 0;
+      }
+      if (!gz::ParseEngineFlag(argc, argv, i, cl)) GOMOKU_THROW(gz::ConfigError, "unknown flag '" << a << "'");
+    }
+  } catch (const gz::GomokuError& e) {
+    std::cerr << "pbrain-gomoku-zero: " << e.what() << "\n" << gz::EngineFlagsHelp();
+    return 2;
+  }
+
+  gz::EngineSettings settings;
+  try {
+    settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
+  } catch (const gz::GomokuError& e) {
+    gz::InitLogging("pbrain");
+    spdlog::error("engine: {}", e.what());
+    std::string problem = e.what();
+    for (char& c : problem)
+      if (c == '\n' || c == '\r') c = ' ';
+    return RunBrokenSettings(problem);
+  }
+  gz::InitLogging("pbrain", settings.log_file);
+  if (!settings.source_file.empty()) spdlog::info("engine: settings from {}", settings.source_file);
+
+  gz::EvaluatorSource source(settings);
+  gz::SearchPlayer player(source, settings.config);
+  gz::GomocupSession session(source, player, settings.max_simulations);
+  gz::StdinLineReader reader;
+  session.set_stop_flag(&reader.stop_flag());
+  spdlog::info("engine: ready ({})", source.Describe());
+
+  std::vector<std::string> replies;
+  for (;;) {
+    gz::InputLine in = reader.Next();
+    if (in.eof) {
+      spdlog::info("engine: end of input");
+      break;
+    }
+    replies.clear();
+    bool keep_going = session.Handle(in.text, in.received, replies);
+    for (const std::string& r : replies) Reply(r);
+    if (!keep_going) {
+      spdlog::info("engine: END received");
+      break;
+    }
+  }
+  std::fflush(stdout);
+  return 0;
+}

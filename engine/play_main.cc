@@ -1,0 +1,106 @@
+// play: a human against the engine in a terminal.  A thin client of the same
+// settings, evaluator source and SearchPlayer as pbrain-gomoku-zero.
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "common/base/errors.h"
+#include "common/base/logging.h"
+#include "engine/engine_settings.h"
+#include "engine/evaluator_source.h"
+#include "engine/search_player.h"
+#include "engine/terminal_game.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: play [--weights PATH] [--size N] [--simulations N] [--human black|white]\n"
+    "            [--time SECONDS] [--rule freestyle|standard] [engine flags]\n"
+    "  --size N           board size (default: the checkpoint's, else 15)\n"
+    "  --simulations N    simulations per engine move (then no time limit unless --time is given)\n"
+    "  --human COLOUR     your colour; black moves first (default black)\n"
+    "  --time SECONDS     thinking time per engine move (default 3)\n"
+    "  --rule RULE        freestyle (five or more) or standard (exactly five); default freestyle\n"
+    "engine flags:\n";
+
+double ParseSeconds(const std::string& text) {
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used == text.size() && v >= 0 && v <= 86400) return v;
+  } catch (const std::exception&) {
+  }
+  GOMOKU_THROW(gz::ConfigError, "--time expects seconds in [0, 86400], got '" << text << "'");
+}
+
+int ParsePositive(const std::string& flag, const std::string& text, int lo, int hi) {
+  try {
+    size_t used = 0;
+    int v = std::stoi(text, &used);
+    if (used == text.size() && v >= lo && v <= hi) return v;
+  } catch (const std::exception&) {
+  }
+  GOMOKU_THROW(gz::ConfigError, flag << " expects an integer in [" << lo << ", " << hi << "], got '" << text << "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  gz::EngineCommandLine cl;
+  gz::TerminalGameOptions options;
+  int size = 0;
+  int simulations = 0;
+  double seconds = -1;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) GOMOKU_THROW(gz::ConfigError, a << " needs a value");
+        return argv[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        std::cout << kUsage << gz::EngineFlagsHelp();
+        return 0;
+      } else if (a == "--size") {
+        size = ParsePositive(a, value(), gz::kMinBoardSize, gz::kMaxBoardSize);
+      } else if (a == "--simulations") {
+        simulations = ParsePositive(a, value(), 2, 100000000);
+      } else if (a == "--time") {
+        seconds = ParseSeconds(value());
+      } else if (a == "--human") {
+        std::string c = value();
+        if (c != "black" && c != "white") GOMOKU_THROW(gz::ConfigError, "--human expects black or white, got '" << c << "'");
+        options.human = c == "black" ? gz::kBlack : gz::kWhite;
+      } else if (a == "--rule") {
+        options.rule = gz::ParseRule(value());
+      } else if (!gz::ParseEngineFlag(argc, argv, i, cl)) {
+        GOMOKU_THROW(gz::ConfigError, "unknown flag '" << a << "'");
+      }
+    }
+    gz::EngineSettings settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
+    gz::InitLogging("play", settings.log_file);
+    if (!std::getenv("GOMOKU_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);  // keep the board readable
+
+    gz::EvaluatorSource source(settings);
+    if (size == 0) {  // default: the checkpoint's own size, else 15
+      size = 15;
+      if (source.uses_network())
+        for (int s = gz::kMinBoardSize; s <= gz::kMaxBoardSize; ++s)
+          if (source.CheckSize(s).empty()) size = s;
+    }
+    if (std::string why = source.CheckSize(size); !why.empty()) GOMOKU_THROW(gz::ConfigError, why);
+    options.size = size;
+    options.max_simulations = simulations > 0 ? simulations : settings.max_simulations;
+    if (seconds >= 0) options.time_per_move = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    else if (simulations > 0) options.time_per_move = std::chrono::milliseconds(0);
+    std::cout << "engine: " << source.Describe() << "\n";
+
+    gz::SearchPlayer player(source, settings.config);
+    gz::TerminalGame game(player, options);
+    game.Run(std::cin, std::cout);
+  } catch (const gz::GomokuError& e) {
+    std::cerr << "play: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

@@ -1,5 +1,0 @@
-add_library(gomoku_arena STATIC ${CMAKE_CURRENT_SOURCE_DIR}/arena_lib.cc)
-target_include_directories(gomoku_arena PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(gomoku_arena PUBLIC gomoku_core gomoku_net)
-add_executable(arena ${CMAKE_CURRENT_SOURCE_DIR}/arena.cc)
-target_link_libraries(arena PRIVATE gomoku_arena)
