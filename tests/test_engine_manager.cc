@@ -15,7 +15,7 @@
 
 #include "common/game/board.h"
 #include "common/base/fileio.h"
-#include "tests/support/child_process.h"
+#include "common/base/child_process.h"
 #include "engine/gomocup_session.h"
 
 using namespace gz;

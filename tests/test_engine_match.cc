@@ -8,7 +8,7 @@
 #include "common/game/board.h"
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
-#include "tests/support/child_process.h"
+#include "common/base/child_process.h"
 #include "engine/gomocup_session.h"
 
 using namespace gz;

@@ -1,4 +1,4 @@
-#include "tests/support/child_process.h"
+#include "common/base/child_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
