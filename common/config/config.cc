@@ -115,6 +115,60 @@ void AddString(Registry& r, const std::string& key, std::string* p, std::vector<
                  [p] { return json(*p); }};
 }
 
+// A list of strings: a JSON array, or on the command line either a JSON array
+// or one comma-separated string ("rollout:100,previous:1").  Empty entries are
+// errors; `check` (optional) validates each entry.
+void AddStringList(Registry& r, const std::string& key, std::vector<std::string>* p,
+                   std::function<void(const std::string&)> check = nullptr) {
+  r[key] = Field{[p, check](const json& v, const std::string& k) {
+                   std::vector<std::string> out;
+                   if (v.is_array()) {
+                     for (const auto& e : v) {
+                       if (!e.is_string()) Bad(k, "expected a list of strings, got " + v.dump());
+                       out.push_back(e.get<std::string>());
+                     }
+                   } else if (v.is_string()) {
+                     std::string s = v.get<std::string>(), item;
+                     std::istringstream in(s);
+                     while (std::getline(in, item, ',')) out.push_back(item);
+                     if (!s.empty() && s.back() == ',') out.push_back("");
+                   } else {
+                     Bad(k, "expected a list of strings, got " + v.dump());
+                   }
+                   for (size_t i = 0; i < out.size(); ++i) {
+                     if (out[i].empty()) Bad(k, "entry " + std::to_string(i) + " is empty");
+                     if (check) {
+                       try {
+                         check(out[i]);
+                       } catch (const GomokuError& e) {
+                         Bad(k, "entry '" + out[i] + "': " + e.what());
+                       }
+                     }
+                   }
+                   *p = std::move(out);
+                 },
+                 [p] { return json(*p); }};
+}
+
+// An opponent of the evaluator's ladder: rollout:P, checkpoint:N, previous:K
+// (P, K >= 1, N >= 0) or engine:COMMAND.  Whether a checkpoint exists or an
+// engine starts is checked by the evaluator at start, where the run is known.
+void CheckLadderEntry(const std::string& s) {
+  auto colon = s.find(':');
+  std::string kind = s.substr(0, colon), arg = colon == std::string::npos ? "" : s.substr(colon + 1);
+  if (kind == "engine") {
+    if (arg.empty()) GOMOKU_THROW(ConfigError, "engine: needs a command");
+    return;
+  }
+  if (kind != "rollout" && kind != "checkpoint" && kind != "previous")
+    GOMOKU_THROW(ConfigError, "unknown opponent kind '" << kind << "' (rollout:P, checkpoint:N, previous:K, engine:COMMAND)");
+  char* end = nullptr;
+  long long n = arg.empty() ? -1 : std::strtoll(arg.c_str(), &end, 10);
+  if (arg.empty() || *end != '\0' || n < (kind == "checkpoint" ? 0 : 1) || n > 100000000)
+    GOMOKU_THROW(ConfigError, kind << ": expects " << (kind == "checkpoint" ? "an iteration >= 0" : "a count >= 1")
+                                   << ", got '" << arg << "'");
+}
+
 Registry MakeRegistry(Config& c) {
   Registry r;
   AddInt(r, "board.size", &c.board.size, kMinBoardSize, kMaxBoardSize);
@@ -184,6 +238,22 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "train.keep_every", &c.train.keep_every, 0, 1000000);
   AddInt(r, "train.threads", &c.train.threads, 1, 256);
   AddDouble(r, "train.reload_timeout_s", &c.train.reload_timeout_s, 0.1, 86400.0);
+  AddBool(r, "eval.enabled", &c.eval.enabled);
+  AddInt(r, "eval.every", &c.eval.every, 1, 1000000);
+  AddInt(r, "eval.games", &c.eval.games, 1, 100000);
+  AddInt(r, "eval.simulations", &c.eval.simulations, 1, 1000000);
+  AddInt(r, "eval.threads", &c.eval.threads, 1, 256);
+  AddInt(r, "eval.nice", &c.eval.nice, 0, 19);
+  AddStringList(r, "eval.ladder", &c.eval.ladder, CheckLadderEntry);
+  AddString(r, "eval.anchor", &c.eval.anchor, {}, CheckLadderEntry);
+  AddInt(r, "eval.engine_turn_ms", &c.eval.engine_turn_ms, 1, 3600000);
+  AddInt(r, "eval.engine_grace_ms", &c.eval.engine_grace_ms, 0, 3600000);
+  AddBool(r, "dashboard.enabled", &c.dashboard.enabled);
+  AddString(r, "dashboard.bind", &c.dashboard.bind);
+  AddInt(r, "dashboard.port", &c.dashboard.port, 1, 65535);
+  AddInt(r, "dashboard.max_games", &c.dashboard.max_games, 0, 1000);
+  AddDouble(r, "dashboard.idle_timeout_s", &c.dashboard.idle_timeout_s, 1.0, 86400.0);
+  AddInt(r, "dashboard.simulations", &c.dashboard.simulations, 1, 1000000);
   return r;
 }
 
@@ -234,7 +304,7 @@ void Config::ApplyOverride(const std::string& assignment) {
   json v;
   try {
     v = json::parse(raw);
-    if (v.is_object() || v.is_array() || v.is_null()) v = raw;
+    if (v.is_object() || v.is_null()) v = raw;  // arrays stay arrays (string lists)
   } catch (const json::exception&) {
     v = raw;  // plain strings need no quotes
   }

@@ -87,6 +87,29 @@ struct TrainConfig {
   double reload_timeout_s = 60.0;
 };
 
+// The evaluator (evaluator/, docs/ratings.md): ratings while the run goes on.
+struct EvalConfig {
+  bool enabled = true;                // launch/start.sh starts build/bin/evaluator
+  int every = 1;                      // evaluate every N-th published iteration
+  int games = 20;                     // games per opponent and evaluation (colours alternate)
+  int simulations = 200;              // the player under test: fixed simulations, no noise
+  int threads = 1;                    // intra-op threads of the evaluator's forwards
+  int nice = 10;                      // scheduling priority increment (setpriority)
+  std::vector<std::string> ladder = {"rollout:1000"};  // rollout:P | checkpoint:N | previous:K | engine:COMMAND
+  std::string anchor = "rollout:1000";  // the player whose Elo is 0
+  int engine_turn_ms = 1000;          // timeout_turn sent to engine: opponents
+  int engine_grace_ms = 2000;         // an engine later than turn + grace loses the game
+};
+// The web dashboard (dashboard/, docs/dashboard.md).
+struct DashboardConfig {
+  bool enabled = true;                // launch/start.sh starts build/bin/gz_dashboard
+  std::string bind = "127.0.0.1";     // a non-loopback address prints a warning
+  int port = 8765;
+  int max_games = 4;                  // browser games against the newest net at once
+  double idle_timeout_s = 300.0;      // a browser game's engine ends after this long unused
+  int simulations = 200;              // the browser opponent's search (as the evaluator's)
+};
+
 struct Config {
   BoardConfig board;
   NetConfig net;
@@ -97,6 +120,8 @@ struct Config {
   WorkerConfig worker;
   RunConfig run;
   TrainConfig train;
+  EvalConfig eval;
+  DashboardConfig dashboard;
 
   Rule rule() const { return ParseRule(board.rule); }
   SelfPlayParams selfplay_params() const;
