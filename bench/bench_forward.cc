@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/game/encoder.h"
+#include "common/base/cli.h"
 #include "common/base/errors.h"
 #include "common/net/model.h"
 #include "common/net/net_api.h"
@@ -60,19 +61,17 @@ std::vector<NetShape> ParseNets(const std::string& s) {
 }
 
 Options ParseArgs(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) GOMOKU_THROW(gz::ConfigError, a << " needs a value");
-      return argv[++i];
-    };
-    if (a == "--threads") o.threads = std::stoi(value());
-    else if (a == "--quick") o.quick = true;
-    else if (a == "--board") o.board = std::stoi(value());
-    else if (a == "--nets") o.nets = ParseNets(value());
-    else GOMOKU_THROW(gz::ConfigError, "unknown flag " << a << " (--threads N, --quick, --board S, --nets CxB,...)");
+  const char* usage = "usage: bench_forward [--threads N] [--quick] [--board S] [--nets CxB,...]\n";
+  gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, {"--threads", "--board", "--nets"}, {"--quick"}});
+  if (args.help) {
+    std::fputs(usage, stdout);
+    std::exit(0);
   }
+  Options o;
+  o.threads = static_cast<int>(args.get_int("--threads", o.threads));
+  o.quick = args.has("--quick");
+  o.board = static_cast<int>(args.get_int("--board", o.board));
+  if (args.has("--nets")) o.nets = ParseNets(args.get("--nets"));
   return o;
 }
 

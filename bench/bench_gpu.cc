@@ -36,6 +36,7 @@
 
 #include "common/game/board.h"
 #include "common/game/encoder.h"
+#include "common/base/cli.h"
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/net/cuda/batch_buckets.h"
@@ -79,32 +80,32 @@ std::vector<int> ParseInts(const std::string& s) {
 }
 
 Options ParseArgs(int argc, char** argv) {
-  Options o;
-  bool seconds_set = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) GOMOKU_THROW(ConfigError, a << " needs a value");
-      return argv[++i];
-    };
-    if (a == "--device") o.device = value();
-    else if (a == "--quick") o.quick = true;
-    else if (a == "--board") o.board = std::stoi(value());
-    else if (a == "--net") {
-      const std::string v = value();
-      if (std::sscanf(v.c_str(), "%dx%d", &o.channels, &o.blocks) != 2)
-        GOMOKU_THROW(ConfigError, "--net: '" << v << "' is not CxB");
-    } else if (a == "--batches") o.batches = ParseInts(value());
-    else if (a == "--seconds") { o.seconds = std::stod(value()); seconds_set = true; }
-    else if (a == "--peak-tflops-bf16") o.peak_bf16 = std::stod(value()) * 1e12;
-    else if (a == "--peak-tflops-fp32") o.peak_fp32 = std::stod(value()) * 1e12;
-    else if (a == "--out") o.out = value();
-    else
-      GOMOKU_THROW(ConfigError, "unknown flag " << a
-                                                << " (--device, --quick, --board, --net, --batches, --seconds, "
-                                                   "--peak-tflops-bf16, --peak-tflops-fp32, --out)");
+  const char* usage =
+      "usage: bench_gpu [--device D] [--quick] [--board S] [--net CxB] [--batches a,b,...] [--seconds S]\n"
+      "                 [--peak-tflops-bf16 T] [--peak-tflops-fp32 T] [--out FILE]\n";
+  CliArgs args = ParseCli(argc, argv,
+                          CliSpec{usage,
+                                  {"--device", "--board", "--net", "--batches", "--seconds", "--peak-tflops-bf16",
+                                   "--peak-tflops-fp32", "--out"},
+                                  {"--quick"}});
+  if (args.help) {
+    std::fputs(usage, stdout);
+    std::exit(0);
   }
-  if (o.quick && !seconds_set) o.seconds = 0.3;
+  Options o;
+  o.device = args.get("--device", o.device);
+  o.quick = args.has("--quick");
+  o.board = static_cast<int>(args.get_int("--board", o.board));
+  if (args.has("--net")) {
+    const std::string v = args.get("--net");
+    if (std::sscanf(v.c_str(), "%dx%d", &o.channels, &o.blocks) != 2)
+      GOMOKU_THROW(ConfigError, "--net: '" << v << "' is not CxB");
+  }
+  if (args.has("--batches")) o.batches = ParseInts(args.get("--batches"));
+  o.seconds = args.get_double("--seconds", o.quick ? 0.3 : o.seconds);
+  o.peak_bf16 = args.get_double("--peak-tflops-bf16", 0) * 1e12;
+  o.peak_fp32 = args.get_double("--peak-tflops-fp32", 0) * 1e12;
+  o.out = args.get("--out");
   for (int b : o.batches)
     if (b < 1 || b > kMaxForwardBatch) GOMOKU_THROW(ConfigError, "--batches: " << b << " out of range");
   return o;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include "common/base/cli.h"
 #include "common/search/mcts.h"
 #include "common/search/simple_evaluators.h"
 
@@ -30,7 +31,13 @@ double SimsPerSecond(const Board& b, int sims, int searches) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const char* usage = "usage: bench_mcts [--quick]\n";
+  CliArgs args = ParseCli(argc, argv, CliSpec{usage, {}, {"--quick"}});
+  if (args.help) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  const bool quick = args.has("--quick");
   const int sims = 800;  // the seed's simulations per move
   const int searches = quick ? 50 : 300;
   Board empty(15);

@@ -11,14 +11,16 @@
 // game left to start (its tail; a real run streams games without end and has
 // none).  "fill" is over the whole run, tail included.
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +29,9 @@
 #include "common/base/cli.h"
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
+#include "tests/support/infer_server_process.h"
+#include "tests/support/test_process.h"
+#include "tests/support/wait_until.h"
 
 using namespace gz;
 namespace fs = std::filesystem;
@@ -45,22 +50,13 @@ struct Opts {
   std::string dir;
 };
 
-pid_t Spawn(const std::vector<std::string>& argv, const std::string& log, const std::vector<std::string>& env) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    freopen(log.c_str(), "w", stderr);
-    freopen(log.c_str(), "a", stdout);
-    unsetenv("GOMOKU_INFER_SOCK");
-    for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
-    std::vector<char*> a;
-    for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
-    a.push_back(nullptr);
-    execv(a[0], a.data());
-    _exit(127);
-  }
-  return pid;
+// argv[0] as a child with its output in `log` (replacing an earlier one) and
+// the bench's environment less GOMOKU_INFER_SOCK, plus `env`.
+std::unique_ptr<testing::TestProcess> Spawn(const std::vector<std::string>& argv, const std::string& log,
+                                            const std::map<std::string, std::string>& env) {
+  std::remove(log.c_str());
+  return std::make_unique<testing::TestProcess>(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()), log,
+                                                env, std::vector<std::string>{"GOMOKU_INFER_SOCK"});
 }
 
 struct ModeResult {
@@ -107,55 +103,54 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
   std::vector<std::string> worker_common = common;
   if (server) worker_common.back() = "inference.device=cpu";
   std::string sock = "/tmp/gz-bench-" + std::to_string(getpid()) + "-" + name.substr(0, 1) + "/s.sock";
-  pid_t spid = -1;
+  std::unique_ptr<testing::InferServerProcess> server_process;
   // (b): one position per worker, max_batch = workers (the seed's setting).
   // (c)/(d): workers x k positions in flight, max_batch = that / groups, so a
   // full batch assembles while the previous one is in the forward.
   r.max_batch = o.max_batch_b > 0 ? o.max_batch_b : k == 1 ? o.workers : std::max(1, o.workers * k / o.groups);
-  std::vector<std::string> env = {"OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1"};
+  std::map<std::string, std::string> env = {{"OMP_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}};
   if (server) {
-    std::vector<std::string> sargv = {o.bin + "/infer_server", "--weights", ckpt, "--set",
+    std::vector<std::string> sargs = {"--weights", ckpt, "--set",
                                       "server.max_batch=" + std::to_string(r.max_batch), "--set",
                                       "server.max_wait=" + o.max_wait, "--set",
                                       "server.cache_entries=" + std::to_string(cache), "--set",
                                       "server.threads=" + std::to_string(o.server_threads)};
     for (const auto& kv : o.server_sets) {
-      sargv.push_back("--set");
-      sargv.push_back(kv);
+      sargs.push_back("--set");
+      sargs.push_back(kv);
     }
-    sargv.insert(sargv.end(), common.begin(), common.end());
-    std::vector<std::string> senv = env;
-    senv.push_back("GOMOKU_INFER_SOCK=" + sock);
-    spid = Spawn(sargv, dir + "/server.log", senv);
-    bool up = false;
-    for (int i = 0; i < 300 && !up; ++i) {
-      up = std::system((o.bin + "/infer_ctl --socket " + sock + " ping >/dev/null 2>&1").c_str()) == 0;
-      if (!up) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    sargs.insert(sargs.end(), common.begin(), common.end());
+    std::map<std::string, std::string> senv = env;
+    senv["GOMOKU_INFER_SOCK"] = sock;
+    std::remove((dir + "/server.log").c_str());
+    server_process = std::make_unique<testing::InferServerProcess>(sargs, dir + "/server.log", senv,
+                                                                   o.bin + "/infer_server");
+    const bool up = testing::WaitUntil([&] { return testing::ServedGeneration(sock) >= 0; }, 30,
+                                       std::chrono::milliseconds(100));
     if (!up) throw std::runtime_error("server did not start; see " + dir + "/server.log");
-    env.push_back("GOMOKU_INFER_SOCK=" + sock);
+    env["GOMOKU_INFER_SOCK"] = sock;
   }
   auto t0 = std::chrono::steady_clock::now();
-  std::vector<pid_t> pids;
+  std::vector<std::unique_ptr<testing::TestProcess>> workers;
   for (int w = 0; w < o.workers; ++w) {
     std::vector<std::string> a = {o.bin + "/worker", "--id", std::to_string(w), "--games", std::to_string(o.games),
                                   "--weights", ckpt, "--out", dir + "/games", "--summary",
                                   dir + "/sum" + std::to_string(w) + ".json", "--set",
                                   "worker.parallel_games=" + std::to_string(k)};
     a.insert(a.end(), worker_common.begin(), worker_common.end());
-    pids.push_back(Spawn(a, dir + "/worker" + std::to_string(w) + ".log", env));
+    workers.push_back(Spawn(a, dir + "/worker" + std::to_string(w) + ".log", env));
   }
   // Wait for the workers; in server modes with k < games, snapshot the
   // server's counters when the first worker enters its tail.
   const bool watch_tail = server && k > 1 && o.games > k;
-  std::vector<bool> done(pids.size(), false);
-  size_t running = pids.size();
+  std::vector<bool> done(workers.size(), false);
+  size_t running = workers.size();
   while (running > 0) {
-    for (size_t w = 0; w < pids.size(); ++w) {
+    for (size_t w = 0; w < workers.size(); ++w) {
       if (done[w]) continue;
-      int st = 0;
-      if (waitpid(pids[w], &st, watch_tail ? WNOHANG : 0) == 0) continue;
-      if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw std::runtime_error("a worker failed in mode " + name);
+      const std::optional<int> code = watch_tail ? workers[w]->Poll() : workers[w]->Wait();
+      if (!code) continue;
+      if (*code != 0) throw std::runtime_error("a worker failed in mode " + name);
       done[w] = true;
       --running;
     }
@@ -186,9 +181,8 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     if (const std::string closes = bench::BatchCloses(s); !closes.empty()) r.closes += " " + closes;
     if (s.contains("cache_hit_rate_total")) r.hit_rate = s["cache_hit_rate_total"].get<double>();
     else if (s.contains("cache_hit_rate")) r.hit_rate = s["cache_hit_rate"].get<double>();
-    kill(spid, SIGTERM);
-    int st;
-    waitpid(spid, &st, 0);
+    server_process->Signal(SIGTERM);
+    server_process->Wait();
   } else {
     r.avg_batch = 1;
     r.max_batch = 1;

@@ -25,11 +25,9 @@
 // the forward time): the lockstep floor for K clients after the table, and
 // the bare round trip over the same wait after the overhead, so that the
 // server's own share is a difference of two figures from one run.
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +37,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -53,6 +52,8 @@
 #include "common/net/net_api.h"
 #include "common/wire/wire.h"
 #include "common/wire/wire_client.h"
+#include "tests/support/infer_server_process.h"
+#include "tests/support/wait_until.h"
 
 namespace gz {
 namespace {
@@ -89,64 +90,55 @@ std::string BinDir() {
   return std::filesystem::canonical("/proc/self/exe").parent_path().string();
 }
 
+// build/bin/infer_server for one measurement (symmetry none, CPU,
+// inference.threads = --threads), serving before the constructor returns;
+// SIGTERMed and reaped at scope exit.
 class Server {
  public:
   Server(const std::string& ckpt, const std::string& sock, const Options& o, int max_batch, const std::string& wait,
-         const std::string& log) {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd >= 0) ::dup2(fd, 1), ::dup2(fd, 2);
-      std::string threads = std::to_string(o.threads);
-      ::setenv("OMP_NUM_THREADS", threads.c_str(), 1);
-      ::setenv("OPENBLAS_NUM_THREADS", threads.c_str(), 1);
-      ::unsetenv("GOMOKU_INFER_SOCK");
-      ::unsetenv("GOMOKU_MAX_BATCH");
-      ::unsetenv("GOMOKU_MAX_WAIT_MS");
-      std::string bin = BinDir() + "/infer_server";
-      std::vector<std::string> args = {bin,
-                                       "--weights", ckpt,
-                                       "--set", "board.size=" + std::to_string(o.board),
-                                       "--set", "inference.device=cpu",
-                                       "--set", "inference.symmetry=none",
-                                       "--set", "inference.threads=" + threads,
-                                       "--set", "server.socket=" + sock,
-                                       "--set", "server.max_batch=" + std::to_string(max_batch),
-                                       "--set", "server.max_wait=" + (wait == "auto-pipeline" ? std::string("auto") : wait),
-                                       "--set", std::string("server.auto_pipeline=") + (wait == "auto-pipeline" ? "true" : "false"),
-                                       "--set", "server.max_clients=1000",
-                                       "--set", "server.cache_entries=" + std::to_string(o.cache),
-                                       "--set", "server.stats_interval_s=3600",
-                                       "--set", "run.dir=/nonexistent-bench-run"};
-      for (const auto& kv : o.server_sets) {
-        args.push_back("--set");
-        args.push_back(kv);
-      }
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(bin.c_str(), argv.data());
-      ::_exit(127);
-    }
-    const double end = MonotonicSeconds() + 60;
-    while (MonotonicSeconds() < end) {
-      try {
-        WireClient c(sock, 1);
-        if (c.Ping(2) >= 0) return;
-      } catch (const std::exception&) {
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    throw GomokuError("infer_server did not come up; see " + log);
+         const std::string& log)
+      : process_(Args(ckpt, sock, o, max_batch, wait), Emptied(log), ThreadEnv(o.threads), BinDir() + "/infer_server") {
+    using namespace std::chrono_literals;
+    if (!testing::WaitUntil([&] { return testing::ServedGeneration(sock) >= 0; }, 60, 50ms))
+      throw GomokuError("infer_server did not come up; see " + log);
   }
   ~Server() {
-    ::kill(pid_, SIGTERM);
-    int st;
-    ::waitpid(pid_, &st, 0);
+    process_.Signal(SIGTERM);
+    process_.Wait();
   }
 
  private:
-  pid_t pid_ = -1;
+  static std::vector<std::string> Args(const std::string& ckpt, const std::string& sock, const Options& o,
+                                       int max_batch, const std::string& wait) {
+    std::vector<std::string> args = {"--weights", ckpt,
+                                     "--set", "board.size=" + std::to_string(o.board),
+                                     "--set", "inference.device=cpu",
+                                     "--set", "inference.symmetry=none",
+                                     "--set", "inference.threads=" + std::to_string(o.threads),
+                                     "--set", "server.socket=" + sock,
+                                     "--set", "server.max_batch=" + std::to_string(max_batch),
+                                     "--set", "server.max_wait=" + (wait == "auto-pipeline" ? std::string("auto") : wait),
+                                     "--set", std::string("server.auto_pipeline=") + (wait == "auto-pipeline" ? "true" : "false"),
+                                     "--set", "server.max_clients=1000",
+                                     "--set", "server.cache_entries=" + std::to_string(o.cache),
+                                     "--set", "server.stats_interval_s=3600",
+                                     "--set", "run.dir=/nonexistent-bench-run"};
+    for (const auto& kv : o.server_sets) {
+      args.push_back("--set");
+      args.push_back(kv);
+    }
+    return args;
+  }
+  // Each server's log replaces the previous one's.
+  static const std::string& Emptied(const std::string& log) {
+    std::remove(log.c_str());
+    return log;
+  }
+  static std::map<std::string, std::string> ThreadEnv(int threads) {
+    return {{"OMP_NUM_THREADS", std::to_string(threads)}, {"OPENBLAS_NUM_THREADS", std::to_string(threads)}};
+  }
+
+  testing::InferServerProcess process_;
 };
 
 struct RunResult {

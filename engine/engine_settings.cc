@@ -87,19 +87,18 @@ std::string ExecutableDir() {
   return fs::path(buf).parent_path().string();
 }
 
-bool ParseEngineFlag(int argc, char** argv, int& i, EngineCommandLine& cl) {
-  const std::string flag = argv[i];
-  auto value = [&]() -> std::string {
-    if (i + 1 >= argc) GOMOKU_THROW(ConfigError, flag << " needs a value");
-    return argv[++i];
-  };
-  if (flag == "--weights") cl.weights = value();
-  else if (flag == "--settings") cl.settings_file = value();
-  else if (flag == "--max-simulations") cl.max_simulations = ParseInt(flag, value(), 2, 100000000);
-  else if (flag == "--log-file") cl.log_file = value();
-  else if (flag == "--set") cl.overrides.push_back(value());
-  else return false;
-  return true;
+std::set<std::string> EngineValueFlags() { return {"--weights", "--settings", "--max-simulations", kLogFileFlag}; }
+
+EngineCommandLine EngineCommandLineFrom(const CliArgs& args) {
+  if (!args.config.empty())
+    GOMOKU_THROW(ConfigError, "--config is not an engine flag: the engine reads --settings (or --set key=value)");
+  EngineCommandLine cl;
+  cl.weights = args.get("--weights");
+  cl.settings_file = args.get("--settings");
+  if (args.has("--max-simulations")) cl.max_simulations = ParseInt("--max-simulations", args.get("--max-simulations"), 2, 100000000);
+  cl.log_file = args.get(kLogFileFlag);
+  cl.overrides = args.sets;
+  return cl;
 }
 
 const char* EngineFlagsHelp() {

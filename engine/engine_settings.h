@@ -19,9 +19,11 @@
 // never used by the engine.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/base/cli.h"
 #include "common/config/config.h"
 
 namespace gz {
@@ -55,12 +57,13 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
 // Directory of the running executable (/proc/self/exe), "." if unknown.
 std::string ExecutableDir();
 
-// Consumes an engine flag at argv[i] (advancing i past its value) and returns
-// true, or returns false when argv[i] is not an engine flag.  Throws
-// ConfigError for a flag without its value or a bad number.
-bool ParseEngineFlag(int argc, char** argv, int& i, EngineCommandLine& cl);
+// The engine's flags for the shared parser (common/base/cli.h), and the
+// command line they make.  Throws ConfigError (e.g. --config, which engines
+// do not take: their settings file is --settings).
+std::set<std::string> EngineValueFlags();
+EngineCommandLine EngineCommandLineFrom(const CliArgs& args);
 
-// Help text for the flags ParseEngineFlag understands.
+// Help text for the engine flags (EngineValueFlags).
 const char* EngineFlagsHelp();
 
 }  // namespace gz

@@ -45,15 +45,14 @@ int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
   gz::EngineCommandLine cl;
   try {
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      if (a == "--help" || a == "-h") {
-        std::cout << "usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n"
-                  << gz::EngineFlagsHelp();
-        return 0;
-      }
-      if (!gz::ParseEngineFlag(argc, argv, i, cl)) GOMOKU_THROW(gz::ConfigError, "unknown flag '" << a << "'");
+    const std::string usage = std::string("usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n") +
+                              gz::EngineFlagsHelp();
+    gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, gz::EngineValueFlags(), {}});
+    if (args.help) {
+      std::cout << usage;
+      return 0;
     }
+    cl = gz::EngineCommandLineFrom(args);
   } catch (const gz::GomokuError& e) {
     std::cerr << "pbrain-gomoku-zero: " << e.what() << "\n" << gz::EngineFlagsHelp();
     return 2;

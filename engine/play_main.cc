@@ -2,6 +2,7 @@
 // settings, evaluator source and SearchPlayer as pbrain-gomoku-zero.
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 
 #include "common/base/errors.h"
@@ -52,31 +53,24 @@ int main(int argc, char** argv) {
   int simulations = 0;
   double seconds = -1;
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) GOMOKU_THROW(gz::ConfigError, a << " needs a value");
-        return argv[++i];
-      };
-      if (a == "--help" || a == "-h") {
-        std::cout << kUsage << gz::EngineFlagsHelp();
-        return 0;
-      } else if (a == "--size") {
-        size = ParsePositive(a, value(), gz::kMinBoardSize, gz::kMaxBoardSize);
-      } else if (a == "--simulations") {
-        simulations = ParsePositive(a, value(), 2, 100000000);
-      } else if (a == "--time") {
-        seconds = ParseSeconds(value());
-      } else if (a == "--human") {
-        std::string c = value();
-        if (c != "black" && c != "white") GOMOKU_THROW(gz::ConfigError, "--human expects black or white, got '" << c << "'");
-        options.human = c == "black" ? gz::kBlack : gz::kWhite;
-      } else if (a == "--rule") {
-        options.rule = gz::ParseRule(value());
-      } else if (!gz::ParseEngineFlag(argc, argv, i, cl)) {
-        GOMOKU_THROW(gz::ConfigError, "unknown flag '" << a << "'");
-      }
+    const std::string usage = std::string(kUsage) + gz::EngineFlagsHelp();
+    std::set<std::string> flags = gz::EngineValueFlags();
+    flags.insert({"--size", "--simulations", "--time", "--human", "--rule"});
+    gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, flags, {}});
+    if (args.help) {
+      std::cout << usage;
+      return 0;
     }
+    cl = gz::EngineCommandLineFrom(args);
+    if (args.has("--size")) size = ParsePositive("--size", args.get("--size"), gz::kMinBoardSize, gz::kMaxBoardSize);
+    if (args.has("--simulations")) simulations = ParsePositive("--simulations", args.get("--simulations"), 2, 100000000);
+    if (args.has("--time")) seconds = ParseSeconds(args.get("--time"));
+    if (args.has("--human")) {
+      const std::string c = args.get("--human");
+      if (c != "black" && c != "white") GOMOKU_THROW(gz::ConfigError, "--human expects black or white, got '" << c << "'");
+      options.human = c == "black" ? gz::kBlack : gz::kWhite;
+    }
+    if (args.has("--rule")) options.rule = gz::ParseRule(args.get("--rule"));
     gz::EngineSettings settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
     gz::InitLogging("play", settings.log_file);
     if (!std::getenv("GOMOKU_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);  // keep the board readable

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "common/base/cli.h"
+#include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "fuzz/fuzz_target.h"
 
@@ -28,19 +30,26 @@ namespace fs = std::filesystem;
 extern "C" bool ReplayProbe(const uint8_t* data, size_t size) __attribute__((weak));
 
 int main(int argc, char** argv) {
+  const char* usage = "usage: replay_<target> [--mutants N] [--seed S] [--truncations-rejected] PATH...\n";
+  gz::CliArgs args;
   long mutants = 1000;
   unsigned long seed = 20261129;
-  bool truncations_rejected = false;
+  try {
+    args = gz::ParseCli(argc, argv, gz::CliSpec{usage, {"--mutants", "--seed"}, {"--truncations-rejected"}, true});
+    mutants = static_cast<long>(args.get_int("--mutants", mutants));
+    seed = static_cast<unsigned long>(args.get_int("--seed", static_cast<long long>(seed)));
+  } catch (const gz::ConfigError& e) {
+    std::fprintf(stderr, "replay: %s\n%s", e.what(), usage);
+    return 2;
+  }
+  if (args.help) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  const bool truncations_rejected = args.has("--truncations-rejected");
   std::vector<fs::path> files;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--mutants" && i + 1 < argc) {
-      mutants = std::stol(argv[++i]);
-    } else if (a == "--seed" && i + 1 < argc) {
-      seed = std::stoul(argv[++i]);
-    } else if (a == "--truncations-rejected") {
-      truncations_rejected = true;
-    } else if (fs::is_directory(a)) {
+  for (const std::string& a : args.positional) {
+    if (fs::is_directory(a)) {
       std::vector<fs::path> in;
       for (const auto& e : fs::directory_iterator(a))
         if (e.is_regular_file()) in.push_back(e.path());

@@ -42,11 +42,6 @@ void Batcher::Start() {
   thread_ = std::thread([this] { Loop(); });
 }
 
-std::string Batcher::model_path() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return model_ ? model_->path : std::string();
-}
-
 bool Batcher::Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std::string* why) {
   GOMOKU_CHECK(job->forward_count >= 1, "Batcher::Submit: nothing to forward");
   bool run_here = false, wake = true;

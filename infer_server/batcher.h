@@ -18,9 +18,9 @@
 // ends.  All symmetries of every position go into
 // the same forward.
 //
-// Cache: a job may carry answers found in the ResultCache for some of its
-// positions (looked up by the session under generation `cache_generation`);
-// only the other positions are forwarded.  If the model was swapped since
+// Cache: a job may mark positions whose answers its submitter found in the
+// ResultCache (InferenceService, under generation `cache_generation`); only
+// the other positions are forwarded.  If the model was swapped since
 // the lookup, the batch thread forwards every position of the job instead, so
 // one reply never mixes generations.  The cache is cleared at every swap.
 //
@@ -90,18 +90,21 @@ class ReplyTarget {
 // encodes on its device (BatchForward::TakesCompactRows).
 enum class InputForm : uint8_t { kPlanes = 0, kCompactRows = 1 };
 
+// One INFER request as the batch thread sees it.  A submitter may submit an
+// object of a type derived from InferJob to keep its own state with the job
+// (InferenceService does): Deliver hands back the object that was submitted.
 struct InferJob {
+  virtual ~InferJob() = default;
   std::weak_ptr<ReplyTarget> target;  // expired = the client is gone; the answer is dropped
   uint64_t client_id = 0;             // distinct per connection (auto wait)
-  uint64_t request_id = 0;
-  uint64_t reply_seq = 0;             // the session's reply-order slot
+  uint64_t request_id = 0;            // the submitter's; not read by the batcher
   std::vector<Position> positions;    // all positions of the request
-  // Cache (empty when the cache is off): per position its key, whether it
-  // was found, and the cached answer where found.
-  std::vector<CacheKey> keys;
+  // Per position, whether the submitter already has its answer from the
+  // cache, looked up under generation cache_generation (empty: none).  Such
+  // positions are not forwarded, unless the model was swapped since: then the
+  // batch thread clears `hit` and forwards them all.
   std::vector<uint8_t> hit;
-  std::vector<EvalResult> cached;
-  int64_t cache_generation = -1;      // the generation the hits were looked up under
+  int64_t cache_generation = -1;
   int forward_count = 0;              // positions to forward (those without a hit)
   // The positions to forward, in order, in one InputForm (EncodeJobInput):
   std::vector<float> planes;          // kPlanes: EncodeSymmetric of each
@@ -154,7 +157,6 @@ class Batcher {
   // The serving model's input form (kPlanes before the first model).
   InputForm input_form() const { return input_form_.load(); }
   int64_t generation() const { return generation_.load(); }  // -1 before the first model
-  std::string model_path() const;
   const BatchSettings& settings() const { return settings_; }
   ResultCache* cache() const { return cache_; }
 

@@ -1,15 +1,18 @@
 // build/bin/infer_ctl: talk to a running inference server.
 //
-//   infer_ctl [--socket PATH | --run-dir DIR] [--timeout S] ping|stats|reload PATH
+//   infer_ctl [--socket PATH | --run-dir DIR] [--timeout S] [--config F] [--set k=v]... ping|stats|reload PATH
 //
-// Without --socket/--run-dir the socket is GOMOKU_INFER_SOCK or the default
-// config's <run.dir>/sock/infer.sock.  Exit status: 0 success; 1 the server
+// Without --socket/--run-dir the socket is the config's server.socket
+// (GOMOKU_INFER_SOCK when set) or <run.dir>/sock/infer.sock.  Exit status: 0 success; 1 the server
 // refused (message printed); 2 no server answered; 64 usage error.
 #include <signal.h>
 
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
+
+#include "common/base/cli.h"
 
 #include "common/config/config.h"
 #include "common/base/errors.h"
@@ -30,47 +33,33 @@ int Usage(const std::string& why) {
 
 int main(int argc, char** argv) {
   ::signal(SIGPIPE, SIG_IGN);
-  std::string socket, run_dir, command, path;
+  std::string socket, command, path;
   double timeout = 60;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    if (a == "--socket") {
-      if (!value(&socket)) return Usage("--socket needs a path");
-    } else if (a == "--run-dir") {
-      if (!value(&run_dir)) return Usage("--run-dir needs a directory");
-    } else if (a == "--timeout") {
-      std::string t;
-      if (!value(&t)) return Usage("--timeout needs seconds");
-      try {
-        timeout = std::stod(t);
-      } catch (...) {
-        return Usage("bad --timeout '" + t + "'");
-      }
-    } else if (a == "--help" || a == "-h") {
+  try {
+    gz::CliSpec spec{kUsage, {"--socket", "--run-dir", "--timeout"}, {}, /*allow_positional=*/true};
+    gz::CliArgs args = gz::ParseCli(argc, argv, spec);
+    if (args.help) {
       std::cout << kUsage;
       return 0;
-    } else if (command.empty()) {
-      command = a;
-    } else if (command == "reload" && path.empty()) {
-      path = a;
-    } else {
-      return Usage("unexpected argument '" + a + "'");
     }
-  }
-  if (command.empty()) return Usage("no command");
-  if (command == "reload" && path.empty()) return Usage("reload needs a checkpoint path");
-  if (command != "ping" && command != "stats" && command != "reload") return Usage("unknown command '" + command + "'");
-  if (socket.empty()) {
-    if (!run_dir.empty()) {
-      socket = gz::RunLayout(run_dir).default_socket();
-    } else {
-      socket = gz::ResolveSocketPath(gz::Config{});
+    timeout = args.get_double("--timeout", 60);
+    if (args.positional.empty()) return Usage("no command");
+    command = args.positional[0];
+    if (command != "ping" && command != "stats" && command != "reload") return Usage("unknown command '" + command + "'");
+    if (command == "reload" && args.positional.size() < 2) return Usage("reload needs a checkpoint path");
+    if (args.positional.size() > (command == "reload" ? 2u : 1u))
+      return Usage("unexpected argument '" + args.positional.back() + "'");
+    if (command == "reload") path = args.positional[1];
+    socket = args.get("--socket");
+    if (socket.empty()) {
+      std::vector<std::string> sets = args.sets;
+      if (args.has("--run-dir")) sets.push_back("run.dir=" + args.get("--run-dir"));
+      gz::Config cfg = gz::Config::Load(args.config, sets);
+      // --run-dir names the run's own socket, whatever the environment says.
+      socket = args.has("--run-dir") ? gz::RunLayout(cfg.run.dir).default_socket() : gz::ResolveSocketPath(cfg);
     }
+  } catch (const gz::ConfigError& e) {
+    return Usage(e.what());
   }
   try {
     if (command == "ping") {

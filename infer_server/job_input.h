@@ -1,6 +1,6 @@
 // A job's network input in the serving model's InputForm (batcher.h).
 //
-// The session encodes each INFER job on its I/O thread, while the previous
+// InferenceService encodes each INFER job on the I/O thread, while the previous
 // forward runs, in the form the serving model takes (Batcher::input_form):
 //   kPlanes      - EncodeSymmetric of each position to forward: the
 //                  symmetries' float planes (host encoding; the CPU path);

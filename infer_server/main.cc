@@ -1,10 +1,10 @@
 // build/bin/infer_server: the batching inference server (docs/protocol.md).
 //
-//   infer_server [--config FILE] [--set key=value]... [--weights PATH | --run-dir DIR] [--log FILE]
+//   infer_server [--config FILE] [--set key=value]... [--weights PATH | --run-dir DIR] [--log-file FILE]
 //
-// Socket: GOMOKU_INFER_SOCK, else server.socket, else <run.dir>/sock/infer.sock.
-// Batching: server.max_batch / server.max_wait, overridden by GOMOKU_MAX_BATCH
-// and GOMOKU_MAX_WAIT_MS.  server.cache_entries sizes the result cache;
+// Socket: server.socket (GOMOKU_INFER_SOCK), else <run.dir>/sock/infer.sock.
+// Batching: server.max_batch / server.max_wait (GOMOKU_MAX_BATCH /
+// GOMOKU_MAX_WAIT_MS win; Config::Load reads them).  server.cache_entries sizes the result cache;
 // server.precision / server.cuda_graphs go to the forward (net_api.h
 // ForwardOptions, validated at start: CUDA-only settings on a CPU are errors).
 // Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (e.g. another
@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,9 @@
 #include <boost/asio.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/base/cli.h"
 #include "common/config/config.h"
+#include "common/data/metadata.h"
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
@@ -30,6 +33,7 @@
 #include "common/data/run_layout.h"
 #include "common/wire/wire_client.h"
 #include "infer_server/batcher.h"
+#include "infer_server/inference_service.h"
 #include "infer_server/reloader.h"
 #include "infer_server/result_cache.h"
 #include "infer_server/server.h"
@@ -40,40 +44,31 @@ namespace {
 
 constexpr int64_t kMaxForwardRows = 8192;  // ForwardOptions::max_batch upper bound (net_api.h)
 
-struct Args {
-  std::string config;
-  std::vector<std::string> sets;
-  std::string weights;
-  std::string run_dir;
-  std::string log;
-};
-
 const char* kUsage =
-    "usage: infer_server [--config FILE] [--set key=value]... [--weights PATH | --run-dir DIR] [--log FILE]\n"
+    "usage: infer_server [--config FILE] [--set key=value]... [--weights PATH | --run-dir DIR] [--log-file FILE]\n"
     "  --weights PATH  serve this checkpoint (waits until it exists)\n"
-    "  --run-dir DIR   serve the weights named by DIR/metadata.json (waits until it exists); sets run.dir\n"
+    "  --run-dir DIR   serve the weights named by DIR/metadata.json (waits until it exists); sets run.dir, and\n"
+    "                  board and symmetry come from DIR/metadata.json when it exists (else from the config)\n"
     "  without either, the server waits for a RELOAD (infer_ctl reload PATH)\n"
-    "env: GOMOKU_INFER_SOCK (socket path), GOMOKU_MAX_BATCH, GOMOKU_MAX_WAIT_MS (number or auto)\n";
+    "env: GOMOKU_INFER_SOCK (server.socket), GOMOKU_MAX_BATCH (server.max_batch), GOMOKU_MAX_WAIT_MS\n"
+    "     (server.max_wait: number or auto); they win over the config file and --set\n";
 
-Args ParseArgs(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) GOMOKU_THROW(ConfigError, k << " needs a value");
-      return argv[++i];
-    };
-    if (k == "--config") a.config = value();
-    else if (k == "--set") a.sets.push_back(value());
-    else if (k == "--weights") a.weights = value();
-    else if (k == "--run-dir") a.run_dir = value();
-    else if (k == "--log") a.log = value();
-    else if (k == "--help" || k == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else GOMOKU_THROW(ConfigError, "unknown argument '" << k << "'\n" << kUsage);
+// With --run-dir, metadata.json (when the trainer has written one) is the
+// source of truth for the run's geometry on both ends of the socket, as for
+// the workers.  At a cold start it does not exist yet (the trainer writes it
+// only after this server has acknowledged the first reload), so the config
+// given here must match the trainer's; the HELLO check and the checkpoint's
+// own header guard any mismatch.
+void AdoptMetadataGeometry(const std::string& run_dir, Config* cfg) {
+  const RunLayout layout(run_dir);
+  std::optional<Metadata> md = ReadMetadata(layout.metadata());
+  if (!md) {
+    spdlog::info("no {} yet: board and symmetry from the config (the trainer's must match)", layout.metadata());
+    return;
   }
-  return a;
+  cfg->AdoptRunGeometry(Config::FromJson(md->config, layout.metadata()), layout.metadata());
+  spdlog::info("run geometry from {}: board {} {}, symmetry {}", layout.metadata(), cfg->board.size, cfg->board.rule,
+               cfg->inference.symmetry);
 }
 
 BatchSettings MakeBatchSettings(const Config& c) {
@@ -83,42 +78,39 @@ BatchSettings MakeBatchSettings(const Config& c) {
   b.max_batch = c.server.max_batch;
   b.auto_wait_ceiling_ms = c.server.auto_wait_ceiling_ms;
   b.auto_pipeline = c.server.auto_pipeline;
-  std::string wait = c.server.max_wait;
-  if (const char* env = std::getenv("GOMOKU_MAX_BATCH"); env && *env) {
-    char* end = nullptr;
-    long v = std::strtol(env, &end, 10);
-    if (*end != '\0' || v < 1 || v > 65536)
-      GOMOKU_THROW(ConfigError, "GOMOKU_MAX_BATCH='" << env << "' is not an integer in [1, 65536]");
-    b.max_batch = static_cast<int>(v);
-  }
-  if (const char* env = std::getenv("GOMOKU_MAX_WAIT_MS"); env && *env) wait = env;
-  if (wait == "auto") {
-    b.auto_wait = true;
-  } else {
-    char* end = nullptr;
-    double v = std::strtod(wait.c_str(), &end);
-    if (wait.empty() || *end != '\0' || !(v >= 0 && v <= 1000))
-      GOMOKU_THROW(ConfigError, "max wait '" << wait << "' (server.max_wait / GOMOKU_MAX_WAIT_MS) is not "
-                                             << "milliseconds in [0, 1000] or auto");
-    b.max_wait_ms = v;
-  }
+  // Validated by the registry (server.max_wait: milliseconds in [0, 1000] or "auto").
+  if (c.server.max_wait == "auto") b.auto_wait = true;
+  else b.max_wait_ms = std::strtod(c.server.max_wait.c_str(), nullptr);
   return b;
 }
 
 int Run(int argc, char** argv) {
-  Args args;
+  CliArgs args;
   Config cfg;
+  std::string weights, run_dir;
   try {
-    args = ParseArgs(argc, argv);
-    std::vector<std::string> sets = args.sets;
-    if (!args.run_dir.empty()) sets.push_back("run.dir=" + args.run_dir);
-    cfg = Config::Load(args.config, sets);
+    args = ParseCli(argc, argv, CliSpec{kUsage, {"--weights", "--run-dir", kLogFileFlag}, {}});
+    if (args.help) {
+      std::cout << kUsage;
+      return 0;
+    }
+    weights = args.get("--weights");
+    run_dir = args.get("--run-dir");
+    cfg = Config::Load(args.config, args.sets);
+    if (!run_dir.empty()) cfg.Set("run.dir", run_dir, "--run-dir");
   } catch (const GomokuError& e) {
-    std::cerr << "infer_server: " << e.what() << "\n";
+    std::cerr << "infer_server: " << e.what() << "\n" << kUsage;
     return 2;
   }
-  InitLogging("infer_server", args.log);
+  InitLogging("infer_server", args.get(kLogFileFlag));
   ::signal(SIGPIPE, SIG_IGN);
+  try {
+    if (!run_dir.empty()) AdoptMetadataGeometry(run_dir, &cfg);
+  } catch (const GomokuError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  spdlog::info("config set by: {}", cfg.DescribeOrigins());
 
   BatchSettings batch;
   ModelRequirements req;
@@ -152,14 +144,14 @@ int Run(int argc, char** argv) {
   }
 
   InitialModelSource initial;
-  initial.weights = args.weights;
-  if (args.weights.empty()) initial.run_dir = args.run_dir;
+  initial.weights = weights;
+  if (weights.empty()) initial.run_dir = run_dir;
 
   RunLayout layout(cfg.run.dir);
   ServerOptions options;
   options.max_clients = cfg.server.max_clients;
   options.stats_interval_s = cfg.server.stats_interval_s;
-  if (!args.run_dir.empty() || FileExists(cfg.run.dir)) {
+  if (!run_dir.empty() || FileExists(cfg.run.dir)) {
     try {
       MakeDirs(layout.status_dir());
       options.status_file = layout.server_status();
@@ -204,18 +196,20 @@ int Run(int argc, char** argv) {
   Batcher batcher(batch, &stats, cache.get());
   Reloader reloader(&batcher, req, &stats);
 
+  ServiceSettings service_settings;
+  service_settings.board_size = batch.board_size;
+  service_settings.rule = req.rule;
+  service_settings.symmetry = batch.symmetry;
+  InferenceService service(service_settings, &batcher, &reloader, &stats);
+
   SessionContext ctx;
   ctx.idle_timeout_s = cfg.server.idle_timeout_s;
   ctx.max_pending_replies = cfg.server.max_pending_replies;
-  ctx.board_size = batch.board_size;
-  ctx.rule = req.rule;
-  ctx.symmetry = batch.symmetry;
-  ctx.batcher = &batcher;
-  ctx.reloader = &reloader;
+  ctx.service = &service;
   ctx.stats = &stats;
 
   boost::asio::io_context io(1);
-  InferServer server(io, listening, options, ctx);
+  InferServer server(io, listening, options, ctx, &batcher);
   spdlog::info(
       "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, symmetry {}, max_batch {}, "
       "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, input encoding {}, forward max rows {}, "

@@ -18,11 +18,12 @@ constexpr double kShutdownFlush_s = 3.0;
 }  // namespace
 
 InferServer::InferServer(asio::io_context& io, const ListeningSocket& listening, ServerOptions options,
-                         SessionContext ctx)
+                         SessionContext ctx, Batcher* batcher)
     : io_(io),
       listening_(listening),
       options_(std::move(options)),
       ctx_(std::move(ctx)),
+      batcher_(batcher),
       acceptor_(io),
       signals_(io, SIGINT, SIGTERM),
       stats_timer_(io),
@@ -100,7 +101,7 @@ void InferServer::ScheduleStats() {
       std::chrono::duration<double>(options_.stats_interval_s)));
   stats_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
-    PublishStats(true, ctx_.batcher->has_model() ? "serving" : "waiting_for_model");
+    PublishStats(true, batcher_->has_model() ? "serving" : "waiting_for_model");
     ScheduleStats();
   });
 }
@@ -129,7 +130,7 @@ void InferServer::Shutdown(const std::string& why) {
   RemoveSocketFile(listening_);
   // Blocks until the batch in flight is answered; queued jobs get ERROR
   // replies posted to their sessions before the BeginShutdown posts below.
-  ctx_.batcher->Stop();
+  batcher_->Stop();
   std::vector<std::shared_ptr<Session>> live;
   {
     std::lock_guard<std::mutex> lock(mu_);

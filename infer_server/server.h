@@ -20,6 +20,7 @@
 #include <utility>  // before Asio: Boost 1.74 awaitable.hpp needs std::exchange under C++20
 #include <boost/asio.hpp>
 
+#include "infer_server/batcher.h"
 #include "infer_server/session.h"
 #include "infer_server/socket_setup.h"
 
@@ -33,8 +34,10 @@ struct ServerOptions {
 
 class InferServer {
  public:
-  // Takes ownership of listening.fd (not of the lock).
-  InferServer(asio::io_context& io, const ListeningSocket& listening, ServerOptions options, SessionContext ctx);
+  // Takes ownership of listening.fd (not of the lock).  `batcher` (not owned;
+  // the one behind ctx.service) is stopped at shutdown.
+  InferServer(asio::io_context& io, const ListeningSocket& listening, ServerOptions options, SessionContext ctx,
+              Batcher* batcher);
   void Start();
   // Runs the shutdown sequence (on the io thread).  Idempotent.
   void Shutdown(const std::string& why);
@@ -50,6 +53,7 @@ class InferServer {
   ListeningSocket listening_;
   ServerOptions options_;
   SessionContext ctx_;
+  Batcher* batcher_;
   asio::local::stream_protocol::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer stats_timer_;

@@ -1,17 +1,11 @@
 #include "infer_server/session.h"
 
-#include <sys/socket.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
 
-#include "common/game/encoder.h"
 #include "common/base/errors.h"
-#include "common/base/fileio.h"
-#include "infer_server/job_input.h"
 
 namespace gz {
 namespace {
@@ -21,11 +15,12 @@ constexpr double kCloseGrace_s = 2.0;  // how long a closing connection may take
 }  // namespace
 
 Session::Session(SessionSocket socket, SessionContext* ctx, uint64_t id)
-    : socket_(std::move(socket)),
-      fd_(socket_.native_handle()),
+    : Participant(ctx->service),
+      socket_(std::move(socket)),
       timer_(socket_.get_executor()),
       ctx_(ctx),
-      id_(id) {}
+      id_(id),
+      writer_(socket_, ctx->max_pending_replies) {}
 
 Session::~Session() = default;
 
@@ -34,6 +29,8 @@ std::string Session::Name() const {
 }
 
 void Session::Start() {
+  // Events is a private base: the cast is only possible in here.
+  writer_.Attach(std::shared_ptr<ReplyWriter::Events>(shared_from_this(), static_cast<ReplyWriter::Events*>(this)));
   asio::dispatch(socket_.get_executor(), [self = shared_from_this()] { self->HandleBuffered(true); });
 }
 
@@ -180,11 +177,11 @@ void Session::HandleFrame() {
     case wire::MsgType::kReload: HandleReload(); return;
     case wire::MsgType::kPing:
       if (!body_.empty()) GOMOKU_THROW(ProtocolError, "PING with a payload");
-      Send(wire::BuildFrame(wire::MsgType::kPong, rid, wire::EncodeGeneration(ctx_->batcher->generation())));
+      writer_.Send(wire::BuildFrame(wire::MsgType::kPong, rid, wire::EncodeGeneration(ctx_->service->generation())));
       return;
     case wire::MsgType::kStats:
       if (!body_.empty()) GOMOKU_THROW(ProtocolError, "STATS with a payload");
-      Send(wire::BuildFrame(wire::MsgType::kStatsReply, rid, ctx_->stats->Snapshot(false).dump()));
+      writer_.Send(wire::BuildFrame(wire::MsgType::kStatsReply, rid, ctx_->service->StatsJson()));
       return;
     default:
       GOMOKU_THROW(ProtocolError, "unexpected message " << wire::MsgTypeName(header_.type) << " from a client");
@@ -193,35 +190,25 @@ void Session::HandleFrame() {
 
 void Session::HandleHello() {
   wire::Hello h = wire::DecodeHello(body_);
-  std::string why;
-  auto differ = [&why](const std::string& what) { why += (why.empty() ? "" : "; ") + what; };
-  if (h.proto_version != wire::kProtoVersion)
-    differ("protocol version " + std::to_string(h.proto_version) + " != server " + std::to_string(wire::kProtoVersion));
-  if (h.encoder_version != kEncoderVersion)
-    differ("encoder version " + std::to_string(h.encoder_version) + " != server " + std::to_string(kEncoderVersion));
-  if (h.board_size != ctx_->board_size)
-    differ("board size " + std::to_string(h.board_size) + " != server " + std::to_string(ctx_->board_size));
-  if (h.rule != ctx_->rule) differ(std::string("rule ") + RuleName(h.rule) + " != server " + RuleName(ctx_->rule));
-  if (h.symmetry != ctx_->symmetry)
-    differ(std::string("symmetry ") + SymmetryModeName(h.symmetry) + " != server " + SymmetryModeName(ctx_->symmetry));
   client_name_ = h.client_name;
-  if (!why.empty()) {
-    FailAndClose(header_.request_id,
-                 h.proto_version != wire::kProtoVersion ? wire::ErrorCode::kVersionMismatch
-                                                        : wire::ErrorCode::kIncompatible,
-                 "HELLO refused: " + why);
+  HelloVerdict verdict = ctx_->service->CheckHello(h);
+  if (!verdict.accepted) {
+    FailAndClose(header_.request_id, verdict.refusal_code, verdict.refusal);
     return;
   }
   if (!hello_) {
     hello_ = true;
-    ctx_->batcher->AddClient();
+    ctx_->service->Join();
   }
-  wire::HelloOk ok;
-  ok.model_generation = ctx_->batcher->generation();
-  ok.max_positions = wire::MaxPositionsPerInfer(ctx_->board_size);
   spdlog::info("{} connected (board {}, {}, symmetry {})", Name(), h.board_size, RuleName(h.rule),
                SymmetryModeName(h.symmetry));
-  Send(wire::BuildFrame(wire::MsgType::kHelloOk, header_.request_id, wire::EncodeHelloOk(ok)));
+  writer_.Send(wire::BuildFrame(wire::MsgType::kHelloOk, header_.request_id, wire::EncodeHelloOk(verdict.reply)));
+}
+
+bool Session::TooManyPending(const std::string& why) {
+  if (in_flight_.load() + static_cast<int>(writer_.Unsent()) < ctx_->max_pending_replies) return false;
+  Close(why, true);
+  return true;
 }
 
 void Session::HandleInfer() {
@@ -229,255 +216,47 @@ void Session::HandleInfer() {
     FailAndClose(header_.request_id, wire::ErrorCode::kNoHello, "INFER before a successful HELLO");
     return;
   }
-  if (in_flight_.load() + static_cast<int>(Unsent()) >= ctx_->max_pending_replies) {
-    Close("more than " + std::to_string(ctx_->max_pending_replies) +
-              " answers pending (client is not reading its replies); disconnecting",
-          true);
+  if (TooManyPending("more than " + std::to_string(ctx_->max_pending_replies) +
+                     " answers pending (client is not reading its replies); disconnecting"))
     return;
-  }
-  auto job = std::make_unique<InferJob>();
-  job->positions = wire::DecodeInfer(body_, ctx_->board_size);
-  job->client_id = id_;
-  job->request_id = header_.request_id;
-  job->reply_seq = next_reply_seq_++;
+  // Before the service runs: the batch thread may answer before Infer returns.
+  ++in_flight_;
+  ctx_->service->Infer(shared_from_this(), header_.request_id, writer_.NextSlot(), body_);
   ++requests_;
-  const int n = static_cast<int>(job->positions.size());
-  int hits = 0;
-  if (ResultCache* cache = ctx_->batcher->cache()) {
-    const int64_t gen = ctx_->batcher->generation();
-    job->cache_generation = gen;
-    job->keys.resize(n);
-    job->hit.assign(n, 0);
-    job->cached.resize(n);
-    for (int i = 0; i < n; ++i) {
-      job->keys[i] = MakeCacheKey(job->positions[i], ctx_->symmetry);
-      if (gen >= 0 && cache->Lookup(gen, job->keys[i], &job->cached[i])) {
-        job->hit[i] = 1;
-        ++hits;
-      }
-    }
-    if (gen >= 0) ctx_->stats->RecordCacheLookups(n, hits);
-    if (hits == n) {  // everything cached: answer now, no batcher
-      ctx_->stats->RecordCachedRequest(n);
-      SendInOrder(job->reply_seq, wire::BuildFrame(wire::MsgType::kInferReply, job->request_id,
-                                                   wire::EncodeInferReply(gen, job->cached, ctx_->board_size)));
-      return;
-    }
-  }
-  // Encoded here, while the batch thread runs the previous forward.
-  EncodeJobInput(*job, ctx_->symmetry, ctx_->board_size, ctx_->batcher->input_form());
-  job->target = std::static_pointer_cast<ReplyTarget>(shared_from_this());
-  const uint64_t seq = job->reply_seq;
-  job->enqueued_at = MonotonicSeconds();
-  wire::ErrorCode code;
-  std::string why;
-  ++in_flight_;  // before Submit: the batch thread may answer before Submit returns
-  if (!ctx_->batcher->Submit(job, &code, &why)) {
-    --in_flight_;
-    SendInOrder(seq, wire::BuildFrame(wire::MsgType::kError, header_.request_id, wire::EncodeError({code, why})));
-  }
 }
 
 void Session::HandleReload() {
   std::string path = wire::DecodeReload(body_);
-  if (in_flight_.load() + static_cast<int>(Unsent()) >= ctx_->max_pending_replies) {
-    Close("too many pending answers; disconnecting", true);
-    return;
-  }
+  if (TooManyPending("too many pending answers; disconnecting")) return;
   ++in_flight_;
-  spdlog::info("{} asks to reload {}", Name(), path);
-  std::weak_ptr<Session> weak = shared_from_this();
-  const uint64_t rid = header_.request_id;
-  ctx_->reloader->Request(path, [weak, rid](int64_t gen, const std::string& error) {
-    auto self = weak.lock();
-    if (!self) return;
-    asio::post(self->socket_.get_executor(), [self, rid, gen, error] {
-      --self->in_flight_;
-      if (self->closed_) return;
-      if (gen >= 0) self->Send(wire::BuildFrame(wire::MsgType::kReloadOk, rid, wire::EncodeGeneration(gen)));
-      else self->SendError(rid, wire::ErrorCode::kReloadFailed, error);
-    });
-  });
+  ctx_->service->Reload(shared_from_this(), header_.request_id, std::move(path));
 }
 
-// ---- answers ---------------------------------------------------------------------
+// ---- answers and writing -------------------------------------------------------
 
-void Session::Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome, bool write_here) {
-  if (write_here) {
-    Complete(std::move(job), std::move(outcome));
-    return;
-  }
-  auto self = shared_from_this();
-  auto j = std::make_shared<std::unique_ptr<InferJob>>(std::move(job));
-  auto o = std::make_shared<JobOutcome>(std::move(outcome));
-  asio::post(socket_.get_executor(), [self, j, o] { self->Complete(std::move(*j), std::move(*o)); });
-}
-
-void Session::Complete(std::unique_ptr<InferJob> job, JobOutcome out) {
+void Session::SendAnswerInOrder(uint64_t slot, std::string frame) {
+  writer_.SendInOrder(slot, std::move(frame));
   --in_flight_;
-  if (closed_.load()) {
-    ctx_->stats->RecordDropped();
-    return;
-  }
-  try {
-    BuildAndSend(*job, out);
-  } catch (const std::exception& e) {  // runs on the batch thread too: never let it escape
-    spdlog::error("client {}: cannot build the reply to request {}: {}", id_, job->request_id, e.what());
-    SendInOrder(job->reply_seq, wire::BuildFrame(wire::MsgType::kError, job->request_id,
-                                                 wire::EncodeError({wire::ErrorCode::kInternal, e.what()})));
-  }
 }
 
-void Session::BuildAndSend(InferJob& job, JobOutcome& out) {
-  if (!out.ok) {
-    SendInOrder(job.reply_seq, wire::BuildFrame(wire::MsgType::kError, job.request_id,
-                                                wire::EncodeError({out.error_code, out.error})));
-    return;
-  }
-  const int per = SymmetriesPerPosition(ctx_->symmetry);
-  const size_t pts = static_cast<size_t>(ctx_->board_size) * ctx_->board_size;
-  const size_t n = job.positions.size();
-  std::vector<EvalResult> results(n);
-  ResultCache* cache = job.keys.empty() ? nullptr : ctx_->batcher->cache();
-  // Answers of a model that is no longer serving are not worth keeping.
-  if (cache && out.generation != ctx_->batcher->generation()) cache = nullptr;
-  size_t row = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (!job.hit.empty() && job.hit[i]) {
-      results[i] = std::move(job.cached[i]);
-      continue;
-    }
-    CombineSymmetric(job.positions[i], ctx_->symmetry, out.log_policy.data() + row * per * pts,
-                     out.values.data() + row * per, &results[i]);
-    ++row;
-    if (cache) cache->Insert(out.generation, job.keys[i], results[i]);
-  }
-  SendInOrder(job.reply_seq, wire::BuildFrame(wire::MsgType::kInferReply, job.request_id,
-                                              wire::EncodeInferReply(out.generation, results, ctx_->board_size)));
+void Session::SendAnswer(std::string frame) {
+  --in_flight_;
+  if (closed_) return;
+  writer_.Send(std::move(frame));
 }
 
-// ---- writing ----------------------------------------------------------------------
-
-bool Session::WriteLocked(std::string frame, std::string* why, bool* abnormal) {
-  if (!writing_ && out_.empty()) {
-    size_t off = 0;
-    while (off < frame.size()) {
-      const ssize_t n = ::send(fd_, frame.data() + off, frame.size() - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n > 0) {
-        off += static_cast<size_t>(n);
-        continue;
-      }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-      const bool gone = n < 0 && (errno == EPIPE || errno == ECONNRESET);
-      *why = gone ? "client went away before its answers were written"
-                  : std::string("write failed: ") + (n < 0 ? std::strerror(errno) : "send returned 0");
-      *abnormal = !gone;
-      return false;
-    }
-    if (off == frame.size()) return true;
-    frame.erase(0, off);
-  }
-  out_.push_back(std::move(frame));
-  if (out_.size() + parked_.size() > static_cast<size_t>(ctx_->max_pending_replies)) {
-    *why = "more than " + std::to_string(ctx_->max_pending_replies) +
-           " unsent replies (client is not reading them); disconnecting";
-    *abnormal = true;
-    return false;
-  }
-  if (!writing_) {
-    writing_ = true;
-    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->DoWrite(); });
-  }
-  return true;
+void Session::Post(std::function<void()> work) {
+  asio::post(socket_.get_executor(), [self = shared_from_this(), work = std::move(work)] { work(); });
 }
 
-void Session::PostClose(std::string why, bool abnormal) {
-  asio::post(socket_.get_executor(), [self = shared_from_this(), why = std::move(why), abnormal] {
-    self->Close(why, abnormal);
-  });
-}
+void Session::OnWriteFailed(const std::string& why, bool abnormal) { Close(why, abnormal); }
 
-size_t Session::Unsent() {
-  std::lock_guard<std::mutex> lock(out_mu_);
-  return out_.size() + parked_.size();
-}
-
-void Session::Send(std::string frame) {
-  std::string why;
-  bool abnormal = false;
-  {
-    std::lock_guard<std::mutex> lock(out_mu_);
-    if (out_closed_) return;
-    if (WriteLocked(std::move(frame), &why, &abnormal)) return;
-  }
-  PostClose(std::move(why), abnormal);
-}
-
-void Session::SendInOrder(uint64_t seq, std::string frame) {
-  std::string why;
-  bool abnormal = false;
-  {
-    std::lock_guard<std::mutex> lock(out_mu_);
-    if (out_closed_) return;
-    if (seq != send_seq_) {
-      parked_.emplace(seq, std::move(frame));
-      if (out_.size() + parked_.size() <= static_cast<size_t>(ctx_->max_pending_replies)) return;
-      why = "more than " + std::to_string(ctx_->max_pending_replies) + " unsent replies; disconnecting";
-      abnormal = true;
-    } else {
-      bool ok = WriteLocked(std::move(frame), &why, &abnormal);
-      ++send_seq_;
-      for (auto it = parked_.begin(); ok && it != parked_.end() && it->first == send_seq_; it = parked_.begin()) {
-        ok = WriteLocked(std::move(it->second), &why, &abnormal);
-        parked_.erase(it);
-        ++send_seq_;
-      }
-      if (ok) return;
-    }
-  }
-  PostClose(std::move(why), abnormal);
+void Session::OnAllWritten() {
+  if (draining_) Close("", false);
 }
 
 void Session::SendError(uint64_t request_id, wire::ErrorCode code, const std::string& message) {
-  Send(wire::BuildFrame(wire::MsgType::kError, request_id, wire::EncodeError({code, message})));
-}
-
-void Session::DoWrite() {
-  const std::string* front = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(out_mu_);
-    if (out_closed_ || out_.empty()) {
-      writing_ = false;
-      return;
-    }
-    front = &out_.front();  // deque: stays put while others push_back
-  }
-  asio::async_write(socket_, asio::buffer(*front),
-                    [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                      bool more = false;
-                      {
-                        std::lock_guard<std::mutex> lock(self->out_mu_);
-                        if (self->out_closed_) {
-                          self->writing_ = false;
-                          return;
-                        }
-                        if (!ec) {
-                          self->out_.pop_front();
-                          more = !self->out_.empty();
-                        }
-                        if (ec || !more) self->writing_ = false;
-                      }
-                      if (ec) {
-                        const bool gone = ec == asio::error::broken_pipe || ec == asio::error::connection_reset;
-                        self->Close(gone ? "client went away before its answers were written"
-                                         : "write failed: " + ec.message(),
-                                    !gone);
-                        return;
-                      }
-                      if (more) self->DoWrite();
-                      else if (self->draining_) self->Close("", false);
-                    });
+  writer_.Send(wire::BuildFrame(wire::MsgType::kError, request_id, wire::EncodeError({code, message})));
 }
 
 void Session::FailAndClose(uint64_t request_id, wire::ErrorCode code, const std::string& why) {
@@ -487,24 +266,14 @@ void Session::FailAndClose(uint64_t request_id, wire::ErrorCode code, const std:
   draining_ = true;
   SendError(request_id, code, why);
   SetDeadline(kCloseGrace_s, Deadline::kCloseGrace);
-  bool idle;
-  {
-    std::lock_guard<std::mutex> lock(out_mu_);
-    idle = !writing_ && out_.empty();
-  }
-  if (idle) Close("", false);
+  if (writer_.Idle()) Close("", false);
 }
 
 void Session::BeginShutdown() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
     if (self->closed_) return;
     self->draining_ = true;
-    bool idle;
-    {
-      std::lock_guard<std::mutex> lock(self->out_mu_);
-      idle = !self->writing_ && self->out_.empty();
-    }
-    if (idle) {
+    if (self->writer_.Idle()) {
       self->Close("server shutting down", false);
     } else {
       self->SetDeadline(kCloseGrace_s, Deadline::kCloseGrace);
@@ -526,18 +295,11 @@ void Session::Close(const std::string& reason, bool abnormal) {
     }
   }
   StopTimer();  // releases the handler's reference now
-  {
-    // No other thread sends on fd_ after this; an async_write in flight keeps
-    // its buffer (the front) until its handler runs.
-    std::lock_guard<std::mutex> lock(out_mu_);
-    out_closed_ = true;
-    while (out_.size() > (writing_ ? 1u : 0u)) out_.pop_back();
-    parked_.clear();
-  }
+  writer_.Close();  // no other thread writes to the socket after this
   boost::system::error_code ignored;
   socket_.shutdown(asio::socket_base::shutdown_both, ignored);
   socket_.close(ignored);
-  if (hello_) ctx_->batcher->RemoveClient();
+  if (hello_) ctx_->service->Leave();
   if (ctx_->on_closed) ctx_->on_closed(id_);
 }
 

@@ -1,37 +1,26 @@
-// One client connection of the inference server.
+// One client connection of the inference server: the transport.
 //
 // Reads frames (header, bounds check, body; buffered, so one read may bring
-// several) under a read deadline of
-// idle_timeout_s per frame, so silent, dripping or half-sent connections are
-// closed; answers HELLO/PING/STATS at once, looks INFER positions up in the
-// result cache (a request whose positions are all cached is answered here,
-// without the batcher), queues the rest in the Batcher (encoding their planes
-// here, off the batch thread), hands RELOADs to the Reloader.  A connection
-// whose pending answers (queued jobs + unsent replies) exceed
-// max_pending_replies is cut off.  A malformed frame gets an ERROR and the
-// connection is closed; one log line says why.  Nothing a client does affects
-// other connections.
-//
-// Writing: a frame is sent straight away with a non-blocking send() from
-// whichever thread produced it (the I/O thread, or the batch thread when it
-// writes replies itself); what the socket does not take at once is queued
-// and written by an async_write on the strand.  INFER replies (and INFER
-// errors) leave in request order: a reply that is ready before an earlier
-// one waits in a small reorder buffer.  Other replies are sent at once.
+// several) under a read deadline of idle_timeout_s per frame, so silent,
+// dripping or half-sent connections are closed; hands each frame to the
+// InferenceService (what HELLO, INFER and RELOAD mean lives there) and
+// answers PING/STATS at once.  Writes go through a ReplyWriter: frames leave
+// at once, INFER answers in request order.  A connection whose pending
+// answers (INFER/RELOAD requests handed to the service and not yet answered,
+// plus unsent frames) reach max_pending_replies is cut off.  A malformed
+// frame gets an ERROR and the connection is closed; one log line says why.
+// Nothing a client does affects other connections.
 //
 // Thread-safety: reading and connection state live on the session's strand
-// (the socket's executor).  Deliver / BeginShutdown may be
-// called from any thread; the write queue has its own mutex.
+// (the socket's executor).  The Participant hooks and BeginShutdown may be
+// called from any thread (SendAnswer: the strand).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,41 +29,47 @@
 #include <boost/asio.hpp>
 
 #include "common/wire/wire.h"
-#include "infer_server/batcher.h"
-#include "infer_server/reloader.h"
+#include "infer_server/inference_service.h"
+#include "infer_server/reply_writer.h"
 #include "infer_server/server_stats.h"
 
 namespace gz {
 
 namespace asio = boost::asio;
-using SessionStrand = asio::strand<asio::io_context::executor_type>;
-using SessionSocket = asio::basic_stream_socket<asio::local::stream_protocol, SessionStrand>;
 
 // What every session needs from the server.  Outlives all sessions.
 struct SessionContext {
   double idle_timeout_s = 120;
   int max_pending_replies = 64;
-  int board_size = 15;
-  Rule rule = Rule::kFreestyle;
-  SymmetryMode symmetry = SymmetryMode::kAll8;
-  Batcher* batcher = nullptr;
-  Reloader* reloader = nullptr;
+  InferenceService* service = nullptr;
   ServerStats* stats = nullptr;
   std::function<void(uint64_t session_id)> on_closed;  // any thread
 };
 
-class Session : public ReplyTarget, public std::enable_shared_from_this<Session> {
+class Session : public Participant,
+                private ReplyWriter::Events,
+                public std::enable_shared_from_this<Session> {
  public:
   Session(SessionSocket socket, SessionContext* ctx, uint64_t id);
   ~Session() override;
 
   void Start();
-  void Deliver(std::unique_ptr<InferJob> job, JobOutcome outcome, bool write_here) override;
   // Stop reading; close once queued replies are written (or after a short grace).
   void BeginShutdown();
-  uint64_t id() const { return id_; }
+
+  // Participant
+  void SendAnswerInOrder(uint64_t slot, std::string frame) override;
+  void SendAnswer(std::string frame) override;
+  void Post(std::function<void()> work) override;
+  bool closed() const override { return closed_.load(); }
+  uint64_t id() const override { return id_; }
+  std::string Name() const override;
 
  private:
+  // ReplyWriter::Events
+  void OnWriteFailed(const std::string& why, bool abnormal) override;
+  void OnAllWritten() override;
+
   // Reading: one async_read_some into in_ takes whatever the socket holds
   // (several frames, or part of one); HandleBuffered handles every complete
   // frame in it, then reads more.  Strand only.
@@ -85,23 +80,10 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   void HandleHello();
   void HandleInfer();
   void HandleReload();
-  // Builds and sends the reply of a finished job.  Any thread.
-  void Complete(std::unique_ptr<InferJob> job, JobOutcome outcome);
-  void BuildAndSend(InferJob& job, JobOutcome& outcome);  // Complete's work; may throw
+  // True (after closing) when the client has too many answers pending.
+  bool TooManyPending(const std::string& why);
 
-  // Sends a frame now (not ordered with INFER replies).  Any thread.
-  void Send(std::string frame);
-  // Sends the answer of the INFER with reply slot `seq` once every earlier
-  // slot has been sent.  Any thread.
-  void SendInOrder(uint64_t seq, std::string frame);
-  // out_mu_ held: writes or queues `frame`; false (with *why) when the
-  // connection must be closed.
-  bool WriteLocked(std::string frame, std::string* why, bool* abnormal);
-  // Closes on the strand (from any thread).
-  void PostClose(std::string why, bool abnormal);
-  size_t Unsent();  // queued + parked frames
   void SendError(uint64_t request_id, wire::ErrorCode code, const std::string& message);
-  void DoWrite();
   // Sends an ERROR, stops reading and closes after it is written.
   void FailAndClose(uint64_t request_id, wire::ErrorCode code, const std::string& why);
   void Close(const std::string& reason, bool abnormal);
@@ -113,13 +95,12 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   void SetDeadline(double seconds, Deadline kind);
   void WaitForDeadline();
   void StopTimer();
-  std::string Name() const;
 
   SessionSocket socket_;
-  const int fd_;  // socket_'s descriptor, for sends from other threads (under out_mu_)
   asio::steady_timer timer_;
   SessionContext* ctx_;
   const uint64_t id_;
+  ReplyWriter writer_;
 
   // Strand only.
   static constexpr size_t kReadChunk = 16384;   // bytes asked of each read at least
@@ -137,17 +118,9 @@ class Session : public ReplyTarget, public std::enable_shared_from_this<Session>
   Deadline deadline_kind_ = Deadline::kNone;
   std::chrono::steady_clock::time_point deadline_;
   int64_t requests_ = 0;
-  uint64_t next_reply_seq_ = 0;
 
   std::atomic<bool> closed_{false};
-  std::atomic<int> in_flight_{0};  // INFER / RELOAD requests not yet answered
-
-  std::mutex out_mu_;
-  std::deque<std::string> out_;                 // guarded by out_mu_: not yet written
-  bool writing_ = false;                        // guarded by out_mu_: async_write in progress
-  bool out_closed_ = false;                     // guarded by out_mu_
-  uint64_t send_seq_ = 0;                       // guarded by out_mu_: next INFER reply slot to send
-  std::map<uint64_t, std::string> parked_;      // guarded by out_mu_: replies waiting for earlier ones
+  std::atomic<int> in_flight_{0};  // INFER / RELOAD requests handed to the service, not yet answered
 };
 
 }  // namespace gz

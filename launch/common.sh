@@ -23,3 +23,22 @@ default_config() {
   if [ "$("$BIN/gz_status" --device 2>/dev/null | cut -f1)" = cuda ]; then echo "$ROOT/configs/gpu.json"
   else echo "$ROOT/configs/cpu.json"; fi
 }
+
+# needle_of NAME -> the binary name a pid file NAME.pid must point at
+needle_of() {
+  case "$1" in
+    server) echo infer_server ;; trainer) echo trainer ;; evaluator) echo evaluator ;;
+    dashboard) echo gz_dashboard ;; *) echo worker ;;
+  esac
+}
+
+# json_get FILE-OR-DASH DOTTED.KEY -> the value (strings bare, lists/objects as JSON)
+json_get() {
+  /usr/bin/python3 -c '
+import json, sys
+src, key = sys.argv[1], sys.argv[2]
+v = json.load(sys.stdin if src == "-" else open(src))
+for k in key.split("."):
+    v = v[k]
+print(v if isinstance(v, str) else json.dumps(v))' "$1" "$2"
+}

@@ -15,6 +15,8 @@ PACKAGES=(
   nlohmann-json3-dev libspdlog-dev catch2
   python3-numpy           # numpy check of game files in the tests
   procps                  # ps/pkill for the launch scripts
+  libjs-chart.js          # Chart.js 3.9, served by gz_dashboard (the page loads nothing from the internet)
+  chromium                # headless browser of the dashboard test (tests/test_dashboard_browser.sh)
 )
 
 missing=()

@@ -3,20 +3,25 @@
 # proves it is healthy.  See docs/operations.md.
 #
 #   launch/start.sh [--config FILE] [--workers N] [--run-dir DIR] [--set key=value]...
+#                   [--no-eval] [--no-dashboard]
 #
 # Default config: configs/gpu.json when LibTorch sees a CUDA device, else
-# configs/cpu.json.  Default run dir: runs/<config name>.
+# configs/cpu.json.  Default run dir: runs/<config name>.  The evaluator
+# (ratings, eval.enabled) and the dashboard (dashboard.enabled, its URL is
+# printed) start last; --no-eval / --no-dashboard leave them out.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-CONFIG="" WORKERS="" RUN_DIR="" SETS=() VERIFY_TIMEOUT="${GOMOKU_VERIFY_TIMEOUT:-60}"
+CONFIG="" WORKERS="" RUN_DIR="" SETS=() VERIFY_TIMEOUT="${GOMOKU_VERIFY_TIMEOUT:-60}" NO_EVAL=0 NO_DASHBOARD=0
 while (($#)); do
   case "$1" in
     --config) CONFIG="$2"; shift 2 ;;
     --workers) WORKERS="$2"; shift 2 ;;
     --run-dir) RUN_DIR="$2"; shift 2 ;;
     --set) SETS+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --no-eval) NO_EVAL=1; shift ;;
+    --no-dashboard) NO_DASHBOARD=1; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -44,16 +49,24 @@ mkdir -p "$LOGS" "$PIDS"
 for p in "$PIDS"/*.pid; do
   [ -e "$p" ] || continue
   name="$(basename "$p" .pid)"
-  needle="worker"; [ "$name" = server ] && needle="infer_server"; [ "$name" = trainer ] && needle="trainer"
-  if pid_alive "$p" "$needle"; then die "run $RUN_DIR is already running ($name pid $(cat "$p")); use launch/stop.sh --run-dir $RUN_DIR"; fi
+  if pid_alive "$p" "$(needle_of "$name")"; then die "run $RUN_DIR is already running ($name pid $(cat "$p")); use launch/stop.sh --run-dir $RUN_DIR"; fi
 done
 rm -f "$PIDS"/*.pid
 
 # Validate the config once, up front, with a clear message (the worker parses it fully).
-WORKER_COUNT="$(CONFIG="$CONFIG" "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id 0 --print-config 2>/dev/null \
-  | sed -n 's/.*"worker_count": *\([0-9]*\).*/\1/p' | head -1)" || true
-[ -n "$WORKER_COUNT" ] || { "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id 0 --print-config >/dev/null; die "invalid config"; }
-echo "run dir: $RUN_DIR; workers: $WORKER_COUNT"
+CFG_JSON="$("$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id 0 --print-config 2>/dev/null)" ||
+  { "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id 0 --print-config >/dev/null; die "invalid config"; }
+cfg() { json_get - "$1" <<<"$CFG_JSON"; }
+WORKER_COUNT="$(cfg run.worker_count)"
+WITH_EVAL=0 WITH_DASHBOARD=0
+[ "$(cfg eval.enabled)" = true ] && ((NO_EVAL == 0)) && WITH_EVAL=1
+[ "$(cfg dashboard.enabled)" = true ] && ((NO_DASHBOARD == 0)) && WITH_DASHBOARD=1
+for b in evaluator gz_dashboard; do
+  if { [ $b = evaluator ] && ((WITH_EVAL)); } || { [ $b = gz_dashboard ] && ((WITH_DASHBOARD)); }; then
+    [ -x "$BIN/$b" ] || die "$BIN/$b not built: run launch/setup.sh first (or --no-eval / --no-dashboard)"
+  fi
+done
+echo "run dir: $RUN_DIR; workers: $WORKER_COUNT; evaluator: $( ((WITH_EVAL)) && echo on || echo off); dashboard: $( ((WITH_DASHBOARD)) && echo on || echo off)"
 
 # Each process: its own session (setsid), pinned BLAS/OpenMP threads, logs in the run dir.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}" MKL_NUM_THREADS=1
@@ -66,7 +79,7 @@ launch() {  # launch NAME CMD...
 # (1) inference server; poll up to 60 s for it to answer ping.
 SOCK="${GOMOKU_INFER_SOCK:-$RUN_DIR/sock/infer.sock}"
 export GOMOKU_INFER_SOCK="$SOCK"
-launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR" --log "$LOGS/server.log"
+launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR" --log-file "$LOGS/server.log"
 SERVER_UP=0
 for _ in $(seq 1 120); do
   if "$BIN/infer_ctl" --socket "$SOCK" ping >/dev/null 2>&1; then SERVER_UP=1; break; fi
@@ -92,7 +105,30 @@ for ((i = 0; i < WORKER_COUNT; i++)); do
   launch "worker_$i" "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id "$i"
 done
 
-# (4) verify: one live process per worker id; remote mode when the server is up.
+# (4) the evaluator (it lowers its own priority by eval.nice) and the dashboard.
+if ((WITH_EVAL)); then
+  rm -f "$RUN_DIR/status/evaluator.json"  # a stale one would pass the check below
+  launch evaluator "$BIN/evaluator" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR"
+fi
+DASH_URL=""
+if ((WITH_DASHBOARD)); then
+  DASH_BIND="$(cfg dashboard.bind)" DASH_PORT="$(cfg dashboard.port)"
+  launch dashboard "$BIN/gz_dashboard" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR"
+  DASH_URL="http://$DASH_BIND:$DASH_PORT/"
+fi
+# http_ok HOST PORT: GET / answers 200 (bash's /dev/tcp: no curl needed).
+http_ok() {
+  local host="$1" port="$2" line
+  [ "$host" = 0.0.0.0 ] && host=127.0.0.1
+  exec 9<>"/dev/tcp/$host/$port" 2>/dev/null || return 1
+  printf 'GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$host" >&9
+  IFS= read -r -t 5 line <&9 || { exec 9>&-; return 1; }
+  exec 9>&-
+  [[ "$line" == "HTTP/1.1 200"* ]]
+}
+
+# (5) verify: one live process per worker id; remote mode when the server is up;
+# the evaluator writes its status file; the dashboard answers GET /.
 echo "verifying (up to ${VERIFY_TIMEOUT}s)..."
 deadline=$((SECONDS + VERIFY_TIMEOUT))
 while :; do
@@ -101,6 +137,8 @@ while :; do
     pid_alive "$PIDS/worker_$i.pid" worker || BAD=1
     if ((SERVER_UP)); then grep -q "remote batched inference enabled" "$LOGS/worker_$i.log" 2>/dev/null || BAD=1; fi
   done
+  if ((WITH_EVAL)); then { pid_alive "$PIDS/evaluator.pid" evaluator && [ -s "$RUN_DIR/status/evaluator.json" ]; } || BAD=1; fi
+  if ((WITH_DASHBOARD)); then { pid_alive "$PIDS/dashboard.pid" gz_dashboard && http_ok "$DASH_BIND" "$DASH_PORT"; } || BAD=1; fi
   ((BAD == 0 || SECONDS >= deadline)) && break
   sleep 1
 done
@@ -120,14 +158,25 @@ for ((i = 0; i < WORKER_COUNT; i++)); do
   fi
   row "worker_$i" "$(cat "$pf")" OK "$( ((SERVER_UP)) && echo remote || echo local)"
 done
+if ((WITH_EVAL)); then
+  if ! pid_alive "$PIDS/evaluator.pid" evaluator; then row evaluator "-" PROBLEM "exited; see $LOGS/evaluator.out"; FAIL=1
+  elif [ ! -s "$RUN_DIR/status/evaluator.json" ]; then row evaluator "$(cat "$PIDS/evaluator.pid")" PROBLEM "no status/evaluator.json yet"; FAIL=1
+  else row evaluator "$(cat "$PIDS/evaluator.pid")" OK "ratings: $RUN_DIR/ratings.jsonl"; fi
+fi
+if ((WITH_DASHBOARD)); then
+  if ! pid_alive "$PIDS/dashboard.pid" gz_dashboard; then row dashboard "-" PROBLEM "exited; see $LOGS/dashboard.out"; FAIL=1
+  elif ! http_ok "$DASH_BIND" "$DASH_PORT"; then row dashboard "$(cat "$PIDS/dashboard.pid")" PROBLEM "no HTTP answer on $DASH_URL"; FAIL=1
+  else row dashboard "$(cat "$PIDS/dashboard.pid")" OK "$DASH_URL"; fi
+fi
 
-# (5) where to look.
+# (6) where to look.
 cat <<MSG
 
-logs:    $LOGS/{server,trainer,worker_N}.log
+logs:    $LOGS/{server,trainer,worker_N,evaluator}.log
 status:  launch/status.sh --run-dir $RUN_DIR        (add --json for machines)
 server:  tail -f $LOGS/server.log | grep 'stats:'   (one line every server.stats_interval_s)
 stop:    launch/stop.sh --run-dir $RUN_DIR
 MSG
+[ -n "$DASH_URL" ] && echo "dashboard: $DASH_URL"
 if ((FAIL)); then echo "start: some checks FAILED (see the table above)" >&2; exit 1; fi
 echo "start: all processes healthy"

@@ -15,7 +15,6 @@ done
 [ -n "$RUN_DIR" ] || RUN_DIR="$(default_run_dir "$(default_config)")"
 PIDS="$RUN_DIR/pids"
 [ -d "$PIDS" ] || { echo "stop: no pid directory in $RUN_DIR: nothing to stop"; exit 0; }
-needle_of() { case "$1" in server) echo infer_server ;; trainer) echo trainer ;; *) echo worker ;; esac; }
 live=()
 for p in "$PIDS"/*.pid; do
   [ -e "$p" ] || continue

@@ -28,9 +28,15 @@ USES = {
     "common/net": ["common/base", "common/game", "common/data", "common/search", "common/config"],
 }
 ALL_COMMON = ["common/" + c for c in COMMON]
-EXECUTABLES = ["worker", "infer_server", "trainer", "engine", "tools", "evaluator", "dashboard"]
+EXECUTABLES = ["worker", "infer_server", "trainer", "engine", "match", "tools", "evaluator", "dashboard"]
 for e in EXECUTABLES:
     USES[e] = ALL_COMMON
+# match/ (players, refereed games, ratings) is a library that arena (tools/)
+# and the evaluator share.
+USES["tools"] = ALL_COMMON + ["match"]
+USES["evaluator"] = ALL_COMMON + ["match"]
+# Play-in-browser drives the engine's net-backed player (engine/search_player.h).
+USES["dashboard"] = ALL_COMMON + ["engine"]
 FREE = ["tests", "bench", "fuzz"]  # may include anything
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

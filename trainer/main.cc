@@ -1,6 +1,6 @@
 // build/bin/trainer: the generation loop (docs/trainer.md).
 //
-//   trainer --config FILE [--set dotted.key=value]...
+//   trainer --config FILE [--set dotted.key=value]... [--log-file FILE]
 //   trainer timetable --run-dir DIR [--last N]
 //
 // Exit codes: 0 finished (run.max_iterations reached) or stopped by
@@ -26,7 +26,7 @@ std::atomic<bool> g_stop{false};
 extern "C" void OnSignal(int) { g_stop.store(true); }
 
 const char* kUsage =
-    "usage: trainer --config FILE [--set dotted.key=value]...\n"
+    "usage: trainer --config FILE [--set dotted.key=value]... [--log-file FILE (default <run>/logs/trainer.log)]\n"
     "       trainer timetable --run-dir DIR [--last N]\n"
     "Runs the training loop of the run in config run.dir (docs/trainer.md), or prints the\n"
     "per-iteration time table (self-play / training / total) from DIR/generations.jsonl.\n";
@@ -45,7 +45,8 @@ int Train(const gz::CliArgs& args) {
   gz::Config config = gz::Config::Load(args.config, args.sets);
   gz::RunLayout run(config.run.dir);
   gz::MakeDirs(run.logs());
-  gz::InitLogging("trainer", run.logs() + "/trainer.log");
+  gz::InitLogging("trainer", args.get(gz::kLogFileFlag, run.logs() + "/trainer.log"));
+  spdlog::info("config set by: {}", config.DescribeOrigins());
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
   try {
     gz::CliSpec spec;
     spec.usage = kUsage;
-    spec.value_flags = {"--run-dir", "--last"};
+    spec.value_flags = {"--run-dir", "--last", gz::kLogFileFlag};
     spec.allow_positional = true;
     gz::CliArgs args = gz::ParseCli(argc, argv, spec);
     if (args.help) {

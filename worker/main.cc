@@ -70,19 +70,20 @@ int main(int argc, char** argv) {
     const int id = static_cast<int>(args.get_int("--id", 0));
     if (id < 0) GOMOKU_THROW(ConfigError, "--id must be >= 0");
     Config cfg = Config::Load(args.config, args.sets);
-    if (args.has("--run-dir")) cfg.run.dir = args.get("--run-dir");
+    if (args.has("--run-dir")) cfg.Set("run.dir", args.get("--run-dir"), "--run-dir");
     if (args.has("--print-config")) {
       std::cout << cfg.ToJsonString() << std::endl;
       return 0;
     }
     const bool standalone = args.has("--games");
-    std::string log_file = args.get("--log-file");
+    std::string log_file = args.get(kLogFileFlag);
     if (log_file.empty() && !standalone) {
       MakeDirs(RunLayout(cfg.run.dir).logs());
       log_file = RunLayout(cfg.run.dir).logs() + "/worker_" + std::to_string(id) + ".log";
     }
     InitLogging("worker" + std::to_string(id), log_file);
     spdlog::info("worker {} starting (pid {}); effective config: {}", id, ::getpid(), cfg.ToJson().dump());
+    spdlog::info("config set by: {}", cfg.DescribeOrigins());
 
     // In run mode the board/symmetry of the run come from metadata.json; wait
     // for it before connecting so the handshake states the right geometry.
@@ -92,9 +93,9 @@ int main(int argc, char** argv) {
       while (!g_stop.load()) {
         try {
           if (auto md = ReadMetadata(layout.metadata())) {
-            Config shared = Config::FromJson(md->config, layout.metadata());
-            cfg.board = shared.board;
-            cfg.inference.symmetry = shared.inference.symmetry;
+            cfg.AdoptRunGeometry(Config::FromJson(md->config, layout.metadata()), layout.metadata());
+            spdlog::info("run geometry from {}: board {} {}, symmetry {}", layout.metadata(), cfg.board.size,
+                         cfg.board.rule, cfg.inference.symmetry);
             break;
           }
         } catch (const IoError& e) {
@@ -112,7 +113,7 @@ int main(int argc, char** argv) {
     WorkerEvaluators evals;
     evals.local = std::make_unique<ReloadingLocalEvaluator>(cfg.inference.device, cfg.inference.threads,
                                                              ParseSymmetryMode(cfg.inference.symmetry), cfg.board.size);
-    SetUpRemote(cfg, &evals);  // reads GOMOKU_INFER_SOCK; throws ProtocolError on a refused handshake
+    SetUpRemote(cfg, &evals);  // the server iff GOMOKU_INFER_SOCK is set; throws ProtocolError on a refused handshake
     SelfPlayWorker worker(id, cfg, &evals, &g_stop);
     int rc;
     if (standalone) {

@@ -1,6 +1,5 @@
 #include "worker/remote_setup.h"
 
-#include <cstdlib>
 #include <spdlog/spdlog.h>
 
 #include "common/wire/fallback_evaluator.h"
@@ -8,14 +7,14 @@
 namespace gz {
 
 void SetUpRemote(const Config& cfg, WorkerEvaluators* evals) {
-  const char* sock = std::getenv("GOMOKU_INFER_SOCK");
-  if (!sock || !*sock) {
+  // The seed's contract: a worker uses the server when GOMOKU_INFER_SOCK is
+  // set (Config::Load binds it to server.socket), local inference otherwise.
+  if (!cfg.from_environment("server.socket")) {
     spdlog::info("GOMOKU_INFER_SOCK not set: local inference only");
     return;
   }
-  FallbackOptions opt;
-  opt.reconnect_initial_s = cfg.worker.reconnect_initial_s;
-  opt.reconnect_max_s = cfg.worker.reconnect_max_s;
+  const std::string sock = cfg.server.socket;
+  const FallbackOptions opt = FallbackOptions::FromConfig(cfg);
   ReloadingLocalEvaluator* local = evals->local.get();
   auto fallback = std::make_unique<FallbackEvaluator>(
       sock, HelloParams::FromConfig(cfg, "worker"),

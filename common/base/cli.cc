@@ -1,5 +1,7 @@
 #include "common/base/cli.h"
 
+#include <cmath>
+
 #include "common/base/errors.h"
 
 namespace gz {
@@ -19,6 +21,19 @@ long long CliArgs::get_int(const std::string& flag, long long def) const {
     return v;
   } catch (const std::exception&) {
     GOMOKU_THROW(ConfigError, "flag " << flag << " expects an integer, got '" << it->second << "'");
+  }
+}
+
+double CliArgs::get_double(const std::string& flag, double def) const {
+  auto it = values.find(flag);
+  if (it == values.end()) return def;
+  try {
+    size_t pos = 0;
+    double v = std::stod(it->second, &pos);
+    if (pos != it->second.size() || !std::isfinite(v)) throw std::invalid_argument("trailing");
+    return v;
+  } catch (const std::exception&) {
+    GOMOKU_THROW(ConfigError, "flag " << flag << " expects a number, got '" << it->second << "'");
   }
 }
 

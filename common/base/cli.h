@@ -1,7 +1,8 @@
 // Tiny command-line parser shared by the binaries.
 //
 // Every binary accepts `--config FILE`, repeated `--set dotted.key=value`
-// and `--help`.  Other flags are declared by the binary: value flags take the
+// and `--help`; a binary that writes a log file names it with `--log-file`
+// (kLogFileFlag).  Other flags are declared by the binary: value flags take the
 // next argument (`--id 3`) or `--id=3`; switches take none.  Unknown flags are
 // ConfigErrors naming the flag.
 #pragma once
@@ -13,6 +14,8 @@
 #include <vector>
 
 namespace gz {
+
+inline constexpr const char* kLogFileFlag = "--log-file";
 
 struct CliSpec {
   std::string usage;                 // printed by --help (and on errors)
@@ -33,6 +36,8 @@ struct CliArgs {
   std::string get(const std::string& flag, const std::string& def = "") const;
   // Throws ConfigError naming the flag if the value is not an integer.
   long long get_int(const std::string& flag, long long def) const;
+  // Throws ConfigError naming the flag if the value is not a finite number.
+  double get_double(const std::string& flag, double def) const;
 };
 
 CliArgs ParseCli(int argc, char** argv, const CliSpec& spec);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -290,6 +291,7 @@ void Config::Apply(const json& j, const std::string& source) {
     } catch (const ConfigError& e) {
       GOMOKU_THROW(ConfigError, source << ": " << e.what());
     }
+    origins_[key] = source;
   }
 }
 
@@ -298,9 +300,13 @@ void Config::ApplyOverride(const std::string& assignment) {
   if (eq == std::string::npos || eq == 0)
     GOMOKU_THROW(ConfigError, "--set expects dotted.key=value, got '" << assignment << "'");
   std::string key = assignment.substr(0, eq), raw = assignment.substr(eq + 1);
+  Set(key, raw, "--set");
+}
+
+void Config::Set(const std::string& key, const std::string& raw, const std::string& source) {
   Registry reg = MakeRegistry(*this);
   auto it = reg.find(key);
-  if (it == reg.end()) GOMOKU_THROW(ConfigError, "--set: unknown config key '" << key << "'");
+  if (it == reg.end()) GOMOKU_THROW(ConfigError, source << ": unknown config key '" << key << "'");
   json v;
   try {
     v = json::parse(raw);
@@ -311,8 +317,50 @@ void Config::ApplyOverride(const std::string& assignment) {
   try {
     it->second.set(v, key);
   } catch (const ConfigError& e) {
-    GOMOKU_THROW(ConfigError, "--set: " << e.what());
+    GOMOKU_THROW(ConfigError, source << ": " << e.what());
   }
+  origins_[key] = source;
+}
+
+const std::vector<std::pair<std::string, std::string>>& Config::EnvironmentBindings() {
+  static const std::vector<std::pair<std::string, std::string>> kBindings = {
+      {"GOMOKU_INFER_SOCK", "server.socket"},   // also: workers use the server iff it is set
+      {"GOMOKU_MAX_BATCH", "server.max_batch"},
+      {"GOMOKU_MAX_WAIT_MS", "server.max_wait"},
+  };
+  return kBindings;
+}
+
+void Config::ApplyEnvironment() {
+  for (const auto& [var, key] : EnvironmentBindings()) {
+    const char* v = std::getenv(var.c_str());
+    if (v && *v) Set(key, v, "env " + var);
+  }
+}
+
+void Config::AdoptRunGeometry(const Config& shared, const std::string& source) {
+  board = shared.board;
+  inference.symmetry = shared.inference.symmetry;
+  for (const char* key : {"board.size", "board.rule", "inference.symmetry"}) origins_[key] = source;
+}
+
+std::string Config::origin(const std::string& key) const {
+  auto it = origins_.find(key);
+  return it == origins_.end() ? "default" : it->second;
+}
+
+std::string Config::DescribeOrigins() const {
+  const json defaults = Config().ToJson(), now = ToJson();
+  std::string out;
+  for (const auto& key : Keys()) {
+    std::string ptr = "/" + key;
+    std::replace(ptr.begin(), ptr.end(), '.', '/');
+    const json& v = now.at(json::json_pointer(ptr));
+    const bool known = origins_.count(key) > 0;
+    if (v == defaults.at(json::json_pointer(ptr)) && !known) continue;
+    out += (out.empty() ? "" : ", ") + key + "=" + v.dump() + " (" + (known ? origin(key) : "set by the program") + ")";
+  }
+  return out.empty() ? "all defaults" : out;
 }
 
 void Config::Validate() const {
@@ -367,6 +415,7 @@ Config Config::Load(const std::string& file, const std::vector<std::string>& ove
     c.Apply(j, file);
   }
   for (const auto& o : overrides) c.ApplyOverride(o);
+  c.ApplyEnvironment();
   c.Validate();
   return c;
 }

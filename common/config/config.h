@@ -1,13 +1,20 @@
 // Typed, validated configuration shared by every binary.
 //
 // Sources, later ones win: built-in defaults < JSON file (--config) <
-// `--set dotted.key=value` overrides.  Unknown keys and out-of-range values are
-// ConfigErrors that name the key.  The effective config is logged at start and
-// saved in the run directory (see docs/configuration.md for every key).
+// `--set dotted.key=value` overrides < the environment variables bound to keys
+// (Config::EnvironmentBindings: GOMOKU_INFER_SOCK, GOMOKU_MAX_BATCH,
+// GOMOKU_MAX_WAIT_MS; read here and nowhere else).  Every value goes through
+// the same registry: unknown keys and out-of-range values are ConfigErrors that
+// name the key (and the variable).  Each key remembers where its value came
+// from (origin()); binaries log the effective config with the origins at start
+// (DescribeOrigins), and the trainer saves it in the run directory (see
+// docs/configuration.md for every key).
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -128,8 +135,23 @@ struct Config {
 
   // Applies a JSON object (possibly partial).  Throws ConfigError naming the key.
   void Apply(const nlohmann::json& j, const std::string& source);
-  // Applies "dotted.key=value".
+  // Applies "dotted.key=value" (origin "--set").
   void ApplyOverride(const std::string& assignment);
+  // Sets one key from text as --set does (JSON, or a plain string), recording
+  // `source` as its origin (e.g. "--run-dir").  Throws ConfigError.
+  void Set(const std::string& key, const std::string& raw, const std::string& source);
+  // Applies the bound environment variables that are set and non-empty.
+  void ApplyEnvironment();
+  // Takes the run's geometry (board.*, inference.symmetry) from `shared`, the
+  // config of the run's metadata.json, so both ends of the socket agree.
+  void AdoptRunGeometry(const Config& shared, const std::string& source);
+
+  // Where the key's value came from: "default", the file or source name given
+  // to Apply, "--set", "env NAME" or the AdoptRunGeometry source.
+  std::string origin(const std::string& key) const;
+  bool from_environment(const std::string& key) const { return origin(key).rfind("env ", 0) == 0; }
+  // "key=value (origin), ..." for every key not at its default, in key order.
+  std::string DescribeOrigins() const;
   // Cross-field checks.  Throws ConfigError.
   void Validate() const;
   nlohmann::json ToJson() const;
@@ -140,6 +162,11 @@ struct Config {
   static Config FromJson(const nlohmann::json& j, const std::string& source);
   // Every dotted key the config accepts.
   static std::vector<std::string> Keys();
+  // (environment variable, key) pairs, in the order they are applied.
+  static const std::vector<std::pair<std::string, std::string>>& EnvironmentBindings();
+
+ private:
+  std::map<std::string, std::string> origins_;  // key -> source; absent = default
 };
 
 

@@ -1,11 +1,14 @@
 // The one seam between search and any network.
 //
 // MCTS, self-play and the engine see only `Evaluator`.  Implementations:
-//   UniformEvaluator (uniform_evaluator.h)   - tests and benchmarks
-//   RolloutEvaluator (rollout_evaluator.h)   - classic pure-MCTS baseline
-//   SymmetricEvaluator over a BatchForward    - local LibTorch network (net lib)
-//   RemoteEvaluator (remote_evaluator.h)      - the inference server
-// Features are added by wrapping (e.g. CachingEvaluator), never by flags in MCTS.
+//   UniformEvaluator, RolloutEvaluator (common/search/simple_evaluators.h)
+//                                     - tests and benchmarks; the pure-MCTS baseline
+//   SymmetricEvaluator over a BatchForward (common/search/symmetric_batch.h,
+//                                     forwards in common/net/)  - local LibTorch network
+//   RemoteEvaluator (common/wire/remote_evaluator.h)   - the inference server
+//   FallbackEvaluator (common/wire/fallback_evaluator.h) - server first, loud local fallback
+// Features are added by wrapping one Evaluator in another (FallbackEvaluator,
+// the worker's reloading local evaluator), never by flags in MCTS.
 #pragma once
 
 #include <cstdint>

@@ -17,7 +17,7 @@
 //
 // The local evaluator comes from `local_factory`, called lazily the first time
 // it is needed; it is dropped when the remote path is restored (the next
-// fallback builds a fresh one, e.g. with newer weights) or by ResetLocal().
+// fallback builds a fresh one, e.g. with newer weights).
 // Thread-safety: none; one caller at a time.
 #pragma once
 
@@ -51,8 +51,6 @@ class FallbackEvaluator : public Evaluator {
   int64_t fallbacks() const { return fallbacks_; }    // remote -> local switches (incl. at start)
   int64_t reconnects() const { return reconnects_; }  // local -> remote switches
   const std::string& last_error() const { return last_error_; }
-  // Drops the local evaluator; the factory runs again when it is next needed.
-  void ResetLocal() { local_.reset(); }
 
  private:
   // Tries to connect; true on success.  Rethrows a refused HELLO.

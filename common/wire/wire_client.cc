@@ -309,7 +309,6 @@ int64_t WireClient::Reload(const std::string& weights_path, double timeout_s) {
 }
 
 std::string ResolveSocketPath(const Config& c) {
-  if (const char* env = std::getenv("GOMOKU_INFER_SOCK"); env && *env) return env;
   if (!c.server.socket.empty()) return c.server.socket;
   return RunLayout(c.run.dir).default_socket();
 }

@@ -120,8 +120,8 @@ class WireClient {
   size_t in_begin_ = 0, in_end_ = 0;
 };
 
-// Socket path for a config: GOMOKU_INFER_SOCK if set and non-empty, else
-// server.socket if non-empty, else RunLayout(run.dir).default_socket().
+// Socket path for a config: server.socket if non-empty (Config::Load binds
+// GOMOKU_INFER_SOCK to it), else RunLayout(run.dir).default_socket().
 std::string ResolveSocketPath(const Config& c);
 
 // ---- control client (trainer, infer_ctl) ---------------------------------

@@ -1,0 +1,170 @@
+#include "dashboard/dashboard_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/base/fileio.h"
+#include "dashboard/game_view.h"
+#include "dashboard/query.h"
+#include "dashboard/run_data.h"
+#include "dashboard/web_assets.h"
+
+namespace gz {
+
+namespace {
+
+HttpResponse Json(const nlohmann::json& j) {
+  HttpResponse r;
+  r.body = j.dump() + "\n";
+  return r;
+}
+
+HttpResponse Asset(const char* name, const char* type) {
+  auto bytes = WebAsset(name);
+  if (!bytes) throw HttpError(500, std::string("asset missing from the build: ") + name);
+  HttpResponse r;
+  r.content_type = type;
+  r.body = std::string(*bytes);
+  return r;
+}
+
+void RequireMethod(const HttpRequest& req, const char* method) {
+  if (req.method != method)
+    throw HttpError(405, "use " + std::string(method) + " for this path (got " + req.method + ")");
+}
+
+nlohmann::json JsonBody(const HttpRequest& req) {
+  nlohmann::json j = nlohmann::json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw HttpError(400, "the request body must be a JSON object");
+  return j;
+}
+
+std::string StringField(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_string()) throw HttpError(400, std::string("field '") + key + "' must be a string");
+  return j[key].get<std::string>();
+}
+
+int64_t IntField(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number_integer())
+    throw HttpError(400, std::string("field '") + key + "' must be an integer");
+  return j[key].get<int64_t>();
+}
+
+// Host without the port ("127.0.0.1:8765" -> "127.0.0.1", "[::1]:80" -> "[::1]").
+std::string HostName(const std::string& host) {
+  if (!host.empty() && host[0] == '[') return host.substr(0, host.find(']') + 1);
+  return host.substr(0, host.find(':'));
+}
+
+constexpr int64_t kMaxIteration = int64_t{1} << 40;
+
+}  // namespace
+
+std::string FindChartJs() {
+  for (const char* p : {"/usr/share/javascript/chart.js/chart.min.js", "/usr/share/javascript/chart.js/chart.js",
+                        "/usr/share/nodejs/chart.js/dist/chart.min.js", "/usr/share/nodejs/chart.js/dist/chart.js"})
+    if (FileExists(p)) return p;
+  return "";
+}
+
+DashboardService::DashboardService(DashboardOptions options)
+    : opt_(std::move(options)), play_(opt_.run_dir, opt_.play) {
+  if (!opt_.chart_js.empty()) chart_js_bytes_ = ReadFileOrThrow(opt_.chart_js);
+}
+
+HttpResponse DashboardService::Handle(const HttpRequest& req) {
+  try {
+    return Route(req);
+  } catch (const HttpError& e) {
+    if (e.status() >= 500) spdlog::warn("dashboard: {} {}: {} {}", req.method, req.target, e.status(), e.what());
+    HttpResponse r = Json({{"error", e.what()}});
+    r.status = e.status();
+    return r;
+  } catch (const std::exception& e) {
+    spdlog::error("dashboard: {} {} failed: {}", req.method, req.target, e.what());
+    HttpResponse r = Json({{"error", std::string("internal error: ") + e.what()}});
+    r.status = 500;
+    return r;
+  }
+}
+
+HttpResponse DashboardService::Route(const HttpRequest& req) {
+  // DNS rebinding: a page from elsewhere that resolves its own name to
+  // 127.0.0.1 must not read the run.  On loopback only loopback names pass.
+  if (opt_.loopback) {
+    const std::string h = HostName(req.host);
+    if (h != "127.0.0.1" && h != "localhost" && h != "[::1]")
+      throw HttpError(403, "Host '" + req.host + "' refused: this dashboard serves only 127.0.0.1 / localhost");
+  }
+  const Target t = ParseTarget(req.target);
+  const std::string& p = t.path;
+  if (p == "/" || p == "/index.html") {
+    RequireMethod(req, "GET");
+    return Asset("index.html", "text/html; charset=utf-8");
+  }
+  if (p == "/app.js") {
+    RequireMethod(req, "GET");
+    return Asset("app.js", "text/javascript; charset=utf-8");
+  }
+  if (p == "/style.css") {
+    RequireMethod(req, "GET");
+    return Asset("style.css", "text/css; charset=utf-8");
+  }
+  if (p == "/vendor/chart.js") {
+    RequireMethod(req, "GET");
+    if (chart_js_bytes_.empty())
+      throw HttpError(404, "Chart.js not installed: sudo apt-get install libjs-chart.js (launch/setup.sh does)");
+    HttpResponse r;
+    r.content_type = "text/javascript; charset=utf-8";
+    r.body = chart_js_bytes_;
+    r.cache_control = "max-age=3600";
+    return r;
+  }
+  if (p == "/api/series") {
+    RequireMethod(req, "GET");
+    return Json(SeriesJson(opt_.run_dir));
+  }
+  if (p == "/api/ratings") {
+    RequireMethod(req, "GET");
+    return Json(RatingsJson(opt_.run_dir));
+  }
+  if (p == "/api/status") {
+    RequireMethod(req, "GET");
+    nlohmann::json s = LiveStatusJson(opt_.run_dir);
+    s["play"] = play_.Summary();
+    return Json(s);
+  }
+  if (p == "/api/iterations") {
+    RequireMethod(req, "GET");
+    return Json(IterationsJson(opt_.run_dir));
+  }
+  if (p == "/api/games") {
+    RequireMethod(req, "GET");
+    return Json(GameFilesJson(opt_.run_dir, IntParam(t, "iteration", 0, kMaxIteration)));
+  }
+  if (p == "/api/game") {
+    RequireMethod(req, "GET");
+    const int64_t it = IntParam(t, "iteration", 0, kMaxIteration);
+    return Json(GameJson(opt_.run_dir, it, StringParam(t, "file")));
+  }
+  if (p == "/api/play/new") {
+    RequireMethod(req, "POST");
+    return Json(play_.NewGame(StringField(JsonBody(req), "colour")));
+  }
+  if (p == "/api/play/move") {
+    RequireMethod(req, "POST");
+    const nlohmann::json b = JsonBody(req);
+    return Json(play_.Move(StringField(b, "id"), IntField(b, "row"), IntField(b, "col")));
+  }
+  if (p == "/api/play/state") {
+    RequireMethod(req, "GET");
+    return Json(play_.State(StringParam(t, "id")));
+  }
+  if (p == "/api/play/end") {
+    RequireMethod(req, "POST");
+    play_.End(StringField(JsonBody(req), "id"));
+    return Json({{"ended", true}});
+  }
+  throw HttpError(404, "no such page: " + p);
+}
+
+}  // namespace gz

@@ -1,0 +1,218 @@
+#include "dashboard/run_data.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/base/jsonl.h"
+#include "common/config/run_status.h"
+#include "common/data/run_layout.h"
+
+namespace gz {
+namespace fs = std::filesystem;
+
+namespace {
+
+// j[a][b]... as a number, or null.
+nlohmann::json Num(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json* cur = &j;
+  for (const char* key : path) {
+    if (!cur->is_object() || !cur->contains(key)) return nullptr;
+    cur = &(*cur)[key];
+  }
+  return cur->is_number() ? *cur : nlohmann::json(nullptr);
+}
+
+double Or(const nlohmann::json& v, double def) { return v.is_number() ? v.get<double>() : def; }
+
+nlohmann::json Ratio(const nlohmann::json& a, const nlohmann::json& b) {
+  if (!a.is_number() || !b.is_number() || b.get<double>() <= 0) return nullptr;
+  return a.get<double>() / b.get<double>();
+}
+
+// A file that exists but cannot be read is as good as empty here, with a count.
+JsonLines ReadLinesOrEmpty(const std::string& path) {
+  try {
+    return ReadJsonLines(path);
+  } catch (const GomokuError&) {
+    JsonLines none;
+    none.bad_lines = 1;
+    return none;
+  }
+}
+
+}  // namespace
+
+bool IsGameFileName(const std::string& name) {
+  const auto us = name.find("_g");
+  if (us == std::string::npos) return false;
+  return ParseIterationNumber(name.substr(0, us), "w", "").has_value() &&
+         ParseIterationNumber(name.substr(us), "_g", ".npz").has_value() &&
+         name.find_first_not_of("w_g.npz0123456789") == std::string::npos;
+}
+
+nlohmann::json SeriesJson(const std::string& run_dir) {
+  RunLayout layout(run_dir);
+  JsonLines lines = ReadLinesOrEmpty(layout.generations());
+  // One record per iteration, the last line wins (a resumed trainer may repeat one).
+  std::map<int64_t, nlohmann::json> by_it;
+  int bad = lines.bad_lines;
+  for (auto& r : lines.records) {
+    if (!r.contains("iteration") || !r["iteration"].is_number_integer()) {
+      ++bad;
+      continue;
+    }
+    const int64_t it = r["iteration"].get<int64_t>();  // before the move: json's operator= takes by value
+    by_it[it] = std::move(r);
+  }
+  const char* keys[] = {"policy_loss", "value_loss", "entropy", "games_per_min", "avg_batch",
+                        "batch_fill", "forward_busy", "selfplay_s", "training_s", "reload_s",
+                        "avg_game_length", "black_share", "white_share", "draw_share"};
+  nlohmann::json out = {{"iterations", nlohmann::json::array()}, {"bad_lines", bad}};
+  for (const char* k : keys) out[k] = nlohmann::json::array();
+  for (const auto& [it, r] : by_it) {
+    out["iterations"].push_back(it);
+    out["policy_loss"].push_back(Num(r, {"losses", "policy"}));
+    out["value_loss"].push_back(Num(r, {"losses", "value"}));
+    out["entropy"].push_back(Num(r, {"entropy"}));
+    out["games_per_min"].push_back(Num(r, {"games_per_min"}));
+    out["avg_batch"].push_back(Num(r, {"server", "avg_batch"}));
+    out["batch_fill"].push_back(Ratio(Num(r, {"server", "avg_batch"}), Num(r, {"server", "max_batch"})));
+    out["forward_busy"].push_back(Num(r, {"server", "forward_busy_fraction"}));
+    out["selfplay_s"].push_back(Num(r, {"selfplay_s"}));
+    out["training_s"].push_back(Num(r, {"training_s"}));
+    // The reload proper when recorded, else the whole publish step that contains it.
+    nlohmann::json reload = Num(r, {"reload", "seconds"});
+    out["reload_s"].push_back(reload.is_null() ? Num(r, {"publish_s"}) : reload);
+    out["avg_game_length"].push_back(Num(r, {"avg_game_length"}));
+    const double b = Or(Num(r, {"wins", "black"}), -1), w = Or(Num(r, {"wins", "white"}), -1),
+                 d = Or(Num(r, {"wins", "draw"}), -1);
+    const double n = b + w + d;
+    const bool ok = b >= 0 && w >= 0 && d >= 0 && n > 0;
+    out["black_share"].push_back(ok ? nlohmann::json(b / n) : nlohmann::json(nullptr));
+    out["white_share"].push_back(ok ? nlohmann::json(w / n) : nlohmann::json(nullptr));
+    out["draw_share"].push_back(ok ? nlohmann::json(d / n) : nlohmann::json(nullptr));
+  }
+  return out;
+}
+
+nlohmann::json RatingsJson(const std::string& run_dir) {
+  JsonLines lines = ReadLinesOrEmpty(run_dir + "/ratings.jsonl");
+  int bad = lines.bad_lines;
+  std::vector<const nlohmann::json*> rows;
+  for (const auto& r : lines.records) {
+    if (!r.contains("iteration") || !r["iteration"].is_number_integer()) {
+      ++bad;
+      continue;
+    }
+    rows.push_back(&r);
+  }
+  // Evaluation order is the file's; the chart's x axis is numeric, so sort (stable).
+  std::stable_sort(rows.begin(), rows.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+    return (*a)["iteration"].get<int64_t>() < (*b)["iteration"].get<int64_t>();
+  });
+  nlohmann::json out = {{"iterations", nlohmann::json::array()}, {"elo", nlohmann::json::array()},
+                        {"elo_low", nlohmann::json::array()},    {"elo_high", nlohmann::json::array()},
+                        {"complete", nlohmann::json::array()},   {"opponents", nlohmann::json::object()},
+                        {"anchor", nullptr},                     {"bad_lines", bad}};
+  // First pass: every opponent entry seen, so each one's arrays align with iterations.
+  std::vector<std::string> entries;
+  for (const auto* r : rows)
+    if (r->contains("opponents") && (*r)["opponents"].is_array())
+      for (const auto& o : (*r)["opponents"])
+        if (o.is_object() && o.contains("entry") && o["entry"].is_string()) {
+          std::string e = o["entry"].get<std::string>();
+          if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
+        }
+  for (const auto& e : entries)
+    out["opponents"][e] = {{"name", nlohmann::json::array()}, {"elo", nlohmann::json::array()},
+                           {"elo_low", nlohmann::json::array()}, {"elo_high", nlohmann::json::array()},
+                           {"score", nlohmann::json::array()},   {"games", nlohmann::json::array()}};
+  for (const auto* r : rows) {
+    out["iterations"].push_back((*r)["iteration"]);
+    out["elo"].push_back(Num(*r, {"elo"}));
+    out["elo_low"].push_back(Num(*r, {"elo_low"}));
+    out["elo_high"].push_back(Num(*r, {"elo_high"}));
+    out["complete"].push_back(r->contains("complete") && (*r)["complete"].is_boolean() ? (*r)["complete"]
+                                                                                         : nlohmann::json(nullptr));
+    if (r->contains("anchor") && (*r)["anchor"].is_string()) out["anchor"] = (*r)["anchor"];
+    for (const auto& e : entries) {
+      const nlohmann::json* found = nullptr;
+      if (r->contains("opponents") && (*r)["opponents"].is_array())
+        for (const auto& o : (*r)["opponents"])
+          if (o.is_object() && o.value("entry", nlohmann::json(nullptr)) == e) found = &o;
+      auto& dst = out["opponents"][e];
+      if (!found) {
+        for (const char* k : {"name", "elo", "elo_low", "elo_high", "score", "games"}) dst[k].push_back(nullptr);
+        continue;
+      }
+      const auto& o = *found;
+      dst["name"].push_back(o.contains("name") && o["name"].is_string() ? o["name"] : nlohmann::json(nullptr));
+      dst["elo"].push_back(Num(o, {"elo"}));
+      dst["elo_low"].push_back(Num(o, {"elo_low"}));
+      dst["elo_high"].push_back(Num(o, {"elo_high"}));
+      const double wins = Or(Num(o, {"wins"}), 0), draws = Or(Num(o, {"draws"}), 0),
+                   losses = Or(Num(o, {"losses"}), 0);
+      const double n = wins + draws + losses;
+      dst["score"].push_back(n > 0 ? nlohmann::json((wins + draws / 2) / n) : nlohmann::json(nullptr));
+      dst["games"].push_back(n);
+    }
+  }
+  return out;
+}
+
+nlohmann::json EvaluatorJson(const std::string& run_dir) {
+  nlohmann::json st = ReadJsonFileOrNull(RunLayout(run_dir).status_dir() + "/evaluator.json");
+  if (!st.is_object()) return {{"present", false}, {"alive", false}};
+  st["present"] = true;
+  const double hb = Or(Num(st, {"heartbeat"}), 0);
+  const double age = NowSeconds() - hb;
+  const std::string state = st.contains("state") && st["state"].is_string() ? st["state"].get<std::string>() : "";
+  const int pid = static_cast<int>(Or(Num(st, {"pid"}), 0));
+  st["heartbeat_age_s"] = hb > 0 ? nlohmann::json(age) : nlohmann::json(nullptr);
+  // docs/ratings.md: a heartbeat older than about 10 s outside stopped/error means dead.
+  st["alive"] = hb > 0 && age <= 10.0 && state != "stopped" && state != "error" && PidAlive(pid, "evaluator");
+  return st;
+}
+
+nlohmann::json LiveStatusJson(const std::string& run_dir) {
+  StatusOptions opt;
+  opt.run_dir = run_dir;
+  opt.query_gpu = false;
+  nlohmann::json s = CollectStatus(opt);
+  s["evaluator"] = EvaluatorJson(run_dir);
+  return s;
+}
+
+nlohmann::json IterationsJson(const std::string& run_dir) {
+  RunLayout layout(run_dir);
+  std::vector<int64_t> its;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(layout.games(), ec)) {
+    auto n = ParseIterationNumber(e.path().filename().string(), "it", "");
+    if (n && e.is_directory(ec)) its.push_back(*n);
+  }
+  std::sort(its.begin(), its.end());
+  return {{"iterations", its}, {"checkpoints", ListCheckpointIterations(layout.checkpoints())}};
+}
+
+nlohmann::json GameFilesJson(const std::string& run_dir, int64_t iteration) {
+  std::vector<std::tuple<int64_t, int64_t, std::string>> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(RunLayout(run_dir).games_for(iteration), ec)) {
+    const std::string name = e.path().filename().string();
+    if (!IsGameFileName(name)) continue;
+    const auto us = name.find("_g");
+    files.emplace_back(*ParseIterationNumber(name.substr(0, us), "w", ""),
+                       *ParseIterationNumber(name.substr(us), "_g", ".npz"), name);
+  }
+  std::sort(files.begin(), files.end());
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& f : files) names.push_back(std::get<2>(f));
+  return {{"iteration", iteration}, {"files", names}};
+}
+
+}  // namespace gz

@@ -1,0 +1,50 @@
+// What the dashboard shows, read from the run directory's structured files
+// only (docs/file-formats.md, docs/trainer.md, docs/ratings.md): never logs,
+// never written to.  Every reader tolerates missing and empty files and torn
+// or foreign lines (skipped and counted in "bad_lines"), because the run's
+// processes write these files while we read them.
+// Thread-safety: free functions over the file system; safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gz {
+
+// Per-iteration curves from generations.jsonl: {"iterations":[...], one array
+// per metric aligned with it (null where the record lacks the figure),
+// "bad_lines"}.  Metrics: policy_loss, value_loss, entropy, games_per_min,
+// avg_batch, batch_fill (avg_batch / the server's max_batch), forward_busy,
+// selfplay_s, training_s, reload_s, avg_game_length, black_share,
+// white_share, draw_share.
+nlohmann::json SeriesJson(const std::string& run_dir);
+
+// Elo curves from ratings.jsonl: {"iterations":[...], "elo"/"elo_low"/
+// "elo_high" of the player under test, "opponents": {entry: {"name",
+// "elo","elo_low","elo_high","score"}} aligned with iterations, "anchor",
+// "bad_lines"}.
+nlohmann::json RatingsJson(const std::string& run_dir);
+
+// status/evaluator.json plus "alive" (heartbeat fresh, state running, pid
+// alive) and "heartbeat_age_s"; {"present": false} when there is none.
+nlohmann::json EvaluatorJson(const std::string& run_dir);
+
+// The live state: common/config/run_status.h's CollectStatus (without
+// nvidia-smi) plus "evaluator".
+nlohmann::json LiveStatusJson(const std::string& run_dir);
+
+// Iterations with a game folder, ascending numerically, and the checkpoints.
+nlohmann::json IterationsJson(const std::string& run_dir);
+
+// The complete game files of games/it{iteration}/, ordered by worker then
+// game number.  A missing folder is an empty list.
+nlohmann::json GameFilesJson(const std::string& run_dir, int64_t iteration);
+
+// True when `name` is exactly "w{id}_g{k}.npz" (digits only): the only names
+// the game viewer opens, so "../x", "/etc/passwd" and temp names never reach
+// the file system.
+bool IsGameFileName(const std::string& name);
+
+}  // namespace gz

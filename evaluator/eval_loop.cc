@@ -1,0 +1,293 @@
+#include "evaluator/eval_loop.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <spdlog/spdlog.h>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/data/metadata.h"
+#include "common/net/net_api.h"
+#include "evaluator/ratings_file.h"
+#include "match/openings.h"
+
+namespace gz {
+namespace {
+
+constexpr int kOpeningLength = 2;
+constexpr double kHeartbeatSeconds = 2.0;
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+std::string Name(int64_t it) { return "checkpoint:" + std::to_string(it); }
+int64_t Arg(const std::string& entry) { return std::stoll(entry.substr(entry.find(':') + 1)); }
+
+}  // namespace
+
+EvalLoop::EvalLoop(const Config& cfg, const RunLayout& run, const std::atomic<bool>& stop)
+    : cfg_(cfg), run_(run), paths_(run), stop_(stop), log_(paths_.results) {
+  status_ = {{"pid", static_cast<int>(::getpid())}, {"state", "starting"},  {"started", NowSeconds()},
+             {"heartbeat", NowSeconds()},           {"checkpoint", nullptr}, {"opponent", nullptr},
+             {"entry", nullptr},                    {"games_done", 0},       {"games_total", 0},
+             {"evaluations", log_.evaluations().size()},
+             {"last_evaluated", log_.evaluations().empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(log_.evaluations().back().iteration)},
+             {"message", ""}};
+  MakeDirs(run_.status_dir());
+  MakeDirs(run_.logs());
+  WriteStatus();
+  heartbeat_ = std::thread([this] { Heartbeat(); });
+  try {
+    CheckLadder();
+  } catch (const std::exception& e) {
+    SetStatus("error", {{"message", e.what()}});
+    heartbeat_stop_ = true;  // the destructor does not run for a constructor that throws
+    heartbeat_.join();
+    throw;
+  }
+  WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
+}
+
+EvalLoop::~EvalLoop() {
+  heartbeat_stop_ = true;
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+void EvalLoop::CheckLadder() {
+  for (const std::string& entry : cfg_.eval.ladder) {
+    if (StartsWith(entry, "checkpoint:")) {
+      const std::string path = run_.checkpoint(Arg(entry));
+      if (!FileExists(path))
+        GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "': " << path << " does not exist");
+      try {
+        CheckpointInfo info = ReadCheckpointInfo(path);
+        if (info.board_size != cfg_.board.size)
+          GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "': trained for " << info.board_size << "x"
+                                                          << info.board_size << ", the run plays "
+                                                          << cfg_.board.size << "x" << cfg_.board.size);
+      } catch (const ModelError& e) {
+        GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "': " << e.what());
+      }
+    } else if (StartsWith(entry, "engine:")) {
+      EngineCommand cmd = ParseEngineCommand(entry);  // ConfigError naming the entry
+      std::string why = ProbeEngine(cmd, cfg_.board.size, cfg_.rule(), paths_.engine_stderr);
+      if (!why.empty()) GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "' cannot start: " << why);
+      spdlog::info("evaluator: {} answers START {}", entry, cfg_.board.size);
+    }
+  }
+}
+
+PlayerOptions EvalLoop::Options(uint64_t seed) const {
+  PlayerOptions o;
+  o.seed = seed;
+  o.net_threads = cfg_.eval.threads;
+  o.device = cfg_.inference.device;
+  o.symmetry = cfg_.inference.symmetry;
+  o.engine.turn_ms = cfg_.eval.engine_turn_ms;
+  o.engine.grace_ms = cfg_.eval.engine_grace_ms;
+  o.engine_stderr = paths_.engine_stderr;
+  return o;
+}
+
+std::optional<int64_t> EvalLoop::PublishedCheckpoint() const {
+  try {
+    if (auto m = ReadMetadata(run_.metadata())) {
+      const std::string file = m->weights.substr(m->weights.find_last_of('/') + 1);
+      if (auto it = ParseIterationNumber(file, "weights_it", ".pt"); it && FileExists(run_.checkpoint(*it)))
+        return it;
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("evaluator: {}: {}", run_.metadata(), e.what());
+  }
+  std::vector<int64_t> all = ListCheckpointIterations(run_.checkpoints());
+  if (all.empty()) return std::nullopt;
+  return all.back();
+}
+
+void EvalLoop::SetStatus(const std::string& state, const nlohmann::json& fields) {
+  {
+    std::lock_guard<std::mutex> lock(status_mu_);
+    status_["state"] = state;
+    if (fields.is_object())
+      for (auto& [k, v] : fields.items()) status_[k] = v;
+  }
+  WriteStatus();
+}
+
+void EvalLoop::WriteStatus() {
+  std::string text;
+  {
+    std::lock_guard<std::mutex> lock(status_mu_);
+    status_["heartbeat"] = NowSeconds();
+    text = status_.dump();
+  }
+  try {
+    WriteFileAtomic(paths_.status, text);
+  } catch (const std::exception& e) {
+    spdlog::warn("evaluator: cannot write {}: {}", paths_.status, e.what());
+  }
+}
+
+void EvalLoop::Heartbeat() {
+  double next = MonotonicSeconds() + kHeartbeatSeconds;
+  while (!heartbeat_stop_) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (MonotonicSeconds() < next) continue;
+    next = MonotonicSeconds() + kHeartbeatSeconds;
+    WriteStatus();
+  }
+}
+
+int EvalLoop::Run() {
+  try {
+    while (!stop_) {
+      std::optional<int64_t> target;
+      // A restart first finishes the evaluation it was killed in.
+      if (!log_.evaluations().empty()) {
+        const EvaluationRecord& last = log_.evaluations().back();
+        if (!last.Complete() && !attempted_.count(last.iteration)) target = last.iteration;
+      }
+      if (!target) {
+        std::optional<int64_t> newest = PublishedCheckpoint();
+        const EvaluationRecord* last = log_.evaluations().empty() ? nullptr : &log_.evaluations().back();
+        if (newest && (!last || *newest >= last->iteration + cfg_.eval.every) && !attempted_.count(*newest))
+          target = newest;
+      }
+      if (!target) {
+        SetStatus("waiting", {{"checkpoint", nullptr}, {"opponent", nullptr}, {"entry", nullptr}});
+        for (int i = 0; i < 10 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        continue;
+      }
+      attempted_.insert(*target);
+      Evaluate(*target);
+    }
+  } catch (const std::exception& e) {
+    SetStatus("error", {{"message", e.what()}});
+    throw;
+  }
+  SetStatus("stopped", {{"checkpoint", nullptr}, {"opponent", nullptr}, {"entry", nullptr}});
+  return 0;
+}
+
+std::unique_ptr<MatchPlayer> EvalLoop::Opponent(const std::string& entry, int64_t it, std::string* name) {
+  const uint64_t seed = cfg_.run.seed * 7919 + 17;
+  if (StartsWith(entry, "rollout:")) {
+    *name = entry;
+    return MakeMatchPlayer(entry, cfg_, cfg_.eval.simulations, Options(seed));
+  }
+  if (StartsWith(entry, "engine:")) {
+    auto p = MakeMatchPlayer(entry, cfg_, cfg_.eval.simulations, Options(seed));
+    *name = p->name();
+    return p;
+  }
+  int64_t other = -1;
+  if (StartsWith(entry, "checkpoint:")) {
+    other = Arg(entry);
+  } else if (StartsWith(entry, "previous:")) {
+    const int64_t k = Arg(entry);
+    const auto& evals = log_.evaluations();
+    int64_t pos = -1;
+    for (size_t i = 0; i < evals.size(); ++i)
+      if (evals[i].iteration == it) pos = static_cast<int64_t>(i);
+    if (pos < 0) pos = static_cast<int64_t>(evals.size());  // not listed yet: it will be the next
+    if (pos - k < 0) {
+      spdlog::info("evaluator: {} skipped for {}: only {} earlier evaluation(s)", entry, Name(it), pos);
+      return nullptr;
+    }
+    other = evals[static_cast<size_t>(pos - k)].iteration;
+  } else {
+    GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "': unknown kind");
+  }
+  *name = Name(other);
+  if (other == it) {
+    spdlog::info("evaluator: {} skipped for {}: it is the player under test", entry, Name(it));
+    return nullptr;
+  }
+  const std::string path = run_.checkpoint(other);
+  try {
+    return MakeNetPlayer(*name, path, cfg_.eval.simulations, cfg_, Options(seed));
+  } catch (const std::exception& e) {
+    // Retention may have deleted it since.
+    spdlog::warn("evaluator: {} ({}) skipped for {}: {}", entry, *name, Name(it), e.what());
+    return nullptr;
+  }
+}
+
+void EvalLoop::Evaluate(int64_t it) {
+  const std::string path = run_.checkpoint(it);
+  std::unique_ptr<MatchPlayer> player;
+  int64_t generation = 0;
+  try {
+    generation = ReadCheckpointInfo(path).model_generation;
+    player = MakeNetPlayer(Name(it), path, cfg_.eval.simulations, cfg_, Options(cfg_.run.seed));
+  } catch (const std::exception& e) {
+    spdlog::warn("evaluator: cannot evaluate {}: {}", path, e.what());
+    return;
+  }
+  const int games = cfg_.eval.games;
+  // Resolve the ladder first, so the evaluation line lists its opponents.
+  std::vector<std::pair<std::string, std::unique_ptr<MatchPlayer>>> opponents;
+  nlohmann::json listed = nlohmann::json::array();
+  for (const std::string& entry : cfg_.eval.ladder) {
+    std::string name;
+    auto p = Opponent(entry, it, &name);
+    if (!p) continue;
+    listed.push_back({{"entry", entry}, {"name", name}});
+    opponents.emplace_back(entry, std::move(p));
+  }
+  log_.AppendEvaluation({{"type", "evaluation"}, {"format_version", 1}, {"iteration", it},
+                         {"generation", generation}, {"player", Name(it)}, {"opponents", listed},
+                         {"games", games}, {"simulations", cfg_.eval.simulations}, {"time", NowSeconds()}});
+  const EvaluationRecord* record = log_.Find(it);
+  int done = 0;
+  for (auto& [entry, p] : opponents)
+    for (int g = 0; g < games; ++g) done += record->Has(entry, g) ? 1 : 0;
+  const int total = games * static_cast<int>(opponents.size());
+  spdlog::info("evaluator: evaluating {} (generation {}): {} opponent(s), {} of {} games already played", Name(it),
+               generation, opponents.size(), done, total);
+  SetStatus("playing", {{"checkpoint", it}, {"games_done", done}, {"games_total", total},
+                        {"evaluations", log_.evaluations().size()}, {"last_evaluated", it}});
+  const std::vector<Opening> openings = OpeningSet(cfg_.board.size, cfg_.rule(), kOpeningLength);
+  for (auto& [entry, opponent] : opponents) {
+    SetStatus("playing", {{"opponent", opponent->name()}, {"entry", entry}});
+    for (int g = 0; g < games; ++g) {
+      if (stop_) return;
+      if (log_.Find(it)->Has(entry, g)) continue;
+      const bool black = g % 2 == 0;
+      const Opening& opening = OpeningForGame(openings, g);
+      GameResult r = black ? PlayGame(*player, *opponent, cfg_.board.size, cfg_.rule(), opening, &stop_)
+                           : PlayGame(*opponent, *player, cfg_.board.size, cfg_.rule(), opening, &stop_);
+      if (r.end == "stopped") return;
+      const int8_t colour = black ? kBlack : kWhite;
+      const double score = r.winner == 0 ? 0.5 : r.winner == colour ? 1.0 : 0.0;
+      log_.AppendGame({{"type", "game"},
+                       {"format_version", 1},
+                       {"iteration", it},
+                       {"generation", generation},
+                       {"player", Name(it)},
+                       {"entry", entry},
+                       {"opponent", opponent->name()},
+                       {"game", g},
+                       {"colour", black ? "black" : "white"},
+                       {"opening", opening},
+                       {"moves", r.moves},
+                       {"result", score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw"},
+                       {"score", score},
+                       {"end", r.end},
+                       {"forfeit_kind", r.end == "forfeit" ? nlohmann::json(r.forfeit_kind) : nlohmann::json(nullptr)},
+                       {"reason", r.reason},
+                       {"seconds", r.seconds},
+                       {"time", NowSeconds()}});
+      WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
+      ++done;
+      spdlog::info("evaluator: {} vs {} game {}/{} as {}: {} ({}, {} moves)", Name(it), opponent->name(), g + 1,
+                   games, black ? "black" : "white", score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw",
+                   r.reason, r.moves.size());
+      SetStatus("playing", {{"games_done", done}});
+    }
+  }
+  WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
+  spdlog::info("evaluator: {} done", Name(it));
+}
+
+}  // namespace gz

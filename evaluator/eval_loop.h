@@ -1,0 +1,78 @@
+// The evaluator's loop (docs/ratings.md): follows a run directory, evaluates
+// its newest published checkpoint at start and then every eval.every
+// iterations against the eval.ladder, records each game in
+// <run>/eval/results.jsonl, rewrites <run>/ratings.jsonl after each game and
+// keeps <run>/status/evaluator.json fresh (a heartbeat thread).
+//
+// Restart-safe: finished games are read back and never replayed; the last
+// incomplete evaluation is continued first.
+// Thread-safety: one thread calls Run; the stop flag may be raised by a
+// signal handler.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "common/config/config.h"
+#include "common/data/run_layout.h"
+#include "evaluator/results_log.h"
+#include "match/game.h"
+
+namespace gz {
+
+struct EvaluatorPaths {
+  std::string results, ratings, status, engine_stderr;
+  explicit EvaluatorPaths(const RunLayout& run)
+      : results(run.dir + "/eval/results.jsonl"),
+        ratings(run.dir + "/ratings.jsonl"),
+        status(run.status_dir() + "/evaluator.json"),
+        engine_stderr(run.logs() + "/evaluator_engines.log") {}
+};
+
+class EvalLoop {
+ public:
+  // Checks the ladder (ConfigError naming a checkpoint:N that does not exist
+  // or an engine that does not answer START) and reads the results so far.
+  EvalLoop(const Config& cfg, const RunLayout& run, const std::atomic<bool>& stop);
+  ~EvalLoop();
+
+  // Until `stop`; returns 0.  Throws on fatal errors (status "error").
+  int Run();
+
+  // The newest published checkpoint's iteration (metadata.json's weights,
+  // else the newest complete checkpoint), or nullopt.
+  std::optional<int64_t> PublishedCheckpoint() const;
+
+ private:
+  void CheckLadder();
+  // Plays what is missing of iteration `it`'s evaluation.
+  void Evaluate(int64_t it);
+  // The opponent for `entry` in the evaluation of `it`, or nullptr (skip).
+  std::unique_ptr<MatchPlayer> Opponent(const std::string& entry, int64_t it, std::string* name);
+  PlayerOptions Options(uint64_t seed) const;
+  void SetStatus(const std::string& state, const nlohmann::json& fields = {});
+  void WriteStatus();
+  void Heartbeat();
+
+  Config cfg_;
+  RunLayout run_;
+  EvaluatorPaths paths_;
+  const std::atomic<bool>& stop_;
+  ResultsLog log_;
+  std::set<int64_t> attempted_;  // resumed once this session (never retried in a loop)
+
+  std::mutex status_mu_;
+  nlohmann::json status_;
+  std::atomic<bool> heartbeat_stop_{false};
+  std::thread heartbeat_;
+};
+
+}  // namespace gz

@@ -1,0 +1,263 @@
+#include "match/engine_player.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <spdlog/spdlog.h>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+
+namespace gz {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+std::vector<std::string> SplitBlanks(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string FindInPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string d; std::getline(dirs, d, ':');) {
+    std::string candidate = (d.empty() ? "." : d) + "/" + program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+std::string FormatPoint(int move, int size) {
+  return std::to_string(move % size) + "," + std::to_string(move / size);
+}
+
+// A reply line shortened for messages (garbage can be long or binary).
+std::string Printable(const std::string& line) {
+  std::string out;
+  for (char c : line.substr(0, 60)) out += (c >= 32 && c < 127) ? c : '?';
+  if (line.size() > 60) out += "...";
+  return out;
+}
+
+}  // namespace
+
+EngineCommand ParseEngineCommand(const std::string& entry) {
+  const std::string spec = StartsWith(entry, "engine:") ? entry.substr(7) : entry;
+  EngineCommand cmd;
+  cmd.name = StartsWith(entry, "engine:") ? entry : "engine:" + entry;
+  std::vector<std::string> words = SplitBlanks(spec);
+  if (words.empty()) GOMOKU_THROW(ConfigError, "'" << entry << "': engine: needs a command");
+  if (words.size() == 1 && words[0].size() > 5 && words[0].substr(words[0].size() - 5) == ".json") {
+    const std::string file = words[0];
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(ReadFileOrThrow(file));
+    } catch (const std::exception& e) {
+      GOMOKU_THROW(ConfigError, "'" << entry << "': cannot read engine settings " << file << ": " << e.what());
+    }
+    if (!j.is_object()) GOMOKU_THROW(ConfigError, "'" << entry << "': " << file << " is not a JSON object");
+    for (auto& [k, v] : j.items())
+      if (k != "command" && k != "dir" && k != "name")
+        GOMOKU_THROW(ConfigError, "'" << entry << "': " << file << ": unknown key '" << k << "' (command, dir, name)");
+    const fs::path base = fs::absolute(fs::path(file)).parent_path();
+    cmd.dir = base.string();
+    if (j.contains("dir")) {
+      if (!j["dir"].is_string()) GOMOKU_THROW(ConfigError, "'" << entry << "': dir must be a string");
+      fs::path d = j["dir"].get<std::string>();
+      cmd.dir = (d.is_absolute() ? d : base / d).lexically_normal().string();
+    }
+    words.clear();
+    const auto& c = j.value("command", nlohmann::json());
+    if (c.is_string()) {
+      words = SplitBlanks(c.get<std::string>());
+    } else if (c.is_array()) {
+      for (const auto& w : c) {
+        if (!w.is_string()) GOMOKU_THROW(ConfigError, "'" << entry << "': command words must be strings");
+        words.push_back(w.get<std::string>());
+      }
+    }
+    if (words.empty()) GOMOKU_THROW(ConfigError, "'" << entry << "': " << file << " names no command");
+    if (j.contains("name")) {
+      if (!j["name"].is_string()) GOMOKU_THROW(ConfigError, "'" << entry << "': name must be a string");
+      cmd.name = "engine:" + j["name"].get<std::string>();
+    }
+    if (StartsWith(words[0], "./") || StartsWith(words[0], "../"))
+      words[0] = (fs::path(cmd.dir) / words[0]).lexically_normal().string();
+  }
+  if (words[0].find('/') == std::string::npos) {
+    std::string found = FindInPath(words[0]);
+    if (found.empty()) GOMOKU_THROW(ConfigError, "'" << entry << "': '" << words[0] << "' is not in PATH");
+    words[0] = found;
+  }
+  if (::access(words[0].c_str(), X_OK) != 0)
+    GOMOKU_THROW(ConfigError, "'" << entry << "': " << words[0] << " is not an executable file");
+  if (!cmd.dir.empty() && !fs::is_directory(cmd.dir))
+    GOMOKU_THROW(ConfigError, "'" << entry << "': working folder " << cmd.dir << " does not exist");
+  cmd.argv = words;
+  return cmd;
+}
+
+EngineMatchPlayer::EngineMatchPlayer(EngineCommand command, EngineLimits limits, std::string stderr_path)
+    : MatchPlayer(command.name), command_(std::move(command)), limits_(limits), stderr_path_(std::move(stderr_path)) {}
+
+EngineMatchPlayer::~EngineMatchPlayer() { EndGame(); }
+
+Forfeit EngineMatchPlayer::Crashed(const std::string& when) {
+  std::optional<int> code = process_ ? process_->WaitExit(std::chrono::milliseconds(500)) : std::nullopt;
+  std::ostringstream os;
+  os << "the engine " << (code ? "exited (status " + std::to_string(*code) + ")" : "closed its output") << " "
+     << when;
+  return {"crash", os.str()};
+}
+
+std::optional<Forfeit> EngineMatchPlayer::Send(const std::string& line) {
+  try {
+    process_->WriteLine(line);
+    return std::nullopt;
+  } catch (const IoError&) {
+    return Crashed("before '" + line + "' could be sent");
+  }
+}
+
+std::optional<Forfeit> EngineMatchPlayer::NewGame(int size, Rule rule) {
+  EndGame();
+  known_moves_ = 0;
+  told_position_ = false;
+  std::vector<std::string> argv = command_.argv;
+  if (!command_.dir.empty()) {
+    // ChildProcess has no working-folder option: a shell changes folder and
+    // execs the brain with its words passed as arguments (no quoting issues).
+    argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", command_.dir};
+    argv.insert(argv.end(), command_.argv.begin(), command_.argv.end());
+  }
+  try {
+    ChildOptions options;
+    options.stderr_path = stderr_path_;
+    options.die_with_parent = true;  // a killed evaluator or arena leaves no brain behind
+    process_ = std::make_unique<ChildProcess>(argv, options);
+  } catch (const IoError& e) {
+    return Forfeit{"start", std::string("cannot start the engine: ") + e.what()};
+  }
+  if (auto f = Send("START " + std::to_string(size))) return Forfeit{"start", f->reason};
+  const auto deadline = Clock::now() + kEngineStartTimeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto line = process_->ReadLine(std::max(left, std::chrono::milliseconds(0)));
+    if (!line) {
+      if (process_->eof()) return Forfeit{"start", Crashed("before answering START").reason};
+      return Forfeit{"start", "no answer to START within " + std::to_string(kEngineStartTimeout.count()) + " ms"};
+    }
+    if (StartsWith(*line, "MESSAGE") || StartsWith(*line, "DEBUG")) continue;
+    if (*line == "OK") break;
+    return Forfeit{"start", "START " + std::to_string(size) + " answered '" + Printable(*line) + "'"};
+  }
+  for (const std::string& info :
+       {"INFO timeout_turn " + std::to_string(limits_.turn_ms), std::string("INFO timeout_match 0"),
+        std::string("INFO max_memory 0"), "INFO rule " + std::string(rule == Rule::kStandard ? "1" : "0")})
+    if (auto f = Send(info)) return Forfeit{"start", f->reason};
+  return std::nullopt;
+}
+
+MoveReply EngineMatchPlayer::Move(const Board& board, const std::vector<int>& history) {
+  MoveReply r;
+  if (!process_) {
+    r.forfeit = Forfeit{"start", "the engine was not started"};
+    return r;
+  }
+  const int size = board.size();
+  const auto start = Clock::now();
+  std::optional<Forfeit> f;
+  if (told_position_ && history.size() == known_moves_ + 1) {
+    f = Send("TURN " + FormatPoint(history.back(), size));
+  } else if (history.empty()) {
+    f = Send("BEGIN");
+  } else {
+    // The position so far, in the order played: 1 = the engine's stones.
+    std::string block = "BOARD\n";
+    for (size_t i = 0; i < history.size(); ++i) {
+      const int8_t colour = i % 2 == 0 ? kBlack : kWhite;
+      block += FormatPoint(history[i], size) + "," + (colour == board.to_move() ? "1" : "2") + "\n";
+    }
+    block += "DONE";
+    f = Send(block);
+  }
+  if (f) {
+    r.forfeit = f;
+    return r;
+  }
+  told_position_ = true;
+  const std::chrono::milliseconds allowed(limits_.turn_ms + limits_.grace_ms);
+  r = ReadMove(board, start + allowed, allowed);
+  if (!r.forfeit) known_moves_ = history.size() + 1;
+  return r;
+}
+
+MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point deadline,
+                                      std::chrono::milliseconds allowed) {
+  static const std::regex kMove(R"(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*)");
+  MoveReply r;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    auto line = process_->ReadLine(std::max(left, std::chrono::milliseconds(0)));
+    if (!line) {
+      if (process_->eof())
+        r.forfeit = Crashed("instead of moving");
+      else
+        r.forfeit = Forfeit{"timeout", "no move within " + std::to_string(allowed.count()) + " ms (turn " +
+                                           std::to_string(limits_.turn_ms) + " ms + grace " +
+                                           std::to_string(limits_.grace_ms) + " ms)"};
+      return r;
+    }
+    if (StartsWith(*line, "MESSAGE") || StartsWith(*line, "DEBUG") || StartsWith(*line, "SUGGEST")) continue;
+    std::smatch m;
+    if (!std::regex_match(*line, m, kMove)) {
+      r.forfeit = Forfeit{"malformed", "reply '" + Printable(*line) + "' is not a move x,y"};
+      return r;
+    }
+    const int x = std::stoi(m[1]), y = std::stoi(m[2]);
+    if (x >= board.size() || y >= board.size()) {
+      r.forfeit = Forfeit{"illegal", "move " + *line + " is off the " + std::to_string(board.size()) + "x" +
+                                         std::to_string(board.size()) + " board"};
+      return r;
+    }
+    const int point = y * board.size() + x;
+    if (!board.IsLegal(point)) {
+      r.forfeit = Forfeit{"illegal", "move " + std::to_string(x) + "," + std::to_string(y) + " is on an occupied point"};
+      return r;
+    }
+    r.move = point;
+    return r;
+  }
+}
+
+void EngineMatchPlayer::EndGame() noexcept {
+  if (!process_) return;
+  try {
+    process_->WriteLine("END");
+    process_->CloseStdin();
+    if (!process_->WaitExit(std::chrono::milliseconds(1000)))
+      spdlog::debug("match: {} did not exit within 1 s of END; killed", name());
+  } catch (const std::exception&) {
+    // already dead: the destructor reaps it
+  }
+  process_.reset();  // kills (SIGKILL) and reaps a process still running
+}
+
+std::string ProbeEngine(const EngineCommand& command, int size, Rule rule, const std::string& stderr_path) {
+  EngineMatchPlayer p(command, EngineLimits{}, stderr_path);
+  auto f = p.NewGame(size, rule);
+  p.EndGame();
+  return f ? f->reason : "";
+}
+
+}  // namespace gz

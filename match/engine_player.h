@@ -1,0 +1,74 @@
+// The manager side of the Gomocup protocol: an external brain as a match
+// player, one fresh process per game, driven through pipes (ChildProcess).
+//
+// Per game: START size (answered OK within kEngineStartTimeout), INFO
+// timeout_turn / timeout_match 0 / max_memory 0 / rule, then BEGIN or a BOARD
+// block on its first turn and TURN x,y after that, END when the game is over.
+// A reply that is not "x,y", a point off the board or occupied, no reply
+// within turn + grace, or a process that exits forfeits the game (the kind
+// and reason are returned, docs/ratings.md).
+// Thread-safety: none.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/base/child_process.h"
+#include "match/player.h"
+
+namespace gz {
+
+// How long START may take: a brain that links LibTorch needs seconds to load.
+constexpr std::chrono::milliseconds kEngineStartTimeout{30000};
+
+struct EngineCommand {
+  std::vector<std::string> argv;  // argv[0] resolved to a path
+  std::string dir;                // working folder; "" = inherit
+  std::string name;               // rating name
+};
+
+// Parses what follows "engine:": a command line (split on blanks; a first
+// word without '/' is looked up in PATH) or a settings file ending in .json
+// ({"command": [...] | "...", "dir": "...", "name": "..."}; relative dir =
+// relative to the file; "./x" and "../x" command words relative to dir).
+// `entry` (e.g. "engine:/bin/x") is the default name.  Throws ConfigError
+// naming the entry.
+EngineCommand ParseEngineCommand(const std::string& entry);
+
+struct EngineLimits {
+  int turn_ms = 1000;   // sent as INFO timeout_turn
+  int grace_ms = 2000;  // a reply later than turn + grace forfeits
+};
+
+class EngineMatchPlayer : public MatchPlayer {
+ public:
+  // stderr_path: the brain's stderr is appended there ("" = inherited).
+  EngineMatchPlayer(EngineCommand command, EngineLimits limits, std::string stderr_path = "");
+  ~EngineMatchPlayer() override;
+
+  std::optional<Forfeit> NewGame(int size, Rule rule) override;
+  MoveReply Move(const Board& board, const std::vector<int>& history) override;
+  void EndGame() noexcept override;
+
+ private:
+  std::optional<Forfeit> Send(const std::string& line);
+  // Next reply line that is not MESSAGE / DEBUG / SUGGEST before the deadline.
+  MoveReply ReadMove(const Board& board, std::chrono::steady_clock::time_point deadline,
+                     std::chrono::milliseconds allowed);
+  Forfeit Crashed(const std::string& when);
+
+  EngineCommand command_;
+  EngineLimits limits_;
+  std::string stderr_path_;
+  std::unique_ptr<ChildProcess> process_;
+  size_t known_moves_ = 0;  // history length the brain has seen (its own reply included)
+  bool told_position_ = false;
+};
+
+// Starts the brain once and checks that it answers START size with OK.
+// Returns "" when it does, else why not (one line).
+std::string ProbeEngine(const EngineCommand& command, int size, Rule rule, const std::string& stderr_path = "");
+
+}  // namespace gz

@@ -1,0 +1,122 @@
+#include "match/game.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/net/net_api.h"
+#include "common/search/simple_evaluators.h"
+
+namespace gz {
+namespace {
+
+const char* ColourName(int8_t c) { return c == kBlack ? "black" : "white"; }
+
+int ParsePositive(const std::string& spec, const std::string& s) {
+  try {
+    size_t pos = 0;
+    int v = std::stoi(s, &pos);
+    if (pos != s.size() || v < 1) throw std::invalid_argument("x");
+    return v;
+  } catch (const std::exception&) {
+    GOMOKU_THROW(ConfigError, "player spec '" << spec << "': '" << s << "' is not a positive integer");
+  }
+}
+
+}  // namespace
+
+GameResult PlayGame(MatchPlayer& black, MatchPlayer& white, int size, Rule rule, const Opening& opening,
+                    const std::atomic<bool>* stop) {
+  const double start = MonotonicSeconds();
+  GameResult g;
+  Board board(size, rule);
+  for (int m : opening) {
+    board.Play(m);
+    g.moves.push_back(m);
+  }
+  auto forfeit = [&](MatchPlayer& loser, int8_t loser_colour, const Forfeit& f) {
+    g.winner = Opponent(loser_colour);
+    g.end = "forfeit";
+    g.forfeit_kind = f.kind;
+    g.forfeit_by = loser.name();
+    g.reason = std::string(ColourName(loser_colour)) + " (" + loser.name() + ") forfeits: " + f.reason;
+    spdlog::warn("match: {}", g.reason);
+  };
+  if (auto f = black.NewGame(size, rule)) {
+    forfeit(black, kBlack, *f);
+  } else if (auto f2 = white.NewGame(size, rule)) {
+    forfeit(white, kWhite, *f2);
+  } else {
+    while (!board.terminal()) {
+      if (stop && stop->load()) {
+        g.end = "stopped";
+        g.reason = "stopped";
+        break;
+      }
+      const int8_t colour = board.to_move();
+      MatchPlayer& p = colour == kBlack ? black : white;
+      MoveReply r = p.Move(board, g.moves);
+      if (!r.forfeit && !board.IsLegal(r.move))
+        r.forfeit = Forfeit{"illegal", "point " + std::to_string(r.move) + " is not a legal move"};
+      if (r.forfeit) {
+        forfeit(p, colour, *r.forfeit);
+        break;
+      }
+      board.Play(r.move);
+      g.moves.push_back(r.move);
+    }
+    if (g.end.empty()) {
+      const Outcome o = board.outcome();
+      g.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
+      g.end = g.winner == 0 ? "full" : "five";
+      g.reason = g.winner == 0 ? "the board is full" : std::string(ColourName(g.winner)) + " made five";
+    }
+  }
+  black.EndGame();
+  white.EndGame();
+  g.seconds = MonotonicSeconds() - start;
+  return g;
+}
+
+std::unique_ptr<MatchPlayer> MakeNetPlayer(const std::string& name, const std::string& path, int simulations,
+                                           const Config& cfg, const PlayerOptions& options) {
+  CheckpointExpect expect;
+  expect.board_size = cfg.board.size;
+  auto evaluator = LoadLocalEvaluator(path, ResolveDevice(options.device), options.net_threads,
+                                      ParseSymmetryMode(options.symmetry), expect);
+  return std::make_unique<SearchMatchPlayer>(name, std::move(evaluator), simulations, cfg.mcts, options.seed);
+}
+
+std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Config& cfg, int default_simulations,
+                                             const PlayerOptions& options) {
+  auto colon = spec.find(':');
+  if (colon == std::string::npos) GOMOKU_THROW(ConfigError, "player spec '" << spec << "': expected kind:ARG");
+  const std::string kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
+  if (kind == "rollout") {
+    return std::make_unique<SearchMatchPlayer>(spec, std::make_unique<RolloutEvaluator>(cfg.rule(), 1, options.seed),
+                                               ParsePositive(spec, rest), cfg.mcts, options.seed);
+  }
+  if (kind == "uniform") {
+    return std::make_unique<SearchMatchPlayer>(spec, std::make_unique<UniformEvaluator>(), ParsePositive(spec, rest),
+                                               cfg.mcts, options.seed);
+  }
+  if (kind == "net") {
+    std::string path = rest;
+    int sims = default_simulations;
+    auto c2 = rest.rfind(':');
+    if (c2 != std::string::npos && c2 + 1 < rest.size() &&
+        rest.find_first_not_of("0123456789", c2 + 1) == std::string::npos) {
+      path = rest.substr(0, c2);
+      sims = ParsePositive(spec, rest.substr(c2 + 1));
+    }
+    if (path.empty()) GOMOKU_THROW(ConfigError, "player spec '" << spec << "': net: needs a checkpoint path");
+    return MakeNetPlayer(spec, path, sims, cfg, options);
+  }
+  if (kind == "engine") {
+    return std::make_unique<EngineMatchPlayer>(ParseEngineCommand(spec), options.engine, options.engine_stderr);
+  }
+  GOMOKU_THROW(ConfigError, "player spec '" << spec << "': unknown kind '" << kind
+                                            << "' (net, rollout, uniform, engine)");
+}
+
+}  // namespace gz

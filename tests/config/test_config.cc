@@ -1,0 +1,116 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "common/base/cli.h"
+#include "common/config/config.h"
+#include "common/base/errors.h"
+#include "tests/support/temp_dir.h"
+
+using namespace gz;
+
+namespace {
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("defaults are the seed configuration and validate") {
+  Config c;
+  CHECK(c.board.size == 15);
+  CHECK(c.net.channels == 128);
+  CHECK(c.net.blocks == 8);
+  CHECK(c.mcts.simulations == 800);
+  CHECK(c.run.worker_count == 20);
+  CHECK(c.run.worker_games_per_worker == 6);
+  CHECK(c.run.target_games == 100);
+  CHECK(c.server.max_batch == 20);
+  CHECK(c.train.train_batches == 32);
+  CHECK(c.train.batch_size == 512);
+  CHECK_NOTHROW(c.Validate());
+}
+
+TEST_CASE("unknown keys are errors naming the key") {
+  Config c;
+  std::string e = ErrorOf([&] { c.Apply(nlohmann::json::parse(R"({"mcts": {"simulatons": 5}})"), "f.json"); });
+  CHECK(e.find("mcts.simulatons") != std::string::npos);
+  CHECK(e.find("f.json") != std::string::npos);
+  e = ErrorOf([&] { c.ApplyOverride("nope.key=1"); });
+  CHECK(e.find("nope.key") != std::string::npos);
+}
+
+TEST_CASE("out-of-range and wrong-type values name the key") {
+  Config c;
+  std::string e = ErrorOf([&] { c.ApplyOverride("board.size=40"); });
+  CHECK(e.find("board.size") != std::string::npos);
+  CHECK(e.find("out of range") != std::string::npos);
+  e = ErrorOf([&] { c.ApplyOverride("mcts.c_puct=abc"); });
+  CHECK(e.find("mcts.c_puct") != std::string::npos);
+  e = ErrorOf([&] { c.ApplyOverride("board.rule=renju"); });
+  CHECK(e.find("board.rule") != std::string::npos);
+  e = ErrorOf([&] { c.ApplyOverride("server.max_wait=-3"); });
+  CHECK(e.find("server.max_wait") != std::string::npos);
+  e = ErrorOf([&] { c.ApplyOverride("mcts.tree_reuse=2"); });
+  CHECK(e.find("mcts.tree_reuse") != std::string::npos);
+  e = ErrorOf([&] { c.ApplyOverride("novalue"); });
+  CHECK(e.find("dotted.key=value") != std::string::npos);
+  CHECK(c.board.size == 15);  // failed overrides changed nothing
+}
+
+TEST_CASE("cross-field validation") {
+  Config c;
+  c.ApplyOverride("run.min_games=500");
+  std::string e = ErrorOf([&] { c.Validate(); });
+  CHECK(e.find("run.min_games") != std::string::npos);
+}
+
+TEST_CASE("file < overrides, and ToJson round-trips every key") {
+  std::string path = gz::testing::TestTmpPath("cfg_test.json");
+  std::ofstream(path) << R"({"board": {"size": 9, "rule": "standard"}, "mcts": {"simulations": 50},
+                            "server": {"max_wait": "auto"}})";
+  Config c = Config::Load(path, {"mcts.simulations=70", "run.dir=/tmp/x"});
+  CHECK(c.board.size == 9);
+  CHECK(c.rule() == Rule::kStandard);
+  CHECK(c.mcts.simulations == 70);
+  CHECK(c.server.max_wait == "auto");
+  CHECK(c.run.dir == "/tmp/x");
+  Config d = Config::FromJson(c.ToJson(), "roundtrip");
+  CHECK(d.ToJson() == c.ToJson());
+  CHECK(c.ToJson()["mcts"]["simulations"] == 70);
+  // Every key appears in ToJson.
+  for (const auto& k : Config::Keys()) {
+    auto dot = k.find('.');
+    INFO(k);
+    CHECK(c.ToJson()[k.substr(0, dot)].contains(k.substr(dot + 1)));
+  }
+}
+
+TEST_CASE("bad JSON and missing files are clear errors") {
+  std::string path = gz::testing::TestTmpPath("cfg_bad.json");
+  std::ofstream(path) << "{ not json";
+  std::string e = ErrorOf([&] { Config::Load(path, {}); });
+  CHECK(e.find("invalid JSON") != std::string::npos);
+  CHECK_THROWS_AS(Config::Load("/nonexistent.json", {}), IoError);
+}
+
+TEST_CASE("command line parsing") {
+  const char* argv[] = {"prog", "--config", "a.json", "--set", "x.y=1", "--id=3", "--json"};
+  CliSpec spec{"usage", {"--id"}, {"--json"}};
+  CliArgs a = ParseCli(7, const_cast<char**>(argv), spec);
+  CHECK(a.config == "a.json");
+  CHECK(a.sets == std::vector<std::string>{"x.y=1"});
+  CHECK(a.get_int("--id", 0) == 3);
+  CHECK(a.has("--json"));
+  const char* bad[] = {"prog", "--bogus"};
+  CHECK_THROWS_AS(ParseCli(2, const_cast<char**>(bad), spec), ConfigError);
+  const char* missing[] = {"prog", "--id"};
+  CHECK_THROWS_AS(ParseCli(2, const_cast<char**>(missing), spec), ConfigError);
+}

@@ -1,0 +1,308 @@
+// A scripted Gomocup manager session against the real pbrain-gomoku-zero
+// binary (pure-MCTS baseline) through pipes, plus the real `play` binary.
+//
+// Every reply is read with a 5 s timeout: with INFO timeout_turn 1000 a reply
+// that does not arrive in time fails the test.  Only the first reply of a
+// process gets 60 s (starting a process that links LibTorch can take seconds
+// on a loaded machine; that is not a turn).  Reply times are measured and
+// printed, not asserted.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "common/game/board.h"
+#include "common/base/fileio.h"
+#include "common/base/child_process.h"
+#include "engine/gomocup_session.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_process.h"
+
+using namespace gz;
+using namespace gz::testing;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+const std::string kBrain = BinPath("pbrain-gomoku-zero");
+const std::string kPlay = BinPath("play");
+
+// Settings file with defaults only, so a pbrain-gomoku-zero.json that someone
+// left next to the binary cannot change what is tested.
+std::string DefaultSettings() {
+  std::string path = TestTmpPath("engine_default_settings.json");
+  WriteFileAtomic(path, "{}");
+  return path;
+}
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+// Drives one engine process like a manager and keeps the game state so every
+// move reply can be checked for legality.
+class Manager {
+ public:
+  explicit Manager(std::vector<std::string> extra = {})
+      : engine_(Args(extra), PipedTestChild(TestTmpPath("engine_manager.stderr"))) {}
+
+  static std::vector<std::string> Args(const std::vector<std::string>& extra) {
+    std::vector<std::string> a{kBrain, "--settings", DefaultSettings()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+
+  void Send(const std::string& line, const std::string& terminator = "\r\n") {
+    engine_.Write(line + terminator);
+    sent_at_ = Clock::now();
+  }
+
+  // The next reply that is not a MESSAGE (MESSAGE lines are checked for form).
+  std::string Reply() {
+    for (;;) {
+      auto line = engine_.ReadLine(started_ ? 5000ms : 60000ms);
+      started_ = true;
+      INFO("no reply in time (eof=" << engine_.eof() << ")");
+      REQUIRE(line.has_value());
+      if (StartsWith(*line, "MESSAGE")) {
+        REQUIRE((*line == "MESSAGE" || StartsWith(*line, "MESSAGE ")));
+        continue;
+      }
+      last_reply_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - sent_at_).count();
+      return *line;
+    }
+  }
+
+  // Expects a move: "X,Y" on the board, on an empty point.  Plays it.
+  int Move() {
+    std::string r = Reply();
+    INFO("reply: " << r);
+    REQUIRE(std::regex_match(r, std::regex(R"(\d+,\d+)")));
+    auto xy = ParseCoordinates(r);
+    REQUIRE(xy.has_value());
+    const int n = board_->size();
+    REQUIRE(xy->first < n);
+    REQUIRE(xy->second < n);
+    const int m = xy->second * n + xy->first;
+    REQUIRE(board_->IsLegal(m));
+    board_->Play(m);
+    return m;
+  }
+
+  void ExpectNoReplyPending() {
+    // Protocol commands without an answer (INFO) must not produce output:
+    // ABOUT is answered next, so any stray line would show up instead.
+    Send("ABOUT");
+    REQUIRE(StartsWith(Reply(), "name=\"gomoku-zero\""));
+  }
+
+  void NewBoard(int size) { board_.emplace(size, Rule::kFreestyle); }
+  Board& board() { return *board_; }
+  ChildProcess& process() { return engine_; }
+  double last_reply_ms() const { return last_reply_ms_; }
+
+ private:
+  ChildProcess engine_;
+  std::optional<Board> board_;
+  Clock::time_point sent_at_ = Clock::now();
+  double last_reply_ms_ = 0;
+  bool started_ = false;  // a first reply arrived
+};
+
+std::string Xy(int move, int size) { return FormatCoordinates(move, size); }
+
+}  // namespace
+
+TEST_CASE("scripted manager session through every mandatory command") {
+  Manager m;
+  m.Send("ABOUT");
+  REQUIRE(std::regex_match(m.Reply(),
+                           std::regex(R"(name="gomoku-zero", version="[^"]+", author="[^"]+", country="[^"]+")")));
+
+  // Limits; INFO never answers (checked by the ABOUT that follows).
+  m.Send("INFO timeout_turn 1000");
+  m.Send("INFO timeout_match 0", "\n");  // LF only
+  m.Send("INFO max_memory 83886080", "\r");  // CR only
+  m.Send("INFO time_left 2147483647");
+  m.Send("INFO game_type 1");
+  m.Send("INFO rule 0");
+  m.Send("INFO folder /tmp");
+  m.Send("INFO some_future_key 42");
+  m.ExpectNoReplyPending();
+
+  m.Send("START 4");
+  REQUIRE(StartsWith(m.Reply(), "ERROR"));
+  m.Send("START 30");
+  REQUIRE(StartsWith(m.Reply(), "ERROR"));
+  m.Send("START 15");
+  REQUIRE(m.Reply() == "OK");
+  m.NewBoard(15);
+
+  m.Send("BEGIN");
+  int own1 = m.Move();
+  WARN("BEGIN answered in " << m.last_reply_ms() << " ms (timeout_turn 1000)");
+  int opp1 = m.board().at(7, 7) == kEmpty ? 7 * 15 + 7 : 7 * 15 + 8;
+  m.board().Play(opp1);
+  m.Send("TURN " + Xy(opp1, 15));
+  int own2 = m.Move();
+  WARN("TURN answered in " << m.last_reply_ms() << " ms (timeout_turn 1000)");
+
+  SECTION("error paths leave the engine usable") {
+    m.Send("TURN " + Xy(own1, 15));  // occupied
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.Send("TURN 15,3");  // out of range
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.Send("TURN 3,-1");
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.Send("TURN 7");  // bad syntax
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.Send("TURN seven,eight");
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.Send("FROBNICATE 1 2");
+    REQUIRE(StartsWith(m.Reply(), "UNKNOWN"));
+    m.Send("RECTSTART 15,20");
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    // Still playing the same game.
+    int opp2 = m.board().LegalMoves().front();
+    m.board().Play(opp2);
+    m.Send("TURN " + Xy(opp2, 15));
+    m.Move();
+  }
+
+  SECTION("TAKEBACK undoes moves one by one") {
+    m.Send("TAKEBACK " + Xy(own2, 15));
+    REQUIRE(m.Reply() == "OK");
+    m.Send("TAKEBACK " + Xy(opp1, 15));
+    REQUIRE(m.Reply() == "OK");
+    m.Send("TAKEBACK " + Xy(opp1, 15));  // already empty
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    // Replay a different reply in the position after our first move.
+    m.NewBoard(15);
+    m.board().Play(own1);
+    int opp = m.board().at(0, 0) == kEmpty ? 0 : 1;
+    m.board().Play(opp);
+    m.Send("TURN " + Xy(opp, 15));
+    m.Move();
+  }
+
+  SECTION("BOARD: take the win, block the four, reject nonsense") {
+    m.Send("RESTART");
+    REQUIRE(m.Reply() == "OK");
+    // Our four on row 5 (x = 3..6), equal counts: we are black and must win.
+    m.Send("BOARD");
+    for (const char* l : {"3,5,1", "0,0,2", "4,5,1", "2,9,2", "5,5,1", "10,12,2", "6,5,1", "14,14,2"}) m.Send(l);
+    m.Send("DONE");
+    std::string win = m.Reply();
+    REQUIRE((win == "2,5" || win == "7,5"));
+
+    m.Send("RESTART");
+    REQUIRE(m.Reply() == "OK");
+    // Opponent's four on row 8 (x = 3..6), its left end taken by us: we are
+    // white (one stone fewer) with no four of our own, and must block 7,8.
+    m.Send("BOARD");
+    for (const char* l : {"3,8,2", "2,8,1", "4,8,2", "10,2,1", "5,8,2", "12,12,1", "6,8,2"}) m.Send(l);
+    m.Send("DONE");
+    REQUIRE(m.Reply() == "7,8");
+
+    m.Send("RESTART");
+    REQUIRE(m.Reply() == "OK");
+    m.Send("BOARD");
+    m.Send("1,1,1");
+    m.Send("2,2,1");  // two own stones, no opponent stone: not our turn
+    m.Send("DONE");
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.Send("BOARD");
+    m.Send("1,1,7");  // no such field
+    m.Send("DONE");
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.Send("BOARD");
+    m.Send("20,1,2");  // off the board
+    m.Send("DONE");
+    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    // Usable afterwards.
+    m.Send("RESTART");
+    REQUIRE(m.Reply() == "OK");
+    m.NewBoard(15);
+    m.Send("BEGIN");
+    m.Move();
+  }
+
+  SECTION("a second game on another size after START") {
+    m.Send("START 9");
+    REQUIRE(m.Reply() == "OK");
+    m.NewBoard(9);
+    m.Send("INFO timeout_turn 300");
+    int opp = 4 * 9 + 4;
+    m.board().Play(opp);
+    m.Send("TURN 4,4");
+    m.Move();
+  }
+
+  // END: the process exits promptly with status 0.
+  m.Send("END");
+  auto code = m.process().WaitExit(10000ms);
+  REQUIRE(code.has_value());
+  REQUIRE(*code == 0);
+}
+
+TEST_CASE("END during a long think stops the search and exits") {
+  Manager m;
+  m.Send("INFO timeout_turn 60000");
+  m.Send("START 15");
+  REQUIRE(m.Reply() == "OK");
+  m.Send("BEGIN");
+  std::this_thread::sleep_for(200ms);
+  const auto sent = Clock::now();
+  m.Send("END");
+  auto code = m.process().WaitExit(10000ms);
+  REQUIRE(code.has_value());
+  REQUIRE(*code == 0);
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
+  WARN("exited " << ms << " ms after END (the turn limit was 60 s)");
+}
+
+TEST_CASE("end of input ends the engine with status 0") {
+  Manager m;
+  m.Send("START 15");
+  REQUIRE(m.Reply() == "OK");
+  m.process().CloseStdin();
+  auto code = m.process().WaitExit(10000ms);
+  REQUIRE(code.has_value());
+  REQUIRE(*code == 0);
+}
+
+TEST_CASE("broken settings: the engine explains the problem instead of crashing") {
+  std::string bad = TestTmpPath("engine_bad_settings.json");
+  WriteFileAtomic(bad, R"({"max_simulations": "many"})");
+  ChildProcess engine({kBrain, "--settings", bad}, PipedTestChild(TestTmpPath("engine_manager.stderr")));
+  engine.WriteLine("INFO timeout_turn 1000");
+  engine.WriteLine("START 15");
+  auto reply = engine.ReadLine(60000ms);  // first reply: includes process start
+  REQUIRE(reply.has_value());
+  REQUIRE(StartsWith(*reply, "ERROR engine settings:"));
+  REQUIRE(reply->find("max_simulations") != std::string::npos);
+  engine.WriteLine("END");
+  REQUIRE(engine.WaitExit(10000ms) == std::optional<int>(0));
+}
+
+TEST_CASE("play binary: a short game from the terminal") {
+  ChildProcess play({kPlay, "--settings", DefaultSettings(), "--size", "9", "--simulations", "50", "--human", "black"},
+                    PipedTestChild(TestTmpPath("engine_play.stderr")));
+  play.Write("e5\ne5\nk3\nundo\ne5\nquit\n");
+  std::string out = play.ReadAll(120000ms);  // returns when play closes stdout
+  auto code = play.WaitExit(10000ms);
+  INFO(out);
+  REQUIRE(code == std::optional<int>(0));
+  REQUIRE(out.find("    a b c d e f g h i\n") != std::string::npos);
+  REQUIRE(out.find("engine plays ") != std::string::npos);
+  REQUIRE(out.find("illegal move: e5 is occupied") != std::string::npos);
+  REQUIRE(out.find("illegal move: 'k3' is off the board") != std::string::npos);
+  REQUIRE(out.find("took back your last move") != std::string::npos);
+  REQUIRE(out.find("bye") != std::string::npos);
+}
+
+TEST_CASE("play binary: bad flags are reported with status 2") {
+  ChildProcess play({kPlay, "--size", "40"}, PipedTestChild(TestTmpPath("engine_play.stderr")));
+  REQUIRE(play.WaitExit(60000ms) == std::optional<int>(2));
+}

@@ -1,0 +1,119 @@
+// The server answers what local inference answers (numerical equivalence;
+// proof "E1" of the seed report): >= 256 real self-play positions evaluated
+// (a) locally in one batched forward and (b) one by one through the server
+// while other clients load it with concurrent traffic.  The max abs
+// difference of log-policy and value must stay below 1e-5.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+
+#include "common/wire/remote_evaluator.h"
+#include "common/search/selfplay.h"
+#include "common/search/simple_evaluators.h"
+#include "tests/infer_server/server_test_util.h"
+
+using namespace gz;
+using namespace gz::testing;
+
+namespace {
+
+// Records every position the search asks about (a decorator).
+class RecordingEvaluator : public Evaluator {
+ public:
+  explicit RecordingEvaluator(Evaluator* inner) : inner_(inner) {}
+  void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override {
+    seen.insert(seen.end(), positions.begin(), positions.end());
+    inner_->Evaluate(positions, results);
+  }
+  std::string Describe() const override { return "recording " + inner_->Describe(); }
+  std::vector<Position> seen;
+
+ private:
+  Evaluator* inner_;
+};
+
+std::vector<Position> SelfPlayPositions(int wanted) {
+  UniformEvaluator uniform;
+  RecordingEvaluator rec(&uniform);
+  SelfPlayParams params;
+  params.mcts.simulations = 16;
+  params.random_opening_moves = 2;
+  std::vector<std::unique_ptr<SelfPlayGame>> games;
+  std::vector<SelfPlayGame*> ptrs;
+  for (int g = 0; g < 6; ++g) {
+    games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kFreestyle, GameSeed(9, 1, 0, g), 1, 0));
+    ptrs.push_back(games.back().get());
+  }
+  PlayGamesBatched(ptrs, rec);
+  // Spread the picks over the whole games (openings to endgames).
+  std::vector<Position> out;
+  const size_t step = std::max<size_t>(1, rec.seen.size() / wanted);
+  for (size_t i = 0; i < rec.seen.size() && static_cast<int>(out.size()) < wanted; i += step) out.push_back(rec.seen[i]);
+  return out;
+}
+
+void CompareServerWithLocal(SymmetryMode mode, const char* mode_name) {
+  ShortTempDir tmp;
+  std::string dir = FreshTestDir(std::string("server/remote-eval-") + mode_name);
+  std::string ckpt = MakeCheckpoint(dir, "a.pt", 31, 1);
+  std::string sock = tmp / "infer.sock";
+  auto args = ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", std::string("inference.symmetry=") + mode_name});
+  InferServerProcess server(args, dir + "/server.log");
+
+  std::vector<Position> ps = SelfPlayPositions(256);
+  REQUIRE(ps.size() == 256);
+  int stones = 0;
+  for (auto& p : ps)
+    for (auto c : p.cells) stones += c != 0;
+  CHECK(stones > 256 * 3);  // real mid-game positions, not empty boards
+
+  std::vector<EvalResult> local(ps.size());
+  LoadLocalEvaluator(ckpt, "cpu", 1, mode)->Evaluate(ps, local);  // one batched forward
+
+  REQUIRE(WaitServing(sock, 1));
+  std::atomic<bool> stop{false};
+  std::atomic<int64_t> background{0};
+  std::vector<std::thread> traffic;
+  for (int t = 0; t < 3; ++t) {
+    traffic.emplace_back([&, t] {
+      RemoteEvaluator r(sock, TestHello(mode));
+      std::vector<Position> mine = RandomPositions(4 + t, 1000 + t);
+      std::vector<EvalResult> out(mine.size());
+      while (!stop) {
+        r.Evaluate(mine, out);
+        ++background;
+      }
+    });
+  }
+  RemoteEvaluator remote(sock, TestHello(mode));
+  double max_policy = 0, max_value = 0;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    std::vector<EvalResult> one(1);
+    remote.Evaluate(std::span<const Position>(&ps[i], 1), one);
+    REQUIRE(one[0].log_policy.size() == local[i].log_policy.size());
+    for (size_t k = 0; k < one[0].log_policy.size(); ++k)
+      max_policy = std::max(max_policy, static_cast<double>(std::fabs(one[0].log_policy[k] - local[i].log_policy[k])));
+    max_value = std::max(max_value, static_cast<double>(std::fabs(one[0].value - local[i].value)));
+  }
+  stop = true;
+  for (auto& t : traffic) t.join();
+  auto stats = FetchStats(sock, 5);
+  std::printf("server vs local (%s): %zu positions, max |d log-policy| = %.3e, max |d value| = %.3e, background requests %lld, "
+              "server avg batch %.2f\n",
+              mode_name, ps.size(), max_policy, max_value, static_cast<long long>(background.load()),
+              stats.value("avg_batch_total", 0.0));
+  CHECK(background > 0);
+  CHECK(max_policy < 1e-5);
+  CHECK(max_value < 1e-5);
+  CHECK(server.Terminate() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("server answers equal local batched inference (all8)", "[remote][equivalence]") {
+  CompareServerWithLocal(SymmetryMode::kAll8, "all8");
+}
+
+TEST_CASE("server answers equal local batched inference (none)", "[remote][equivalence]") {
+  CompareServerWithLocal(SymmetryMode::kNone, "none");
+}

@@ -1,0 +1,192 @@
+// RemoteEvaluator and FallbackEvaluator against the real server: fallback
+// when the socket is missing, when the server is kill -9'd mid-run, reconnect
+// when it comes back, idle-closed connections re-opened, self-play through
+// the server.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+
+#include "common/wire/fallback_evaluator.h"
+#include "common/wire/remote_evaluator.h"
+#include "common/search/selfplay.h"
+#include "tests/infer_server/server_test_util.h"
+
+using namespace gz;
+using namespace gz::testing;
+
+namespace {
+
+FallbackOptions FastBackoff() {
+  FallbackOptions o;
+  o.reconnect_initial_s = 0.05;
+  o.reconnect_max_s = 0.2;
+  o.remote.connect_timeout_s = 2;
+  o.remote.call_timeout_s = 20;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("FallbackEvaluator falls back when the socket is missing", "[remote][fallback]") {
+  ShortTempDir tmp;
+  std::string dir = FreshTestDir("server/fb-missing");
+  std::string ckpt = MakeCheckpoint(dir, "a.pt", 4, 1);
+  std::vector<Position> ps = RandomPositions(5, 3);
+  std::vector<EvalResult> want(ps.size());
+  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(ps, want);
+
+  LogCapture logs;
+  int factory_calls = 0;
+  FallbackEvaluator fb(tmp / "nope.sock", TestHello(), [&] {
+    ++factory_calls;
+    return LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8);
+  }, FastBackoff());
+  CHECK_FALSE(fb.remote_active());
+  CHECK(fb.fallbacks() == 1);
+  CHECK(factory_calls == 0);  // lazily
+  std::vector<EvalResult> got(ps.size());
+  fb.Evaluate(ps, got);
+  fb.Evaluate(ps, got);
+  CHECK(factory_calls == 1);
+  for (size_t i = 0; i < ps.size(); ++i) CHECK(MaxAbsDiff(got[i], want[i]) == 0);
+  CHECK(logs.Count("falling back to local inference") == 1);
+  CHECK(logs.text().find("no socket file") != std::string::npos);
+  CHECK(logs.Count("remote batched inference enabled") == 0);
+}
+
+TEST_CASE("FallbackEvaluator survives kill -9 of the server and reconnects when it returns",
+          "[remote][fallback]") {
+  ShortTempDir tmp;
+  std::string dir = FreshTestDir("server/fb-kill");
+  std::string ckpt = MakeCheckpoint(dir, "a.pt", 4, 6);
+  std::string sock = tmp / "infer.sock";
+  std::vector<Position> ps = RandomPositions(5, 3);
+  std::vector<EvalResult> want(ps.size());
+  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(ps, want);
+
+  auto server = std::make_unique<InferServerProcess>(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/s1.log");
+  REQUIRE(WaitServing(sock, 6));
+
+  LogCapture logs;
+  int factory_calls = 0;
+  FallbackEvaluator fb(sock, TestHello(), [&] {
+    ++factory_calls;
+    return LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8);
+  }, FastBackoff());
+  CHECK(fb.remote_active());
+  CHECK(logs.Count("remote batched inference enabled: " + sock) == 1);
+  std::vector<EvalResult> got(ps.size());
+  fb.Evaluate(ps, got);
+  CHECK(got[0].model_generation == 6);
+  for (size_t i = 0; i < ps.size(); ++i) CHECK(MaxAbsDiff(got[i], want[i]) < 1e-5);
+  CHECK(factory_calls == 0);
+
+  server->Kill();
+  // The failed evaluation is redone locally: same answers, game goes on.
+  for (auto& r : got) r = EvalResult{};
+  fb.Evaluate(ps, got);
+  for (size_t i = 0; i < ps.size(); ++i) CHECK(MaxAbsDiff(got[i], want[i]) < 1e-5);
+  CHECK_FALSE(fb.remote_active());
+  CHECK(fb.fallbacks() == 1);
+  CHECK(factory_calls == 1);
+  CHECK(logs.Count("falling back to local inference") == 1);
+
+  // Still down: stays local, retries with backoff, no new fallback count.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  fb.Evaluate(ps, got);
+  CHECK_FALSE(fb.remote_active());
+  CHECK(fb.fallbacks() == 1);
+
+  // The server comes back on the same (now stale) socket path.
+  server = std::make_unique<InferServerProcess>(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/s2.log");
+  REQUIRE(WaitServing(sock, 6));
+  REQUIRE(WaitUntil(
+      [&] {
+        fb.Evaluate(ps, got);
+        return fb.remote_active();
+      },
+      10));
+  CHECK(fb.reconnects() == 1);
+  CHECK(logs.Count("remote batched inference restored: " + sock) == 1);
+  fb.Evaluate(ps, got);
+  for (size_t i = 0; i < ps.size(); ++i) CHECK(MaxAbsDiff(got[i], want[i]) < 1e-5);
+  auto stats = FetchStats(sock, 5);
+  CHECK(stats.at("requests_total").get<int64_t>() >= 1);
+  CHECK(server->Terminate() == 0);
+}
+
+TEST_CASE("RemoteEvaluator re-opens a connection the server closed for idleness", "[remote]") {
+  ShortTempDir tmp;
+  std::string dir = FreshTestDir("server/idle");
+  std::string ckpt = MakeCheckpoint(dir, "a.pt", 4, 2);
+  std::string sock = tmp / "infer.sock";
+  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", "server.idle_timeout_s=0.3"}),
+                       dir + "/server.log");
+  REQUIRE(WaitServing(sock, 2));
+  RemoteEvaluator remote(sock, TestHello());
+  std::vector<Position> ps = RandomPositions(2, 1);
+  std::vector<EvalResult> got(2);
+  remote.Evaluate(ps, got);
+  REQUIRE(WaitUntil([&] { return server.Log().find("idle timeout") != std::string::npos; }, 10));
+  remote.Evaluate(ps, got);  // no exception: reconnected
+  CHECK(got[1].model_generation == 2);
+  CHECK(server.Terminate() == 0);
+}
+
+TEST_CASE("self-play through the server (PlayGamesBatched over RemoteEvaluator), server killed mid-run",
+          "[remote][selfplay]") {
+  ShortTempDir tmp;
+  std::string dir = FreshTestDir("server/selfplay");
+  std::string ckpt = MakeCheckpoint(dir, "a.pt", 8, 7);
+  std::string sock = tmp / "infer.sock";
+  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/server.log");
+  REQUIRE(WaitServing(sock, 7));
+
+  SelfPlayParams params;
+  params.mcts.simulations = 12;
+  params.max_moves = 30;
+  {
+    RemoteEvaluator remote(sock, TestHello());
+    std::vector<std::unique_ptr<SelfPlayGame>> games;
+    std::vector<SelfPlayGame*> ptrs;
+    for (int g = 0; g < 4; ++g) {
+      games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kFreestyle, GameSeed(1, 1, 0, g), 1, 7));
+      ptrs.push_back(games.back().get());
+    }
+    CHECK(PlayGamesBatched(ptrs, remote) > 0);
+    for (auto& g : games) {
+      CHECK(g->finished());
+      CHECK(g->record().num_moves() > 0);
+      for (int64_t gen : g->record().model_generations) CHECK(gen == 7);
+    }
+  }
+  // Kill the server while games are being played: they still finish.
+  LogCapture logs;
+  FallbackEvaluator fb(sock, TestHello(), [&] { return LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8); },
+                       FastBackoff());
+  REQUIRE(fb.remote_active());
+  std::vector<std::unique_ptr<SelfPlayGame>> games;
+  std::vector<SelfPlayGame*> ptrs;
+  for (int g = 0; g < 4; ++g) {
+    games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kFreestyle, GameSeed(2, 1, 0, g), 1, 7));
+    ptrs.push_back(games.back().get());
+  }
+  const int64_t baseline = FetchStats(sock, 5).at("requests_total").get<int64_t>();
+  std::thread killer([&] {
+    WaitUntil(
+        [&] {
+          try {
+            return FetchStats(sock, 5).at("requests_total").get<int64_t>() >= baseline + 20;
+          } catch (const std::exception&) {
+            return false;
+          }
+        },
+        30);
+    server.Kill();
+  });
+  CHECK_NOTHROW(PlayGamesBatched(ptrs, fb));
+  killer.join();
+  for (auto& g : games) CHECK(g->finished());
+  CHECK(fb.fallbacks() == 1);
+  CHECK(logs.Count("falling back to local inference") == 1);
+}

@@ -1,0 +1,274 @@
+// Tests of the checkpoint format: round trips, determinism and every way a
+// file can be wrong (each must be a ModelError/IoError naming the problem,
+// never a crash or a silently wrong net).
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/game/encoder.h"
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/net/checkpoint.h"
+#include "common/net/checkpoint_format.h"
+#include "common/net/model.h"
+#include "common/net/net_api.h"
+#include "tests/net/checkpoint_edit.h"
+#include "tests/support/temp_dir.h"
+
+// LibTorch (built with glog) defines an aborting CHECK macro; the Catch
+// header must come after every torch header so that Catch's CHECK is used.
+#undef CHECK
+#include <catch2/catch.hpp>
+
+namespace gz {
+namespace {
+
+using testing::JsonLen;
+using testing::WithFixedCrc;
+
+constexpr int kSize = 7;
+constexpr int kChannels = 8;
+constexpr int kBlocks = 1;
+
+std::string TmpPath(const std::string& name) { return gz::testing::TestTmpPath("checkpoint_" + name); }
+
+std::string MakeCheckpoint(const std::string& name, uint64_t seed = 1) {
+  const std::string path = TmpPath(name);
+  CreateRandomCheckpoint(path, kSize, Rule::kFreestyle, kChannels, kBlocks, seed, 2, 3);
+  return path;
+}
+
+// Replaces `from` (which must occur in the JSON header) by `to` of the same length.
+std::string EditHeader(std::string bytes, const std::string& from, const std::string& to) {
+  REQUIRE(from.size() == to.size());
+  const size_t at = bytes.find(from);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(at < 12 + JsonLen(bytes));
+  bytes.replace(at, from.size(), to);
+  return WithFixedCrc(bytes);
+}
+
+// Loads `bytes` from a file and returns the ModelError message ("" if it loaded).
+std::string LoadError(const std::string& bytes, const std::string& name, const CheckpointExpect& expect = {}) {
+  const std::string path = TmpPath(name);
+  WriteFileAtomic(path, bytes);
+  try {
+    LoadCheckpoint(path, expect);
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+torch::Tensor Planes(int n) {
+  torch::manual_seed(77);
+  return (torch::rand({n, kNumPlanes, kSize, kSize}) > 0.6).to(torch::kFloat);
+}
+
+}  // namespace
+
+TEST_CASE("save/load round trip reproduces the net bit for bit", "[checkpoint]") {
+  PolicyValueNet net(kSize, kChannels, 2);
+  net->InitSeeded(9);
+  // A training-mode forward moves the BN running stats away from their defaults,
+  // so the round trip must carry the buffers too.
+  net->train();
+  net->forward(Planes(6));
+  net->eval();
+  CheckpointInfo info;
+  info.rule = "standard";
+  info.iteration = 12;
+  info.model_generation = 34;
+  info.seed = std::numeric_limits<uint64_t>::max() - 5;
+  const std::string path = TmpPath("roundtrip.gzck");
+  SaveCheckpoint(path, net, info);
+
+  CheckpointInfo loaded_info;
+  PolicyValueNet loaded = LoadCheckpoint(path, {}, &loaded_info);
+  CHECK(loaded_info.format_version == 1);
+  CHECK(loaded_info.board_size == kSize);
+  CHECK(loaded_info.rule == "standard");
+  CHECK(loaded_info.encoder_version == kEncoderVersion);
+  CHECK(loaded_info.channels == kChannels);
+  CHECK(loaded_info.blocks == 2);
+  CHECK(loaded_info.iteration == 12);
+  CHECK(loaded_info.model_generation == 34);
+  CHECK(loaded_info.seed == std::numeric_limits<uint64_t>::max() - 5);
+
+  CHECK(torch::equal(loaded->input_bn->running_mean, net->input_bn->running_mean));
+  CHECK(loaded->input_bn->num_batches_tracked.item<int64_t>() == 1);
+  loaded->eval();
+  torch::NoGradGuard no_grad;
+  auto [lp1, v1] = net->forward(Planes(4));
+  auto [lp2, v2] = loaded->forward(Planes(4));
+  CHECK(torch::equal(lp1, lp2));
+  CHECK(torch::equal(v1, v2));
+
+  // Saving the loaded net gives the same bytes.
+  CHECK(SerializeCheckpoint(loaded, loaded_info) == ReadFileOrThrow(path));
+}
+
+TEST_CASE("ReadCheckpointInfo reads the header only", "[checkpoint]") {
+  const std::string path = MakeCheckpoint("info.gzck", 5);
+  CheckpointInfo info = ReadCheckpointInfo(path);
+  CHECK(info.format_version == 1);
+  CHECK(info.board_size == kSize);
+  CHECK(info.rule == "freestyle");
+  CHECK(info.channels == kChannels);
+  CHECK(info.blocks == kBlocks);
+  CHECK(info.iteration == 2);
+  CHECK(info.model_generation == 3);
+  CHECK(info.seed == 5);
+}
+
+TEST_CASE("CreateRandomCheckpoint is deterministic per seed", "[checkpoint]") {
+  torch::manual_seed(1);
+  const std::string a = ReadFileOrThrow(MakeCheckpoint("det_a.gzck", 42));
+  torch::manual_seed(2);
+  const std::string b = ReadFileOrThrow(MakeCheckpoint("det_b.gzck", 42));
+  const std::string c = ReadFileOrThrow(MakeCheckpoint("det_c.gzck", 43));
+  CHECK(a == b);
+  CHECK(a != c);
+  REQUIRE(a.size() == c.size());
+}
+
+TEST_CASE("a missing file is an IoError naming the path", "[checkpoint]") {
+  const std::string path = TmpPath("missing.gzck");
+  try {
+    LoadCheckpoint(path);
+    FAIL("loaded a missing file");
+  } catch (const IoError& e) {
+    CHECK(std::string(e.what()).find(path) != std::string::npos);
+  }
+  CHECK_THROWS_AS(ReadCheckpointInfo(path), IoError);
+}
+
+TEST_CASE("bad magic and wrong format version are rejected", "[checkpoint]") {
+  std::string bytes = ReadFileOrThrow(MakeCheckpoint("magic.gzck"));
+  std::string bad = bytes;
+  bad[0] = 'X';
+  CHECK_THAT(LoadError(WithFixedCrc(bad), "magic_bad.gzck"), Catch::Contains("bad magic"));
+  CHECK_THROWS_AS(ReadCheckpointInfo(TmpPath("magic_bad.gzck")), ModelError);
+
+  std::string v2 = bytes;
+  const uint32_t version = 2;
+  std::memcpy(v2.data() + 4, &version, 4);
+  CHECK_THAT(LoadError(WithFixedCrc(v2), "version.gzck"), Catch::Contains("format version 2"));
+  CHECK_THROWS_WITH(ReadCheckpointInfo(TmpPath("version.gzck")), Catch::Contains("format version 2"));
+
+  CHECK_THAT(LoadError("not a checkpoint at all, just some text", "text.gzck"), Catch::Contains("bad magic"));
+}
+
+TEST_CASE("a truncated file is rejected at every length", "[checkpoint]") {
+  const std::string bytes = ReadFileOrThrow(MakeCheckpoint("trunc.gzck"));
+  const size_t header_end = 12 + JsonLen(bytes);
+  std::vector<size_t> lengths;
+  for (size_t n = 0; n < 40; ++n) lengths.push_back(n);
+  for (size_t n = header_end - 8; n < header_end + 8; ++n) lengths.push_back(n);
+  for (size_t n = header_end; n < bytes.size(); n += bytes.size() / 97 + 1) lengths.push_back(n);
+  for (size_t n = bytes.size() - 8; n < bytes.size(); ++n) lengths.push_back(n);
+  for (size_t n : lengths) {
+    INFO("truncated to " << n << " of " << bytes.size() << " bytes");
+    CHECK(!LoadError(bytes.substr(0, n), "trunc_cut.gzck").empty());
+    CHECK_THROWS_AS(ReadCheckpointInfo(TmpPath("trunc_cut.gzck")), ModelError);
+  }
+  // Extra bytes at the end are rejected too.
+  CHECK(!LoadError(bytes + std::string(8, '\0'), "trunc_long.gzck").empty());
+  CHECK_THROWS_AS(ReadCheckpointInfo(TmpPath("trunc_long.gzck")), ModelError);
+}
+
+TEST_CASE("flipped bits are caught", "[checkpoint]") {
+  const std::string bytes = ReadFileOrThrow(MakeCheckpoint("flip.gzck"));
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < 16; ++i) offsets.push_back(i);
+  for (size_t i = 16; i < bytes.size(); i += bytes.size() / 61 + 1) offsets.push_back(i);
+  offsets.push_back(bytes.size() - 1);
+  for (size_t off : offsets) {
+    for (int bit : {0, 5}) {
+      std::string bad = bytes;
+      bad[off] = static_cast<char>(bad[off] ^ (1 << bit));
+      INFO("bit " << bit << " of byte " << off);
+      CHECK(!LoadError(bad, "flip_bad.gzck").empty());
+    }
+  }
+  // A flip in the tensor data is reported as a CRC mismatch.
+  std::string bad = bytes;
+  bad[bytes.size() - 20] ^= 1;
+  CHECK_THAT(LoadError(bad, "flip_data.gzck"), Catch::Contains("CRC"));
+}
+
+TEST_CASE("expectations name the mismatch", "[checkpoint]") {
+  const std::string path = MakeCheckpoint("expect.gzck");
+  const std::string bytes = ReadFileOrThrow(path);
+  CheckpointExpect ok{kSize, kChannels, kBlocks};
+  CHECK_NOTHROW(LoadCheckpoint(path, ok));
+
+  CheckpointExpect board;
+  board.board_size = 15;
+  const std::string m1 = LoadError(bytes, "expect_b.gzck", board);
+  CHECK_THAT(m1, Catch::Contains("board size 7") && Catch::Contains("15"));
+
+  CheckpointExpect channels;
+  channels.channels = 64;
+  CHECK_THAT(LoadError(bytes, "expect_c.gzck", channels), Catch::Contains("channels 8") && Catch::Contains("64"));
+
+  CheckpointExpect blocks;
+  blocks.blocks = 6;
+  CHECK_THAT(LoadError(bytes, "expect_k.gzck", blocks), Catch::Contains("blocks 1") && Catch::Contains("6"));
+}
+
+TEST_CASE("an encoder-version mismatch is rejected", "[checkpoint]") {
+  const std::string bytes = ReadFileOrThrow(MakeCheckpoint("encver.gzck"));
+  const std::string bad = EditHeader(bytes, "\"encoder_version\":1", "\"encoder_version\":9");
+  CHECK_THAT(LoadError(bad, "encver_bad.gzck"), Catch::Contains("encoder version 9"));
+  CHECK_THROWS_WITH(ReadCheckpointInfo(TmpPath("encver_bad.gzck")), Catch::Contains("encoder version 9"));
+}
+
+TEST_CASE("a header that disagrees with the tensors is rejected", "[checkpoint]") {
+  const std::string bytes = ReadFileOrThrow(MakeCheckpoint("arch.gzck"));
+  // Same byte count, but the architecture now expects 9-channel tensors.
+  CHECK_THAT(LoadError(EditHeader(bytes, "\"channels\":8", "\"channels\":9"), "arch_c.gzck"),
+             Catch::Contains("architecture expects"));
+  // A renamed tensor.
+  CHECK_THAT(LoadError(EditHeader(bytes, "input_conv.weight", "input_conv.weigxt"), "arch_n.gzck"),
+             Catch::Contains("input_conv.weigxt"));
+  // A missing header field and a bad rule.
+  CHECK_THAT(LoadError(EditHeader(bytes, "\"board_size\"", "\"board_sizX\""), "arch_f.gzck"),
+             Catch::Contains("board_size"));
+  CHECK_THAT(LoadError(EditHeader(bytes, "\"freestyle\"", "\"freestylX\""), "arch_r.gzck"),
+             Catch::Contains("freestylX"));
+  // Broken JSON.
+  CHECK_THAT(LoadError(EditHeader(bytes, "{\"blocks\"", "[\"blocks\""), "arch_j.gzck"), Catch::Contains("JSON"));
+}
+
+TEST_CASE("NaN and Inf weights are rejected", "[checkpoint]") {
+  const std::string bytes = ReadFileOrThrow(MakeCheckpoint("nan.gzck"));
+  const size_t data = 12 + JsonLen(bytes);
+  for (float poison : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    std::string bad = bytes;
+    std::memcpy(bad.data() + data + 4 * 10, &poison, 4);  // the 11th float of the first tensor
+    CHECK_THAT(LoadError(WithFixedCrc(bad), "nan_bad.gzck"),
+               Catch::Contains("input_conv.weight") && Catch::Contains("NaN/Inf"));
+  }
+}
+
+TEST_CASE("a diverged net is never saved", "[checkpoint]") {
+  PolicyValueNet net(kSize, kChannels, kBlocks);
+  {
+    torch::NoGradGuard no_grad;
+    net->value_fc2->bias.fill_(std::numeric_limits<float>::quiet_NaN());
+  }
+  const std::string path = TmpPath("diverged.gzck");
+  std::filesystem::remove(path);
+  CHECK_THROWS_WITH(SaveCheckpoint(path, net, {}), Catch::Contains("value_fc2.bias"));
+  CHECK_FALSE(FileExists(path));
+  CheckpointInfo wrong;
+  wrong.board_size = 9;
+  PolicyValueNet ok(kSize, kChannels, kBlocks);
+  CHECK_THROWS_AS(SaveCheckpoint(path, ok, wrong), ModelError);
+}
+
+}  // namespace gz

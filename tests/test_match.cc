@@ -1,0 +1,174 @@
+// The match module in process: the fixed opening set, refereed games between
+// in-process players, forfeits of a player that answers an illegal point, and
+// the arena binary on top of it.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/game/symmetry.h"
+#include "common/game/tactics.h"
+#include "common/search/simple_evaluators.h"
+#include "match/game.h"
+#include "match/openings.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_process.h"
+#include "tools/arena_lib.h"
+
+using namespace gz;
+
+namespace {
+
+Config TinyConfig() {
+  Config c;
+  c.board.size = 7;
+  c.inference.device = "cpu";
+  c.inference.symmetry = "none";
+  return c;
+}
+
+// Answers a fixed point every time (an occupied one after the first move).
+class StubbornPlayer : public MatchPlayer {
+ public:
+  StubbornPlayer(int point) : MatchPlayer("stubborn"), point_(point) {}
+  std::optional<Forfeit> NewGame(int, Rule) override { return std::nullopt; }
+  MoveReply Move(const Board&, const std::vector<int>&) override { return {point_, std::nullopt}; }
+
+ private:
+  int point_;
+};
+
+std::vector<int> Canonical(const Opening& o, int size) {
+  std::vector<int> best;
+  for (int s = 0; s < kNumSymmetries; ++s) {
+    std::vector<int> k;
+    for (size_t i = 0; i < o.size(); ++i) k.push_back(TransformPoint(s, o[i], size) * 2 + static_cast<int>(i % 2));
+    std::sort(k.begin(), k.end());
+    if (best.empty() || k < best) best = k;
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("opening set: deterministic, central, distinct under symmetry, no immediate tactics") {
+  for (int size : {7, 9, 15}) {
+    for (int length : {1, 2, 3, 4}) {
+      INFO("size " << size << " length " << length);
+      auto set = OpeningSet(size, Rule::kFreestyle, length);
+      REQUIRE(!set.empty());
+      CHECK(set.size() <= 64);
+      CHECK(set == OpeningSet(size, Rule::kFreestyle, length));
+      std::set<std::vector<int>> keys;
+      const int lo = (size - std::min(size, 5)) / 2;
+      for (const Opening& o : set) {
+        REQUIRE(static_cast<int>(o.size()) == length);
+        Board b(size, Rule::kFreestyle);
+        for (int m : o) {
+          CHECK(m / size >= lo);
+          CHECK(m / size < lo + 5);
+          CHECK(m % size >= lo);
+          CHECK(m % size < lo + 5);
+          b.Play(m);  // throws on a repeated point
+        }
+        CHECK(FindWinningMove(b) == kNoMove);
+        CHECK(FindForcedBlock(b) == kNoMove);
+        keys.insert(Canonical(o, size));
+      }
+      CHECK(keys.size() == set.size());
+    }
+  }
+  // One stone in the central 5x5 square: 6 positions up to symmetry.
+  CHECK(OpeningSet(15, Rule::kFreestyle, 1).size() == 6);
+  CHECK(OpeningSet(7, Rule::kFreestyle, 0) == std::vector<Opening>{Opening{}});
+  CHECK_THROWS_AS(OpeningSet(7, Rule::kFreestyle, 25), ConfigError);
+  // Games 2k and 2k+1 share opening k.
+  auto set = OpeningSet(9, Rule::kFreestyle, 2);
+  CHECK(OpeningForGame(set, 0) == OpeningForGame(set, 1));
+  CHECK(OpeningForGame(set, 2) == set[1]);
+  CHECK(OpeningForGame(set, 2 * static_cast<int>(set.size())) == set[0]);
+}
+
+TEST_CASE("in-process players: a refereed game to the end, replayed identically") {
+  Config cfg = TinyConfig();
+  PlayerOptions opt;
+  auto a = MakeMatchPlayer("rollout:30", cfg, 16, opt);
+  auto b = MakeMatchPlayer("uniform:30", cfg, 16, opt);
+  CHECK(a->name() == "rollout:30");
+  const Opening opening = OpeningSet(7, Rule::kFreestyle, 2)[0];
+  GameResult g = PlayGame(*a, *b, 7, Rule::kFreestyle, opening);
+  CHECK((g.end == "five" || g.end == "full"));
+  CHECK(g.forfeit_kind.empty());
+  REQUIRE(g.moves.size() >= 9);
+  CHECK(std::vector<int>(g.moves.begin(), g.moves.begin() + 2) == opening);
+  // Replaying the moves gives the recorded outcome.
+  Board board(7, Rule::kFreestyle);
+  for (int m : g.moves) board.Play(m);
+  REQUIRE(board.terminal());
+  const int8_t winner = board.outcome() == Outcome::kBlackWins ? kBlack
+                        : board.outcome() == Outcome::kWhiteWins ? kWhite : 0;
+  CHECK(winner == g.winner);
+  // Deterministic players: the same game again.
+  GameResult again = PlayGame(*a, *b, 7, Rule::kFreestyle, opening);
+  CHECK(again.moves == g.moves);
+}
+
+TEST_CASE("tactics: an in-process player takes a win in one and blocks a loss in one") {
+  Config cfg = TinyConfig();
+  auto p = MakeMatchPlayer("uniform:1", cfg, 1, PlayerOptions{});
+  // Black: four in row 0 (0..3); white: three in row 6.
+  Board b(7, Rule::kFreestyle);
+  for (int m : {0, 42, 1, 43, 2, 44, 3}) b.Play(m);
+  // White to move, black threatens 4: white has no win, must block at 4.
+  std::vector<int> h{0, 42, 1, 43, 2, 44, 3};
+  CHECK(p->Move(b, h).move == 4);
+  b.Play(45);  // white makes four instead; black to move wins at 4
+  h.push_back(45);
+  CHECK(p->Move(b, h).move == 4);
+}
+
+TEST_CASE("a player that answers an occupied point forfeits") {
+  Config cfg = TinyConfig();
+  auto good = MakeMatchPlayer("uniform:4", cfg, 4, PlayerOptions{});
+  StubbornPlayer bad(24);  // the centre: occupied by the opening below
+  GameResult g = PlayGame(*good, bad, 7, Rule::kFreestyle, Opening{24});
+  CHECK(g.end == "forfeit");
+  CHECK(g.forfeit_kind == "illegal");
+  CHECK(g.forfeit_by == "stubborn");
+  CHECK(g.winner == kBlack);
+  CHECK(g.moves == std::vector<int>{24});
+}
+
+TEST_CASE("player specs: malformed ones are ConfigErrors naming the spec") {
+  Config cfg = TinyConfig();
+  try {
+    MakeMatchPlayer("rollout:x", cfg, 1, PlayerOptions{});
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("rollout:x") != std::string::npos);
+  }
+  CHECK_THROWS_AS(MakeMatchPlayer("magic:3", cfg, 1, PlayerOptions{}), ConfigError);
+  CHECK_THROWS_AS(MakeMatchPlayer("engine:/no/such/brain", cfg, 1, PlayerOptions{}), ConfigError);
+  CHECK_THROWS_AS(MakeMatchPlayer("net:", cfg, 1, PlayerOptions{}), ConfigError);
+}
+
+TEST_CASE("arena binary: W/D/L and Elo as JSON, on the match module") {
+  const std::string dir = testing::FreshTestDir("match_arena");
+  testing::TestProcess p(testing::BinPath("arena"),
+                         {"--player-a", "rollout:40", "--player-b", "uniform:2", "--games", "4", "--set",
+                          "board.size=7", "--json"},
+                         dir + "/arena.out");
+  REQUIRE(p.Wait() == 0);
+  std::string out = p.Log();
+  auto line = out.substr(out.find('{'));
+  nlohmann::json j = nlohmann::json::parse(line.substr(0, line.find('\n')));
+  CHECK(j["games"] == 4);
+  CHECK(j["wins"].get<int>() + j["draws"].get<int>() + j["losses"].get<int>() == 4);
+  CHECK(j["player_a"] == "rollout:40");
+  CHECK(j["player_b"] == "uniform:2");
+  CHECK(j["board_size"] == 7);
+  CHECK(j.contains("elo_low"));
+  CHECK(j["forfeits"].empty());
+}

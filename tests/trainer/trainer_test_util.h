@@ -1,0 +1,171 @@
+// Helpers shared by the trainer tests: tiny configs, synthetic game files (a
+// stand-in for workers), a child trainer.  Temp folders, waiting and child
+// processes come from tests/support (included here for every trainer test).
+#pragma once
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/game/board.h"
+#include "common/config/config.h"
+#include "common/base/fileio.h"
+#include "common/data/game_record.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_process.h"
+#include "tests/support/wait_until.h"
+
+namespace gz::testing {
+
+// A random legal game: uniform visit policy over the legal moves, random
+// moves, played to the end (or max_moves).
+inline GameRecord RandomGame(int size, int64_t iteration, uint64_t seed, int64_t generation = 0,
+                             int max_moves = 0) {
+  std::mt19937_64 rng(seed);
+  Board b(size, Rule::kFreestyle);
+  GameRecord rec;
+  rec.board_size = size;
+  rec.rule = Rule::kFreestyle;
+  rec.iteration = iteration;
+  rec.model_generation = generation;
+  rec.seed = static_cast<int64_t>(seed & 0x7fffffffffffffffULL);
+  int limit = max_moves > 0 ? max_moves : size * size;
+  while (!b.terminal() && b.move_count() < limit) {
+    auto legal = b.LegalMoves();
+    std::vector<float> pol(size * size, 0.0f);
+    for (int m : legal) pol[m] = 1.0f / legal.size();
+    int move = legal[std::uniform_int_distribution<size_t>(0, legal.size() - 1)(rng)];
+    rec.AddMove(b, pol, 0.0f, move, generation);
+    b.Play(move);
+  }
+  Outcome o = b.outcome();
+  rec.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
+  return rec;
+}
+
+// Writes `count` games for `iteration` as worker `worker`, indices first..first+count-1.
+inline void WriteGames(const RunLayout& run, int64_t iteration, int worker, int first, int count, int size,
+                       int64_t generation = 0) {
+  MakeDirs(run.games_for(iteration));
+  for (int k = first; k < first + count; ++k) {
+    GameRecord g = RandomGame(size, iteration, 1000003ULL * iteration + 7919ULL * worker + k, generation, 12);
+    SaveGameRecord(g, run.game_file(iteration, worker, k));
+  }
+}
+
+// A tiny, fast config for a run in `dir`.
+inline Config TinyConfig(const std::string& dir) {
+  Config c;
+  c.run.dir = dir;
+  c.board.size = 7;
+  c.net.channels = 8;
+  c.net.blocks = 1;
+  c.run.worker_count = 1;
+  c.run.worker_games_per_worker = 4;
+  c.run.target_games = 4;
+  c.run.min_games = 2;
+  c.run.stall_timeout_s = 1.0;
+  c.run.progress_log_s = 0.2;
+  c.run.max_iterations = 2;
+  c.train.train_batches = 2;
+  c.train.batch_size = 16;
+  c.train.replay_iterations = 2;
+  c.train.threads = 1;
+  c.train.reload_timeout_s = 5.0;
+  c.train.keep_last = 2;
+  c.train.keep_every = 0;
+  c.server.socket = dir + "/sock/infer.sock";
+  c.inference.device = "cpu";
+  return c;
+}
+
+inline std::string WriteConfigFile(const Config& c, const std::string& path) {
+  WriteFileAtomic(path, c.ToJsonString());
+  return path;
+}
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+inline int64_t MetadataIteration(const RunLayout& run) {
+  try {
+    auto m = ReadMetadata(run.metadata());
+    return m ? m->iteration : 0;
+  } catch (const std::exception&) {
+    return -1;  // a torn metadata file: never expected
+  }
+}
+
+// build/bin/trainer as a child process, output appended to `log`.
+class TrainerProcess : public TestProcess {
+ public:
+  TrainerProcess(const std::vector<std::string>& args, const std::string& log)
+      : TestProcess(BinPath("trainer"), args, log) {}
+};
+
+// Plays the workers' part: whenever metadata.json announces an iteration that
+// has no games yet, writes `per_iteration` games for it.
+class FakeWorkers {
+ public:
+  FakeWorkers(RunLayout run, int size, int per_iteration)
+      : run_(std::move(run)), size_(size), per_iteration_(per_iteration), thread_([this] { Loop(); }) {}
+  ~FakeWorkers() {
+    stop_ = true;
+    thread_.join();
+  }
+  int64_t last_iteration() const { return last_.load(); }
+  int read_failures() const { return read_failures_.load(); }
+
+ private:
+  void Loop() {
+    while (!stop_) {
+      int64_t it = 0;
+      int64_t gen = 0;
+      try {
+        if (auto m = ReadMetadata(run_.metadata())) {
+          it = m->iteration;
+          gen = m->model_generation;
+        }
+      } catch (const std::exception&) {
+        ++read_failures_;  // a torn or invalid metadata.json: must never happen
+      }
+      if (it > last_) {
+        WriteGames(run_, it, 0, 0, per_iteration_, size_, gen);
+        last_ = it;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  RunLayout run_;
+  int size_;
+  int per_iteration_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> last_{0};
+  std::atomic<int> read_failures_{0};
+  std::thread thread_;
+};
+
+}  // namespace gz::testing

@@ -1,0 +1,156 @@
+// The worker binary: standalone games, parallel games equivalence, following
+// metadata.json, config errors, SIGTERM.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "common/config/config.h"
+#include "common/base/fileio.h"
+#include "common/data/game_record.h"
+#include "common/data/metadata.h"
+#include "common/data/run_layout.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_process.h"
+#include "tests/support/wait_until.h"
+
+using namespace gz;
+using namespace gz::testing;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+std::string Fresh(const std::string& name) { return FreshTestDir("worker_" + name); }
+int Run(const std::string& cmd) { return ShellStatus("unset GOMOKU_INFER_SOCK; " + cmd); }
+std::string Worker() { return BinPath("worker"); }
+// Publishes iteration `iteration` (uniform weights, generation 0) with `cfg` for a worker in run mode.
+Metadata PublishUniform(const RunLayout& layout, const Config& cfg, int64_t iteration) {
+  Metadata md;
+  md.iteration = iteration;
+  md.weights = "uniform";
+  md.model_generation = 0;
+  md.config = cfg.ToJson();
+  WriteMetadata(layout.metadata(), md);
+  return md;
+}
+// `worker --id 1 --set run.dir=<run> [--set extra]` with its output in `log`.
+class RunWorker : public TestProcess {
+ public:
+  RunWorker(const std::string& run, const std::string& log, const std::string& extra = "")
+      : TestProcess(Worker(), Args(run, extra), log, {}, {"GOMOKU_INFER_SOCK"}) {}
+
+ private:
+  static std::vector<std::string> Args(const std::string& run, const std::string& extra) {
+    std::vector<std::string> a = {"--id", "1", "--set", "run.dir=" + run};
+    if (!extra.empty()) a.insert(a.end(), {"--set", extra});
+    return a;
+  }
+};
+const char* kSmall = " --set board.size=7 --set mcts.simulations=24 --set selfplay.random_opening_moves=1";
+}  // namespace
+
+TEST_CASE("k parallel games in one worker produce the same files as one game at a time") {
+  std::string a = Fresh("par1"), b = Fresh("par3");
+  REQUIRE(Run(Worker() + " --id 2 --games 4 --weights uniform --out " + a + kSmall + " > " + a + "/log 2>&1") == 0);
+  REQUIRE(Run(Worker() + " --id 2 --games 4 --weights uniform --out " + b + kSmall +
+              " --set worker.parallel_games=3 > " + b + "/log 2>&1") == 0);
+  for (int k = 0; k < 4; ++k) {
+    std::string f = "/w2_g" + std::to_string(k) + ".npz";
+    INFO(f);
+    CHECK(ReadFileOrThrow(a + f) == ReadFileOrThrow(b + f));
+  }
+  // And the games differ from each other (different seeds).
+  CHECK(ReadFileOrThrow(a + "/w2_g0.npz") != ReadFileOrThrow(a + "/w2_g1.npz"));
+}
+
+TEST_CASE("numpy reads a game file written by the worker binary") {
+  std::string d = Fresh("numpy");
+  REQUIRE(Run(Worker() + " --id 0 --games 1 --weights uniform --out " + d + kSmall + " > " + d + "/log 2>&1") == 0);
+  std::string cmd = "/usr/bin/python3 -c \"import numpy as np,sys; z=np.load(sys.argv[1]); T=z['moves'].shape[0]; "
+                    "assert z['boards'].shape==(T,7,7) and z['policy'].shape==(T,49); "
+                    "assert abs(z['policy'].sum(axis=1)-1).max()<1e-4; assert int(z['winner']) in (0,1,2)\" " +
+                    d + "/w0_g0.npz";
+  CHECK(Run(cmd) == 0);
+}
+
+TEST_CASE("config errors name the key and exit 2") {
+  std::string d = Fresh("cfgerr");
+  CHECK(Run(Worker() + " --id 0 --games 1 --out " + d + " --set mcts.simulations=0 > " + d + "/out 2>&1") == 2);
+  CHECK(ReadFileOrThrow(d + "/out").find("mcts.simulations") != std::string::npos);
+  CHECK(Run(Worker() + " --id 0 --bogus > " + d + "/out2 2>&1") == 2);
+  CHECK(ReadFileOrThrow(d + "/out2").find("--bogus") != std::string::npos);
+  CHECK(Run(Worker() + " --games 1 > " + d + "/out3 2>&1") == 2);  // --id missing
+}
+
+TEST_CASE("run mode follows metadata.json: quota per iteration, next iteration, SIGTERM") {
+  std::string run = Fresh("run");
+  RunLayout layout(run);
+  Config cfg;
+  cfg.board.size = 7;
+  cfg.mcts.simulations = 16;
+  cfg.run.worker_games_per_worker = 2;
+  cfg.run.dir = run;
+  cfg.worker.poll_interval_s = 0.1;
+  Metadata md = PublishUniform(layout, cfg, 1);
+  RunWorker worker(run, run + "/worker.out", "worker.poll_interval_s=0.1");
+  auto wait_files = [&](int64_t it, int n) {
+    return WaitUntil(
+        [&] {
+          for (int k = 0; k < n; ++k)
+            if (!FileExists(layout.game_file(it, 1, k))) return false;
+          return true;
+        },
+        60, 100ms);
+  };
+  CHECK(wait_files(1, 2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  CHECK_FALSE(FileExists(layout.game_file(1, 1, 2)));  // quota respected: no third game
+  GameRecord g = LoadGameRecord(layout.game_file(1, 1, 0));
+  CHECK(g.iteration == 1);
+  // The worker status file is structured state for the status view.
+  auto st = nlohmann::json::parse(ReadFileOrThrow(layout.worker_status(1)));
+  CHECK(st["id"] == 1);
+  CHECK(st["mode"] == "local");
+  // The next iteration: the worker follows metadata, including a changed quota.
+  md.iteration = 2;
+  cfg.run.worker_games_per_worker = 1;
+  md.config = cfg.ToJson();
+  WriteMetadata(layout.metadata(), md);
+  CHECK(wait_files(2, 1));
+  CHECK(LoadGameRecord(layout.game_file(2, 1, 0)).iteration == 2);
+  const std::optional<int> code = worker.Terminate(15s);
+  CHECK(code.has_value());  // exited on SIGTERM, not killed after the grace
+  CHECK(code == 0);
+  // No temp files left behind in the games directory.
+  for (auto& e : fs::recursive_directory_iterator(layout.games()))
+    CHECK_FALSE(IsTempName(e.path().filename().string()));
+}
+
+TEST_CASE("SIGTERM in the middle of a game: the game is discarded, nothing is written, exit 0") {
+  // One long game (15x15, 20000 simulations a move with the uniform
+  // evaluator: several seconds); the signal comes a second after the start.
+  std::string run = Fresh("sigterm_midgame");
+  RunLayout layout(run);
+  Config cfg;
+  cfg.board.size = 15;
+  cfg.mcts.simulations = 20000;
+  cfg.run.worker_games_per_worker = 1;
+  cfg.run.dir = run;
+  PublishUniform(layout, cfg, 1);
+  const std::string log = run + "/worker.out";
+  RunWorker worker(run, log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const std::optional<int> code = worker.Terminate(15s);
+  const std::string text = ReadFileOrThrow(log);
+  INFO(text);
+  CHECK(code.has_value());  // exited on SIGTERM, not killed after the grace
+  CHECK(code == 0);
+  CHECK(text.find("1 unfinished game(s) of iteration 1 discarded") != std::string::npos);
+  CHECK(text.find("game finished") == std::string::npos);
+  int files = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(layout.games(), ec), end; !ec && it != end; it.increment(ec))
+    files += it->is_regular_file() ? 1 : 0;
+  CHECK(files == 0);  // neither a game file nor a temp file
+}
