@@ -35,6 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/game/board.h"
+#include "common/base/guarded_main.h"
 #include "common/game/encoder.h"
 #include "common/base/cli.h"
 #include "common/base/errors.h"
@@ -417,10 +418,5 @@ int Main(int argc, char** argv) {
 }  // namespace gz
 
 int main(int argc, char** argv) {
-  try {
-    return gz::Main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_gpu: %s\n", e.what());
-    return 2;
-  }
+  return gz::GuardedMain("bench_gpu", 2, [&] { return gz::Main(argc, argv); });
 }

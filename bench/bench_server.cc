@@ -47,6 +47,8 @@
 #include "bench/bench_common.h"
 #include "bench/socket_floor.h"
 #include "common/game/board.h"
+#include "common/base/cli.h"
+#include "common/base/guarded_main.h"
 #include "common/game/encoder.h"
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
@@ -301,28 +303,42 @@ double RawForwardSeconds(BatchForward& f, int n, const std::vector<float>& plane
 }
 
 int Main(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
-    if (k == "--clients") {
-      o.clients.clear();
-      for (auto& s : Split(v)) o.clients.push_back(std::stoi(s));
-    } else if (k == "--waits") o.waits = Split(v);
-    else if (k == "--seconds") o.seconds = std::stod(v);
-    else if (k == "--rounds") o.rounds = std::max(1, std::stoi(v));
-    else if (k == "--threads") o.threads = std::stoi(v);
-    else if (k == "--board") o.board = std::stoi(v);
-    else if (k == "--channels") o.channels = std::stoi(v);
-    else if (k == "--blocks") o.blocks = std::stoi(v);
-    else if (k == "--max-batch") o.max_batch = std::stoi(v);
-    else if (k == "--cache") o.cache = std::stoi(v);
-    else if (k == "--only") o.only = v;
-    else if (k == "--server-set") o.server_sets = bench::ParseServerSets(v);
-    else {
-      std::fprintf(stderr, "unknown option %s\n", k.c_str());
-      return 64;
-    }
+  const char* usage =
+      "usage: bench_server [--clients a,b,...] [--waits w,...] [--seconds S] [--rounds R] [--threads T]\n"
+      "                    [--board N] [--channels C] [--blocks B] [--max-batch M] [--cache E]\n"
+      "                    [--only overhead] [--server-set key=value,...] [--quick]\n"
+      "  --quick  1 s runs of 1 and 20 clients at waits 3 and auto, one round (the before/after check)\n";
+  CliArgs args = ParseCli(argc, argv,
+                          CliSpec{usage,
+                                  {"--clients", "--waits", "--seconds", "--rounds", "--threads", "--board",
+                                   "--channels", "--blocks", "--max-batch", "--cache", "--only", "--server-set"},
+                                  {"--quick"}});
+  if (args.help) {
+    std::fputs(usage, stdout);
+    return 0;
   }
+  Options o;
+  if (args.has("--quick")) {
+    o.clients = {1, 20};
+    o.waits = {"3", "auto"};
+    o.seconds = 1.0;
+    o.rounds = 1;
+  }
+  if (args.has("--clients")) {
+    o.clients.clear();
+    for (auto& s : Split(args.get("--clients"))) o.clients.push_back(std::stoi(s));
+  }
+  if (args.has("--waits")) o.waits = Split(args.get("--waits"));
+  o.seconds = args.get_double("--seconds", o.seconds);
+  o.rounds = std::max<int>(1, static_cast<int>(args.get_int("--rounds", o.rounds)));
+  o.threads = static_cast<int>(args.get_int("--threads", o.threads));
+  o.board = static_cast<int>(args.get_int("--board", o.board));
+  o.channels = static_cast<int>(args.get_int("--channels", o.channels));
+  o.blocks = static_cast<int>(args.get_int("--blocks", o.blocks));
+  o.max_batch = static_cast<int>(args.get_int("--max-batch", o.max_batch));
+  o.cache = static_cast<int>(args.get_int("--cache", o.cache));
+  o.only = args.get("--only", o.only);
+  if (args.has("--server-set")) o.server_sets = bench::ParseServerSets(args.get("--server-set"));
   ::signal(SIGPIPE, SIG_IGN);
   // The OpenMP pool size is read when LibTorch loads, so pin it by re-executing
   // once: the raw forward here then runs like the server's (inference.threads).
@@ -465,10 +481,5 @@ int Main(int argc, char** argv) {
 }  // namespace gz
 
 int main(int argc, char** argv) {
-  try {
-    return gz::Main(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_server: %s\n", e.what());
-    return 1;
-  }
+  return gz::GuardedMain("bench_server", 1, [&] { return gz::Main(argc, argv); });
 }

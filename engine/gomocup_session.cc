@@ -182,18 +182,21 @@ int GomocupSession::ParsePoint(const std::string& args, std::string* error) cons
   return y * n + x;
 }
 
-void GomocupSession::Turn(const std::string& args, std::chrono::steady_clock::time_point received,
-                          std::vector<std::string>& replies) {
+int GomocupSession::PointOfCommand(const char* command, const std::string& args, std::vector<std::string>& replies) {
   if (!board_) {
     replies.push_back("ERROR no game started; send START first");
-    return;
+    return kNoMove;
   }
   std::string error;
-  int move = ParsePoint(args, &error);
-  if (move == kNoMove) {
-    replies.push_back("ERROR TURN: " + error);
-    return;
-  }
+  const int move = ParsePoint(args, &error);
+  if (move == kNoMove) replies.push_back(std::string("ERROR ") + command + ": " + error);
+  return move;
+}
+
+void GomocupSession::Turn(const std::string& args, std::chrono::steady_clock::time_point received,
+                          std::vector<std::string>& replies) {
+  const int move = PointOfCommand("TURN", args, replies);
+  if (move == kNoMove) return;
   if (board_->terminal()) {
     replies.push_back("ERROR the game is already over");
     return;
@@ -213,16 +216,8 @@ void GomocupSession::Turn(const std::string& args, std::chrono::steady_clock::ti
 }
 
 void GomocupSession::Takeback(const std::string& args, std::vector<std::string>& replies) {
-  if (!board_) {
-    replies.push_back("ERROR no game started; send START first");
-    return;
-  }
-  std::string error;
-  int move = ParsePoint(args, &error);
-  if (move == kNoMove) {
-    replies.push_back("ERROR TAKEBACK: " + error);
-    return;
-  }
+  const int move = PointOfCommand("TAKEBACK", args, replies);
+  if (move == kNoMove) return;
   if (board_->at(move) == kEmpty) {
     replies.push_back("ERROR TAKEBACK: there is no stone at " + FormatCoordinates(move, board_->size()));
     return;

@@ -64,6 +64,9 @@ class GomocupSession {
   void Turn(const std::string& args, std::chrono::steady_clock::time_point received,
             std::vector<std::string>& replies);
   void Takeback(const std::string& args, std::vector<std::string>& replies);
+  // The point of a TURN / TAKEBACK command, or kNoMove after replying with the
+  // error (no game started, or a malformed point).
+  int PointOfCommand(const char* command, const std::string& args, std::vector<std::string>& replies);
   void Info(const std::string& args);
   void BoardLine(const std::string& line);
   void BoardDone(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);

@@ -78,13 +78,7 @@ void EvalLoop::CheckLadder() {
 }
 
 PlayerOptions EvalLoop::Options(uint64_t seed) const {
-  PlayerOptions o;
-  o.seed = seed;
-  o.net_threads = cfg_.eval.threads;
-  o.device = cfg_.inference.device;
-  o.symmetry = cfg_.inference.symmetry;
-  o.engine.turn_ms = cfg_.eval.engine_turn_ms;
-  o.engine.grace_ms = cfg_.eval.engine_grace_ms;
+  PlayerOptions o = PlayerOptions::FromConfig(cfg_, seed, cfg_.eval.threads);
   o.engine_stderr = paths_.engine_stderr;
   return o;
 }

@@ -19,14 +19,12 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
+#include "common/base/stop_signals.h"
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 #include "evaluator/eval_loop.h"
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void OnSignal(int) { g_stop.store(true); }
 
 const char* kUsage =
     "usage: evaluator --run-dir DIR --config FILE [--set dotted.key=value]... [--log-file FILE]\n"
@@ -86,12 +84,7 @@ int main(int argc, char** argv) {
     gz::InitLogging("evaluator", args.get(gz::kLogFileFlag, run.logs() + "/evaluator.log"));
     TakeBoardFromRun(cfg, run);
     spdlog::info("config set by: {}", cfg.DescribeOrigins());
-    struct sigaction sa {};
-    sa.sa_handler = OnSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
-    std::signal(SIGPIPE, SIG_IGN);
+    const std::atomic<bool>& g_stop = gz::InstallStopSignals(/*restart_syscalls=*/false);
     LowerPriority(cfg.eval.nice);
     std::string ladder;
     for (const std::string& e : cfg.eval.ladder) ladder += (ladder.empty() ? "" : ", ") + e;

@@ -114,6 +114,11 @@ void Batcher::InstallModel(std::unique_ptr<ServingModel> model, std::function<vo
   if (replaced) replaced(-1);
 }
 
+bool Batcher::Idle() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !busy_ && queue_.empty() && !pending_model_;
+}
+
 void Batcher::SwapIfPending(std::unique_lock<std::mutex>& lk) {
   if (!pending_model_) return;
   std::shared_ptr<const ServingModel> old = std::move(model_);

@@ -139,6 +139,10 @@ class Batcher {
   // Hands over a validated model; it is swapped in between batches, then
   // on_swapped(generation) runs on the batch thread (must not block).
   void InstallModel(std::unique_ptr<ServingModel> model, std::function<void(int64_t)> on_swapped);
+  // No batch is being collected or run and nothing is queued or pending (a
+  // snapshot).  on_swapped runs while the batch thread is still busy, so a
+  // caller that needs the next Submit to find the batcher idle waits for this.
+  bool Idle() const;
   // Finishes the batch in flight, answers every queued job with
   // kShuttingDown, and joins the thread.  Idempotent.
   void Stop();

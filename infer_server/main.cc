@@ -24,6 +24,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/base/cli.h"
+#include "common/base/guarded_main.h"
 #include "common/config/config.h"
 #include "common/data/metadata.h"
 #include "common/base/errors.h"
@@ -238,10 +239,5 @@ int Run(int argc, char** argv) {
 }  // namespace gz
 
 int main(int argc, char** argv) {
-  try {
-    return gz::Run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "infer_server: fatal: " << e.what() << "\n";
-    return 1;
-  }
+  return gz::GuardedMain("infer_server", 1, [&] { return gz::Run(argc, argv); });
 }

@@ -15,19 +15,10 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/wire/unix_address.h"
 
 namespace gz {
 namespace {
-
-sockaddr_un MakeAddress(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof(addr.sun_path))
-    GOMOKU_THROW(ConfigError, "socket path '" << path << "' is empty or longer than " << sizeof(addr.sun_path) - 1
-                                              << " bytes (the Unix socket limit); choose a shorter server.socket");
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  return addr;
-}
 
 void PrepareDirectory(const std::string& path) {
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
@@ -66,7 +57,7 @@ bool SomeoneListens(const sockaddr_un& addr, const std::string& path) {
 ListeningSocket OpenListeningSocket(const std::string& path) {
   ListeningSocket s;
   s.path = path;
-  const sockaddr_un addr = MakeAddress(path);
+  const sockaddr_un addr = UnixSocketAddress(path);
   PrepareDirectory(path);
 
   const std::string lock_path = path + ".lock";

@@ -16,7 +16,7 @@ PACKAGES=(
   python3-numpy           # numpy check of game files in the tests
   procps                  # ps/pkill for the launch scripts
   libjs-chart.js          # Chart.js 3.9, served by gz_dashboard (the page loads nothing from the internet)
-  chromium                # headless browser of the dashboard test (tests/test_dashboard_browser.sh)
+  chromium                # headless browser of the dashboard test (tests/dashboard/test_dashboard_browser.sh)
 )
 
 missing=()

@@ -78,6 +78,17 @@ GameResult PlayGame(MatchPlayer& black, MatchPlayer& white, int size, Rule rule,
   return g;
 }
 
+PlayerOptions PlayerOptions::FromConfig(const Config& cfg, uint64_t seed, int net_threads) {
+  PlayerOptions o;
+  o.seed = seed;
+  o.net_threads = net_threads;
+  o.device = cfg.inference.device;
+  o.symmetry = cfg.inference.symmetry;
+  o.engine.turn_ms = cfg.eval.engine_turn_ms;
+  o.engine.grace_ms = cfg.eval.engine_grace_ms;
+  return o;
+}
+
 std::unique_ptr<MatchPlayer> MakeNetPlayer(const std::string& name, const std::string& path, int simulations,
                                            const Config& cfg, const PlayerOptions& options) {
   CheckpointExpect expect;

@@ -42,6 +42,10 @@ struct PlayerOptions {
   std::string symmetry = "none";  // none | random | all8
   EngineLimits engine;
   std::string engine_stderr;      // where brains' stderr goes ("" = inherited)
+
+  // From the config: inference.device / inference.symmetry, eval.engine_*,
+  // and `net_threads` intra-op threads.
+  static PlayerOptions FromConfig(const Config& cfg, uint64_t seed, int net_threads);
 };
 
 // Makes a player from a spec.  net: uses `default_simulations` when no :SIMS

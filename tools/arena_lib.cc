@@ -33,14 +33,7 @@ void ComputeElo(ArenaResult* r) {
 }
 
 PlayerOptions ArenaPlayerOptions(const Config& cfg, uint64_t seed) {
-  PlayerOptions o;
-  o.seed = seed;
-  o.net_threads = cfg.inference.threads;
-  o.device = cfg.inference.device;
-  o.symmetry = cfg.inference.symmetry;
-  o.engine.turn_ms = cfg.eval.engine_turn_ms;
-  o.engine.grace_ms = cfg.eval.engine_grace_ms;
-  return o;
+  return PlayerOptions::FromConfig(cfg, seed, cfg.inference.threads);
 }
 
 ArenaResult PlayMatch(MatchPlayer& a, MatchPlayer& b, const Config& cfg, int games, int openings) {

@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
 # Proof of learning (NOT a CI test): trains configs/learn-8x8.json (8x8, five in a
 # row, small net) from scratch on this machine with the real trainer and workers,
-# then scores the newest checkpoint against pure MCTS with 1000 rollout playouts
-# using build/bin/arena.  Target: score >= 0.90 over >= 50 games after <= 60
-# minutes of training.
+# while build/bin/evaluator rates every checkpoint against pure MCTS with 1000
+# rollout playouts (docs/ratings.md).  At the end the newest checkpoint's
+# evaluation is extended to --games games; target: score >= 0.90 against
+# rollout:1000.  Prints the Elo curve (Elo and 95% interval against minutes of
+# training) and writes it to RUN_DIR/curve.tsv.
 #
-# usage: tools/learn_8x8.sh [--minutes M] [--games G] [--rollouts N] [--sims S]
+# usage: tools/learn_8x8.sh [--minutes M] [--games G] [--eval-games E] [--rollouts N] [--sims S]
 #                           [--workers W] [--run-dir DIR] [--build DIR] [--server]
 #                           [--eval-only] [--set key=value]...
 #   --minutes M   training time budget (default 60); the trainer and workers are
 #                 stopped (SIGTERM) when it runs out, or earlier if run.max_iterations
 #                 is set with --set and reached
-#   --games G     arena games (default 50); --rollouts N: baseline playouts (default 1000)
-#   --sims S      MCTS simulations of the trained player in the arena (default 400)
+#   --games G     games of the final evaluation (default 50); --eval-games E: games per
+#                 checkpoint while training (default 20); --rollouts N: the anchor's playouts
+#                 (default 1000)
+#   --sims S      MCTS simulations of the trained player (eval.simulations, default 400)
 #   --workers W   self-play workers (default: run.worker_count of the config, 2)
 #   --server      also run build/bin/infer_server and let the workers use it
 #                 (default: workers use local inference: on 2 CPU cores this is as fast)
-#   --eval-only   skip training; evaluate the newest checkpoint in --run-dir
+#   --eval-only   skip training; extend the evaluation of the newest checkpoint in --run-dir
 # Exit: 0 when the score reaches the target, 1 when it does not, 2 on setup errors.
-# Everything lands in the run directory: logs/, generations.jsonl, arena.json.
+# Everything lands in the run directory: logs/, generations.jsonl, ratings.jsonl,
+# eval/results.jsonl, curve.tsv.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +31,7 @@ BUILD=$ROOT/build
 CONFIG=$ROOT/configs/learn-8x8.json
 MINUTES=60
 GAMES=50
+EVAL_GAMES=20
 ROLLOUTS=1000
 SIMS=400
 WORKERS=2
@@ -37,6 +43,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) MINUTES=$2; shift 2 ;;
     --games) GAMES=$2; shift 2 ;;
+    --eval-games) EVAL_GAMES=$2; shift 2 ;;
     --rollouts) ROLLOUTS=$2; shift 2 ;;
     --sims) SIMS=$2; shift 2 ;;
     --workers) WORKERS=$2; shift 2 ;;
@@ -45,18 +52,19 @@ while [ $# -gt 0 ]; do
     --server) USE_SERVER=1; shift ;;
     --eval-only) EVAL_ONLY=1; shift ;;
     --set) SETS+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "learn_8x8.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 PY=/usr/bin/python3
-for b in trainer worker arena; do
+for b in trainer worker evaluator; do
   [ -x "$BUILD/bin/$b" ] || { echo "learn_8x8.sh: $BUILD/bin/$b missing (build it first)" >&2; exit 2; }
 done
 [ "$USE_SERVER" = 0 ] || [ -x "$BUILD/bin/infer_server" ] || { echo "learn_8x8.sh: no infer_server" >&2; exit 2; }
 mkdir -p "$RUN_DIR/logs"
 RUN_DIR=$(cd "$RUN_DIR" && pwd)
 SETS+=(--set "run.dir=$RUN_DIR" --set "run.worker_count=$WORKERS")
+EVAL_SETS=(--set "eval.ladder=rollout:$ROLLOUTS" --set "eval.anchor=rollout:$ROLLOUTS" --set "eval.simulations=$SIMS")
 SOCK=$RUN_DIR/sock/infer.sock
 PIDS=()
 
@@ -90,6 +98,9 @@ if [ "$EVAL_ONLY" = 0 ]; then
     "$BUILD/bin/worker" --config "$CONFIG" --id "$id" "${SETS[@]}" >"$RUN_DIR/logs/worker_$id.out" 2>&1 &
     PIDS+=($!)
   done
+  "$BUILD/bin/evaluator" --config "$CONFIG" --run-dir "$RUN_DIR" "${SETS[@]}" "${EVAL_SETS[@]}" \
+    --set "eval.games=$EVAL_GAMES" >"$RUN_DIR/logs/evaluator.out" 2>&1 &
+  PIDS+=($!)
   START=$(date +%s)
   DEADLINE=$((START + MINUTES * 60))
   while [ "$(date +%s)" -lt "$DEADLINE" ]; do
@@ -112,17 +123,72 @@ except Exception: print("(no complete record yet)")')"
   tail -n 5 "$RUN_DIR/timetable.txt" || true
 fi
 
-WEIGHTS=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["weights"])' "$RUN_DIR/metadata.json")
-[ -f "$WEIGHTS" ] || { echo "learn_8x8.sh: no checkpoint in $RUN_DIR" >&2; exit 2; }
+# The final evaluation: the evaluator resumes the newest checkpoint's evaluation
+# and plays the missing games up to --games (eval/results.jsonl is kept), then
+# is stopped once ratings.jsonl says that evaluation is complete.
+[ -f "$RUN_DIR/metadata.json" ] || { echo "learn_8x8.sh: no metadata.json in $RUN_DIR" >&2; exit 2; }
 ITER=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"] - 1)' "$RUN_DIR/metadata.json")
-log "arena: $WEIGHTS (iteration $ITER, $SIMS sims) vs rollout:$ROLLOUTS, $GAMES games"
-"$BUILD/bin/arena" --config "$CONFIG" "${SETS[@]}" --player-a "net:$WEIGHTS:$SIMS" --player-b "rollout:$ROLLOUTS" \
-  --games "$GAMES" --json >"$RUN_DIR/arena.json" 2>"$RUN_DIR/logs/arena.err"
-cat "$RUN_DIR/arena.json"
-SCORE=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$RUN_DIR/arena.json")
+log "final evaluation: checkpoint $ITER vs rollout:$ROLLOUTS, $GAMES games ($SIMS sims)"
+"$BUILD/bin/evaluator" --config "$CONFIG" --run-dir "$RUN_DIR" "${SETS[@]}" "${EVAL_SETS[@]}" \
+  --set "eval.games=$GAMES" --set "eval.nice=0" >>"$RUN_DIR/logs/evaluator.out" 2>&1 &
+EVAL=$!
+PIDS+=($EVAL)
+final_done() {
+  $PY - "$RUN_DIR/ratings.jsonl" "$ITER" "$GAMES" <<'PY'
+import json, sys
+path, it, games = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+try:
+    lines = [json.loads(l) for l in open(path) if l.strip()]
+except (OSError, ValueError):
+    sys.exit(1)
+done = [r for r in lines if r["iteration"] == it and sum(o["games"] for o in r["opponents"]) >= games]
+sys.exit(0 if done else 1)
+PY
+}
+until final_done; do
+  kill -0 "$EVAL" 2>/dev/null || { echo "learn_8x8.sh: the evaluator exited (see $RUN_DIR/logs/evaluator.out)" >&2; exit 2; }
+  sleep 5
+done
+stop_all
+
+# The curve: one row per evaluated checkpoint, minutes of training from generations.jsonl.
+$PY - "$RUN_DIR" "$ITER" "$ROLLOUTS" >"$RUN_DIR/curve.tsv" <<'PY'
+import json, os, sys
+run, final, rollouts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+gens = {}
+for l in open(os.path.join(run, "generations.jsonl")):
+    try:
+        g = json.loads(l)
+        gens[g["iteration"]] = g
+    except (ValueError, KeyError):
+        pass
+t0 = None
+if gens:
+    first = gens[min(gens)]
+    t0 = first.get("start")
+print("iteration\tminutes\telo\telo_low\telo_high\twins\tdraws\tlosses\tgames")
+for l in open(os.path.join(run, "ratings.jsonl")):
+    r = json.loads(l)
+    it = r["iteration"]
+    g = gens.get(it)
+    minutes = (g["start"] + g["total_s"] - t0) / 60 if g and t0 is not None and "total_s" in g else float("nan")
+    o = [x for x in r["opponents"] if x["name"] == "rollout:" + rollouts]
+    w, d, lo = (o[0]["wins"], o[0]["draws"], o[0]["losses"]) if o else (0, 0, 0)
+    fmt = lambda v: "nan" if v is None else "%.0f" % v
+    print("%d\t%.1f\t%s\t%s\t%s\t%d\t%d\t%d\t%d" % (it, minutes, fmt(r["elo"]), fmt(r["elo_low"]), fmt(r["elo_high"]), w, d, lo, w + d + lo))
+PY
+column -t "$RUN_DIR/curve.tsv" || cat "$RUN_DIR/curve.tsv"
+SCORE=$($PY - "$RUN_DIR/curve.tsv" "$ITER" <<'PY'
+import sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()[1:]]
+row = [r for r in rows if int(r[0]) == int(sys.argv[2])][-1]
+w, d, l = int(row[5]), int(row[6]), int(row[7])
+print("%.3f" % ((w + d / 2) / max(1, w + d + l)))
+PY
+)
 if $PY -c "import sys; sys.exit(0 if float('$SCORE') >= 0.9 else 1)"; then
-  log "PASS: score $SCORE >= 0.90 after iteration $ITER"
+  log "PASS: score $SCORE >= 0.90 against rollout:$ROLLOUTS after iteration $ITER"
   exit 0
 fi
-log "FAIL: score $SCORE < 0.90 after iteration $ITER"
+log "FAIL: score $SCORE < 0.90 against rollout:$ROLLOUTS after iteration $ITER"
 exit 1

@@ -31,18 +31,33 @@ void GameCollector::RememberClosed(int64_t iteration, std::set<std::string> file
   while (static_cast<int>(closed_.size()) > std::max(keep_closed, 0)) closed_.erase(closed_.begin());
 }
 
-int GameCollector::ScanLate() {
-  int late = 0;
+void GameCollector::ScanLate(CollectionResult* r) {
   for (auto& [it, known] : closed_) {
-    for (const std::string& name : ListGameFiles(run_.games_for(it))) {
-      if (known.insert(name).second) {
-        ++late;
-        spdlog::info("late game file {}/{} arrived after iteration {} closed; ignored (not used for training)",
-                     run_.games_for(it), name, it);
+    const std::string dir = run_.games_for(it);
+    for (const std::string& name : ListGameFiles(dir)) {
+      if (!known.insert(name).second) continue;  // each late file is looked at once
+      ++r->late;
+      LateGame g;
+      g.iteration = it;
+      g.game.file = name;
+      std::string reason;
+      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, settings_.board_size, settings_.rule}, &g.game.record,
+                                       &reason);
+      switch (v) {
+        case GameVerdict::kUsable:
+          spdlog::info("late game file {}/{} (model_generation {}) arrived after iteration {} closed; kept for the "
+                       "next training step",
+                       dir, name, g.game.record.model_generation, it);
+          r->late_games.push_back(std::move(g));
+          continue;
+        case GameVerdict::kCorrupt: ++r->corrupt; break;
+        case GameVerdict::kStale: ++r->stale; break;
+        case GameVerdict::kIncompatible: ++r->incompatible; break;
       }
+      r->late_ignored.emplace_back(it, name);
+      spdlog::warn("skipping {} late game file {}/{}: {}", GameVerdictName(v), dir, name, reason);
     }
   }
-  return late;
 }
 
 CollectionResult GameCollector::Collect(int64_t iteration, const std::atomic<bool>* stop) {
@@ -77,7 +92,7 @@ CollectionResult GameCollector::Collect(int64_t iteration, const std::atomic<boo
       r.ignored.push_back(name);
       spdlog::warn("skipping {} game file {}/{}: {}", GameVerdictName(v), dir, name, reason);
     }
-    r.late += ScanLate();
+    ScanLate(&r);
 
     const double now = MonotonicSeconds();
     r.wait_s = now - start;
@@ -108,6 +123,9 @@ CollectionResult GameCollector::Collect(int64_t iteration, const std::atomic<boo
   }
   std::sort(r.games.begin(), r.games.end(),
             [](const CollectedGame& a, const CollectedGame& b) { return a.file < b.file; });
+  std::sort(r.late_games.begin(), r.late_games.end(), [](const LateGame& a, const LateGame& b) {
+    return a.iteration != b.iteration ? a.iteration < b.iteration : a.game.file < b.game.file;
+  });
   return r;
 }
 

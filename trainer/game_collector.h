@@ -11,8 +11,11 @@
 //  - corrupt / stale / incompatible files are skipped, counted and logged
 //    once each, never retried;
 //  - files that appear in an already closed iteration's directory are "late":
-//    counted and logged once, never used (the closed iteration's data is what
-//    its manifest says).
+//    each is loaded, vetted against its own iteration, logged and returned
+//    once (late_games / late_ignored), so that the trainer can add it to the
+//    next training step's replay window (docs/trainer.md "Late games"); the
+//    window's rule, not the collector, decides whether it is still young
+//    enough to be used.
 //
 // Thread-safety: a GameCollector belongs to one thread.
 #pragma once
@@ -22,6 +25,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/config/config.h"
@@ -46,6 +50,11 @@ struct CollectedGame {
   GameRecord record;
 };
 
+struct LateGame {
+  int64_t iteration = 0;  // the closed iteration it was played for (its directory)
+  CollectedGame game;
+};
+
 struct CollectionResult {
   int64_t iteration = 0;
   std::vector<CollectedGame> games;  // usable games, sorted by file name
@@ -55,7 +64,9 @@ struct CollectionResult {
   int corrupt = 0;
   int stale = 0;
   int incompatible = 0;
-  int late = 0;                      // late files seen in closed iterations while waiting
+  int late = 0;                      // late files seen in closed iterations while waiting (all verdicts)
+  std::vector<LateGame> late_games;  // the usable ones, sorted by (iteration, file)
+  std::vector<std::pair<int64_t, std::string>> late_ignored;  // the others (also in corrupt/stale/incompatible)
   int stall_warnings = 0;
   double wait_s = 0;
 };
@@ -68,13 +79,14 @@ class GameCollector {
   // *stop becomes true.  Never throws for bad game files.
   CollectionResult Collect(int64_t iteration, const std::atomic<bool>* stop);
 
-  // Declares `iteration` closed with these files (used + ignored): any other
-  // file appearing in its directory later is late.  Only the newest
-  // `keep_closed` closed iterations are watched.
+  // Declares `iteration` closed with these files (used + ignored, and late
+  // files of it already picked up): any other file appearing in its directory
+  // later is late.  Only the newest `keep_closed` closed iterations are
+  // watched.
   void RememberClosed(int64_t iteration, std::set<std::string> files, int keep_closed);
 
  private:
-  int ScanLate();
+  void ScanLate(CollectionResult* r);
 
   RunLayout run_;
   CollectSettings settings_;

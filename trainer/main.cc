@@ -16,14 +16,12 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
+#include "common/base/stop_signals.h"
 #include "common/data/run_layout.h"
 #include "trainer/generation_log.h"
 #include "trainer/trainer.h"
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-extern "C" void OnSignal(int) { g_stop.store(true); }
 
 const char* kUsage =
     "usage: trainer --config FILE [--set dotted.key=value]... [--log-file FILE (default <run>/logs/trainer.log)]\n"
@@ -47,12 +45,7 @@ int Train(const gz::CliArgs& args) {
   gz::MakeDirs(run.logs());
   gz::InitLogging("trainer", args.get(gz::kLogFileFlag, run.logs() + "/trainer.log"));
   spdlog::info("config set by: {}", config.DescribeOrigins());
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  const std::atomic<bool>& g_stop = gz::InstallStopSignals(/*restart_syscalls=*/false);
   try {
     gz::Trainer trainer(config);
     return trainer.Run(g_stop);

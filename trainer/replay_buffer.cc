@@ -19,28 +19,50 @@ ReplayBuffer::ReplayBuffer(int board_size, int window_iterations) : size_(board_
   GOMOKU_CHECK(window_iterations >= 1, "replay window must be >= 1, got " << window_iterations);
 }
 
-void ReplayBuffer::AddIteration(int64_t iteration, const std::vector<const GameRecord*>& games) {
-  const int pts = size_ * size_;
-  Chunk c;
-  c.iteration = iteration;
+void ReplayBuffer::AppendTo(Chunk* c, const std::vector<const GameRecord*>& games, int size) {
+  const int pts = size * size;
   for (const GameRecord* g : games) {
-    GOMOKU_CHECK(g->board_size == size_,
-                 "game of board size " << g->board_size << " added to a replay buffer of size " << size_);
+    GOMOKU_CHECK(g->board_size == size,
+                 "game of board size " << g->board_size << " added to a replay buffer of size " << size);
     const int t = g->num_moves();
     for (int i = 0; i < t; ++i) {
-      c.cells.insert(c.cells.end(), g->boards.begin() + static_cast<int64_t>(i) * pts,
-                     g->boards.begin() + static_cast<int64_t>(i + 1) * pts);
-      c.to_move.push_back(g->to_move[i]);
+      c->cells.insert(c->cells.end(), g->boards.begin() + static_cast<int64_t>(i) * pts,
+                      g->boards.begin() + static_cast<int64_t>(i + 1) * pts);
+      c->to_move.push_back(g->to_move[i]);
       int16_t last = kNoMove;
       if (i > 0) last = g->moves[i - 1];
       else if (!g->opening.empty()) last = g->opening.back();
-      c.last_move.push_back(last);
-      c.policy.insert(c.policy.end(), g->policy.begin() + static_cast<int64_t>(i) * pts,
-                      g->policy.begin() + static_cast<int64_t>(i + 1) * pts);
-      c.value.push_back(ValueTarget(g->winner, g->to_move[i]));
-      ++c.count;
+      c->last_move.push_back(last);
+      c->policy.insert(c->policy.end(), g->policy.begin() + static_cast<int64_t>(i) * pts,
+                       g->policy.begin() + static_cast<int64_t>(i + 1) * pts);
+      c->value.push_back(ValueTarget(g->winner, g->to_move[i]));
+      ++c->count;
     }
   }
+}
+
+void ReplayBuffer::AppendGames(int64_t iteration, const std::vector<const GameRecord*>& games) {
+  const int64_t newest = chunks_.empty() ? iteration : chunks_.back().iteration;
+  GOMOKU_CHECK(InWindow(iteration, newest, window_),
+               "games of iteration " << iteration << " appended to a replay window ending at iteration " << newest
+                                     << " (window " << window_ << ")");
+  if (games.empty()) return;
+  auto it = std::find_if(chunks_.begin(), chunks_.end(), [&](const Chunk& x) { return x.iteration == iteration; });
+  if (it == chunks_.end()) {
+    Chunk c;
+    c.iteration = iteration;
+    it = chunks_.insert(std::upper_bound(chunks_.begin(), chunks_.end(), iteration,
+                                         [](int64_t i, const Chunk& x) { return i < x.iteration; }),
+                        std::move(c));
+  }
+  AppendTo(&*it, games, size_);
+  Recount();
+}
+
+void ReplayBuffer::AddIteration(int64_t iteration, const std::vector<const GameRecord*>& games) {
+  Chunk c;
+  c.iteration = iteration;
+  AppendTo(&c, games, size_);
   chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
                                [&](const Chunk& x) {
                                  return x.iteration == iteration || x.iteration <= iteration - window_;

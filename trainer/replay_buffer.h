@@ -9,7 +9,10 @@
 // symmetry (symmetry.h TransformPlane), so planes and target always agree.
 //
 // Window: AddIteration(N, ...) keeps iterations N-W+1 .. N (by iteration
-// number, gaps allowed) and drops older ones.
+// number, gaps allowed) and drops older ones.  A game counts in the window by
+// the iteration it was played for, also when it arrived late (after its
+// iteration closed): AppendGames(L, ...) adds such games to iteration L, and
+// they age out together with L's other games (docs/trainer.md "Late games").
 // Thread-safety: not thread-safe; const methods may run concurrently.
 #pragma once
 
@@ -32,6 +35,18 @@ class ReplayBuffer {
   // drops iterations older than iteration - window + 1.  Games of another
   // board size are a GomokuError.
   void AddIteration(int64_t iteration, const std::vector<const GameRecord*>& games);
+
+  // Appends games to `iteration` (creating it when absent, never replacing
+  // what it holds).  Precondition: InWindow(iteration, newest held, window()),
+  // i.e. the games would not age out at once (GomokuError otherwise).
+  void AppendGames(int64_t iteration, const std::vector<const GameRecord*>& games);
+
+  // The window's rule: whether games played for `iteration` are in the replay
+  // window of training step `step` (step - window < iteration <= step).  A
+  // game of a newer iteration than the step never is.
+  static bool InWindow(int64_t iteration, int64_t step, int window) {
+    return iteration <= step && iteration > step - window;
+  }
 
   int64_t num_samples() const { return total_; }
   std::vector<int64_t> iterations() const;  // ascending
@@ -57,6 +72,7 @@ class ReplayBuffer {
     std::vector<float> value;       // count
   };
   void Recount();
+  static void AppendTo(Chunk* c, const std::vector<const GameRecord*>& games, int size);
 
   int size_;
   int window_;

@@ -12,6 +12,7 @@
 #include "common/net/checkpoint.h"
 #include "trainer/game_files.h"
 #include "trainer/generation_log.h"
+#include "trainer/late_games.h"
 #include "trainer/retention.h"
 #include "trainer/server_reload.h"
 #include "trainer/trainer_state.h"
@@ -51,6 +52,17 @@ int Trainer::Run(const std::atomic<bool>& stop) {
   }
 }
 
+void Trainer::AppendLateToWindow(const std::vector<const LateGame*>& late) {
+  // One append per iteration, in the manifest's order: a rebuilt window holds
+  // the samples in the same order, so a retrained step draws the same batches.
+  for (size_t i = 0; i < late.size();) {
+    std::vector<const GameRecord*> group;
+    const int64_t it = late[i]->iteration;
+    for (; i < late.size() && late[i]->iteration == it; ++i) group.push_back(&late[i]->game.record);
+    buffer_.AppendGames(it, group);
+  }
+}
+
 bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
   const double start = NowSeconds();
   spdlog::info("self-play started: iteration {}", n);
@@ -64,8 +76,6 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
   if (col.corrupt + col.stale + col.incompatible > 0)
     spdlog::warn("iteration {}: skipped {} corrupt, {} stale and {} incompatible game files", n, col.corrupt,
                  col.stale, col.incompatible);
-  if (col.late > 0)
-    spdlog::info("iteration {}: {} late game files of closed iterations ignored while waiting", n, col.late);
 
   GameManifest manifest;
   manifest.iteration = n;
@@ -82,10 +92,33 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
     (g.record.winner == kBlack ? wins_black : g.record.winner == kWhite ? wins_white : draws)++;
   }
   manifest.ignored = col.ignored;
+  // Late games of closed iterations join this step's window as games of the
+  // iteration they were played for; the window's rule ages out the old ones.
+  const int window_its = config_.train.replay_iterations;
+  const LateSplit late = SplitLateGames(col.late_games, n, window_its);
+  for (const LateGame* g : late.used) manifest.late.push_back(ToLateEntry(*g));
+  for (const LateGame* g : late.aged_out) manifest.late_aged_out.push_back(ToLateEntry(*g));
+  for (const auto& [it, file] : col.late_ignored) manifest.late_ignored.push_back({it, file, 0, 0});
+  ledger_.received += samples + late.used_samples + late.aged_out_samples;
+  ledger_.never_trained += late.aged_out_samples;
+  manifest.run_positions = ledger_.received;
+  manifest.run_never_trained = ledger_.never_trained;
+  // Written before anything trains on these games: the one record of which
+  // step took each late file (a restart before it simply picks them up again).
   WriteGameManifest(paths_.manifest(n), manifest);
-  collector_.RememberClosed(n, std::move(known), config_.train.replay_iterations);
+  collector_.RememberClosed(n, std::move(known), window_its);
   buffer_.AddIteration(n, records);
-  col.games.clear();
+  AppendLateToWindow(late.used);
+  if (col.late > 0)
+    spdlog::info("iteration {}: {} late game files of closed iterations: {} joined the replay window ({} samples{}), "
+                 "{} aged out (older than the window, {} samples), {} unusable",
+                 n, col.late, late.used.size(), late.used_samples,
+                 late.used.empty() ? std::string() : ", from " + LateOrigins(manifest.late).dump(),
+                 late.aged_out.size(), late.aged_out_samples, col.late_ignored.size());
+  spdlog::info("self-play samples never trained on: {} of {} received in the run ({:.2f}%; only late games older "
+               "than the replay window)",
+               ledger_.never_trained, ledger_.received, 100.0 * ledger_.never_trained_share());
+  col.games.clear();  // the window holds copies; late.used still points into col.late_games
   if (n > 1) {
     int removed = RemoveAbandonedTempFiles(run_.games_for(n - 1), 60.0);
     if (removed > 0) spdlog::info("removed {} abandoned temp files in {}", removed, run_.games_for(n - 1));
@@ -115,6 +148,14 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
       {"games_by_stall_timeout", col.by_stall_timeout},
       {"stall_warnings", col.stall_warnings},
       {"late_games", col.late},
+      {"late_games_used", static_cast<int64_t>(late.used.size())},
+      {"late_games_aged_out", static_cast<int64_t>(late.aged_out.size())},
+      {"late_samples", late.used_samples},
+      {"late_from", LateOrigins(manifest.late)},
+      {"aged_out_samples", late.aged_out_samples},
+      {"run_samples", ledger_.received},
+      {"run_samples_never_trained", ledger_.never_trained},
+      {"never_trained_share", ledger_.never_trained_share()},
       {"stale_games", col.stale},
       {"corrupt_games", col.corrupt},
       {"incompatible_games", col.incompatible},

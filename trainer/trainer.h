@@ -4,7 +4,9 @@
 // State machine, per iteration N:
 //   COLLECT  "self-play started: iteration N" -> wait for games/it{N}/ (GameCollector)
 //            -> "games collected: K games for iteration N" -> manifest trainer/games_itN.json
-//   TRAIN    replay window (last train.replay_iterations iterations), train_batches x batch_size
+//            (N's games, and the late games of closed iterations this step took)
+//   TRAIN    replay window (last train.replay_iterations iterations by the
+//            iteration each game was played for, late ones included), train_batches x batch_size
 //            -> "training done: iteration N ..."
 //   SAVE     checkpoints/weights_it{N}.pt (model_generation N) -> "checkpoint saved: iteration N"
 //            -> trainer/optimizer_it{N}.pt -> trainer/state.json
@@ -31,6 +33,7 @@
 #include "common/config/config.h"
 #include "common/data/run_layout.h"
 #include "trainer/game_collector.h"
+#include "trainer/late_games.h"
 #include "trainer/net_trainer.h"
 #include "trainer/replay_buffer.h"
 #include "trainer/trainer_paths.h"
@@ -58,6 +61,7 @@ class Trainer {
   void RebuildReplayWindow(int64_t last_closed);
   // trainer.cc
   bool RunIteration(int64_t n, const std::atomic<bool>& stop);  // false = stopped
+  void AppendLateToWindow(const std::vector<const LateGame*>& late);  // grouped by iteration, in order
   void SaveTrained(int64_t n, const nlohmann::json& record);
   bool Publish(int64_t n, nlohmann::json record, const std::atomic<bool>* stop);  // false = stopped
   nlohmann::json ConfigJson() const;
@@ -70,6 +74,7 @@ class Trainer {
   std::unique_ptr<NetTrainer> trainer_;
   ReplayBuffer buffer_;
   GameCollector collector_;
+  PositionLedger ledger_;                 // samples received / never trained, through the last closed step
   int64_t iteration_ = 0;                 // iteration whose games are collected next
   std::optional<nlohmann::json> pending_publish_;  // record of iteration_-1 when it still needs publishing
 };

@@ -1,5 +1,7 @@
 // Trainer: preparing the run directory, cold start and resume (trainer.h).
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -86,38 +88,74 @@ void Trainer::RestoreOptimizer(int64_t iteration) {
 }
 
 void Trainer::RebuildReplayWindow(int64_t last_closed) {
-  const int64_t first = std::max<int64_t>(1, last_closed - config_.train.replay_iterations + 1);
-  int64_t games = 0;
+  const int window = config_.train.replay_iterations;
+  const int64_t first = std::max<int64_t>(1, last_closed - window + 1);
+  const int board = config_.board.size;
+  const Rule rule = config_.rule();
+  // Loads the files named, skipping (with a WARNING) any that no longer vet.
+  auto load = [&](int64_t it, const std::vector<std::string>& names, const char* what) {
+    std::vector<GameRecord> records;
+    const std::string dir = run_.games_for(it);
+    for (const std::string& name : names) {
+      GameRecord rec;
+      std::string reason;
+      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, board, rule}, &rec, &reason);
+      if (v == GameVerdict::kUsable) records.push_back(std::move(rec));
+      else spdlog::warn("replay window: skipping {} {}game file {}/{}: {}", GameVerdictName(v), what, dir, name, reason);
+    }
+    return records;
+  };
+  auto ptrs = [](const std::vector<GameRecord>& v) {
+    std::vector<const GameRecord*> p;
+    for (const auto& r : v) p.push_back(&r);
+    return p;
+  };
+  std::map<int64_t, std::set<std::string>> known;  // the watched closed iterations' files
+  int64_t games = 0, late_games = 0;
   for (int64_t it = first; it <= last_closed; ++it) {
     const std::string dir = run_.games_for(it);
     std::vector<std::string> names;
-    std::set<std::string> known;
-    if (auto m = ReadGameManifest(paths_.manifest(it))) {
+    auto m = ReadGameManifest(paths_.manifest(it));
+    if (m) {
       names = m->used;
-      known.insert(m->ignored.begin(), m->ignored.end());
+      known[it].insert(m->ignored.begin(), m->ignored.end());
     } else {
       names = ListGameFiles(dir);
       if (!names.empty())
         spdlog::warn("no game manifest for iteration {}; using every usable game file in {}", it, dir);
     }
-    std::vector<GameRecord> records;
-    for (const std::string& name : names) {
-      known.insert(name);
-      GameRecord rec;
-      std::string reason;
-      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, config_.board.size, config_.rule()}, &rec, &reason);
-      if (v == GameVerdict::kUsable) records.push_back(std::move(rec));
-      else spdlog::warn("replay window: skipping {} game file {}/{}: {}", GameVerdictName(v), dir, name, reason);
-    }
-    std::vector<const GameRecord*> ptrs;
-    for (const auto& r : records) ptrs.push_back(&r);
-    if (!ptrs.empty()) buffer_.AddIteration(it, ptrs);
+    known[it].insert(names.begin(), names.end());
+    std::vector<GameRecord> records = load(it, names, "");
+    // The live step added its iteration even when empty; so does the rebuild.
+    if (m || !records.empty()) buffer_.AddIteration(it, ptrs(records));
     games += static_cast<int64_t>(records.size());
-    collector_.RememberClosed(it, std::move(known), config_.train.replay_iterations);
+    if (!m) continue;
+    // The late games step `it` took, appended as the live step did: per
+    // iteration played for, in the manifest's order (same samples, same order).
+    for (size_t i = 0; i < m->late.size();) {
+      const int64_t played_for = m->late[i].iteration;
+      std::vector<std::string> group;
+      for (; i < m->late.size() && m->late[i].iteration == played_for; ++i) group.push_back(m->late[i].file);
+      if (!ReplayBuffer::InWindow(played_for, it, window)) continue;  // a manifest of another window size
+      std::vector<GameRecord> late = load(played_for, group, "late ");
+      buffer_.AppendGames(played_for, ptrs(late));
+      late_games += static_cast<int64_t>(late.size());
+    }
+    for (const auto* list : {&m->late, &m->late_aged_out, &m->late_ignored})
+      for (const LateEntry& e : *list)
+        if (e.iteration >= first) known[e.iteration].insert(e.file);
   }
-  if (last_closed >= 1)
-    spdlog::info("replay window rebuilt: iterations {}..{}, {} games, {} samples", first, last_closed, games,
-                 buffer_.num_samples());
+  for (auto& [it, names] : known) collector_.RememberClosed(it, std::move(names), window);
+  if (last_closed >= 1) {
+    if (auto m = ReadGameManifest(paths_.manifest(last_closed))) {
+      ledger_.received = m->run_positions;
+      ledger_.never_trained = m->run_never_trained;
+    }
+    spdlog::info("replay window rebuilt: iterations {}..{}, {} games and {} late games, {} samples; self-play samples "
+                 "never trained on so far: {} of {}",
+                 first, last_closed, games, late_games, buffer_.num_samples(), ledger_.never_trained,
+                 ledger_.received);
+  }
 }
 
 void Trainer::ColdStart() {

@@ -30,8 +30,38 @@ std::optional<TrainerState> ReadTrainerState(const std::string& path) {
   }
 }
 
+namespace {
+nlohmann::json LateJson(const std::vector<LateEntry>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const LateEntry& e : v)
+    a.push_back({{"iteration", e.iteration}, {"file", e.file}, {"model_generation", e.model_generation},
+                 {"positions", e.positions}});
+  return a;
+}
+std::vector<LateEntry> LateFromJson(const nlohmann::json& j, const char* key) {
+  std::vector<LateEntry> v;
+  if (!j.contains(key)) return v;  // manifests written before late games were kept
+  for (const auto& e : j.at(key)) {
+    LateEntry x;
+    x.iteration = e.at("iteration").get<int64_t>();
+    x.file = e.at("file").get<std::string>();
+    x.model_generation = e.value("model_generation", int64_t{0});
+    x.positions = e.value("positions", int64_t{0});
+    v.push_back(std::move(x));
+  }
+  return v;
+}
+}  // namespace
+
 void WriteGameManifest(const std::string& path, const GameManifest& m) {
-  nlohmann::json j = {{"iteration", m.iteration}, {"used", m.used}, {"ignored", m.ignored}};
+  nlohmann::json j = {{"iteration", m.iteration},
+                      {"used", m.used},
+                      {"ignored", m.ignored},
+                      {"late", LateJson(m.late)},
+                      {"late_aged_out", LateJson(m.late_aged_out)},
+                      {"late_ignored", LateJson(m.late_ignored)},
+                      {"run_positions", m.run_positions},
+                      {"run_never_trained", m.run_never_trained}};
   WriteFileAtomic(path, j.dump(1) + "\n");
 }
 
@@ -43,6 +73,11 @@ std::optional<GameManifest> ReadGameManifest(const std::string& path) {
     m.iteration = j.at("iteration").get<int64_t>();
     m.used = j.at("used").get<std::vector<std::string>>();
     m.ignored = j.value("ignored", std::vector<std::string>{});
+    m.late = LateFromJson(j, "late");
+    m.late_aged_out = LateFromJson(j, "late_aged_out");
+    m.late_ignored = LateFromJson(j, "late_ignored");
+    m.run_positions = j.value("run_positions", int64_t{0});
+    m.run_never_trained = j.value("run_never_trained", int64_t{0});
     return m;
   } catch (const std::exception& e) {
     spdlog::warn("ignoring unreadable game manifest {}: {}", path, e.what());

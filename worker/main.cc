@@ -11,6 +11,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
+#include "common/base/stop_signals.h"
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 #include "worker/remote_setup.h"
@@ -18,8 +19,6 @@
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
 
 const char* kUsage = R"(worker: AlphaZero self-play games, one .npz file per game.
 
@@ -54,9 +53,7 @@ Options:
 
 int main(int argc, char** argv) {
   using namespace gz;
-  std::signal(SIGPIPE, SIG_IGN);
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGINT, OnSignal);
+  const std::atomic<bool>& g_stop = InstallStopSignals(/*restart_syscalls=*/true);
   try {
     CliSpec spec{kUsage, {"--id", "--run-dir", "--games", "--out", "--weights", "--iteration", "--log-file",
                   "--summary"},

@@ -51,17 +51,19 @@ void AddU64(Registry& r, const std::string& key, uint64_t* p) {
                  },
                  [p] { return json(*p); }};
 }
+// A finite number in [lo, hi], or a ConfigError naming the key.
+double CheckedNumber(const json& v, const std::string& k, double lo, double hi) {
+  if (!v.is_number()) Bad(k, "expected a number, got " + v.dump());
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi) {
+    std::ostringstream os;
+    os << "value " << x << " out of range [" << lo << ", " << hi << "]";
+    Bad(k, os.str());
+  }
+  return x;
+}
 void AddDouble(Registry& r, const std::string& key, double* p, double lo, double hi) {
-  r[key] = Field{[p, lo, hi](const json& v, const std::string& k) {
-                   if (!v.is_number()) Bad(k, "expected a number, got " + v.dump());
-                   double x = v.get<double>();
-                   if (!std::isfinite(x) || x < lo || x > hi) {
-                     std::ostringstream os;
-                     os << "value " << x << " out of range [" << lo << ", " << hi << "]";
-                     Bad(k, os.str());
-                   }
-                   *p = x;
-                 },
+  r[key] = Field{[p, lo, hi](const json& v, const std::string& k) { *p = CheckedNumber(v, k, lo, hi); },
                  [p] { return json(*p); }};
 }
 // A float field (the search layer keeps floats).  The JSON value is read as a
@@ -70,14 +72,7 @@ void AddDouble(Registry& r, const std::string& key, double* p, double lo, double
 // reads back to the same float ("0.3", not 0.30000001192092896).
 void AddFloat(Registry& r, const std::string& key, float* p, double lo, double hi) {
   r[key] = Field{[p, lo, hi](const json& v, const std::string& k) {
-                   if (!v.is_number()) Bad(k, "expected a number, got " + v.dump());
-                   double x = v.get<double>();
-                   if (!std::isfinite(x) || x < lo || x > hi) {
-                     std::ostringstream os;
-                     os << "value " << x << " out of range [" << lo << ", " << hi << "]";
-                     Bad(k, os.str());
-                   }
-                   *p = static_cast<float>(x);
+                   *p = static_cast<float>(CheckedNumber(v, k, lo, hi));
                  },
                  [p] {
                    char buf[32];

@@ -140,20 +140,4 @@ const Position* SelfPlayGame::Step() {
 
 void SelfPlayGame::Supply(const EvalResult& result) { mcts_.ExpandAndBackup(result); }
 
-int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator, const std::atomic<bool>* stop) {
-  int64_t calls = 0;
-  LeafRound round;
-  for (;;) {
-    if (stop && stop->load()) return calls;
-    round.Clear();
-    for (SelfPlayGame* g : games) {
-      if (g->finished()) continue;
-      if (const Position* p = g->Step()) round.Add(g, *p);
-    }
-    if (round.empty()) return calls;
-    round.EvaluateAndSupply(evaluator);
-    ++calls;
-  }
-}
-
 }  // namespace gz

@@ -50,12 +50,6 @@ class SelfPlayGame {
   int max_moves_;
 };
 
-// Plays all games to the end, batching pending leaves of all unfinished games
-// into one Evaluate call per round.  Returns the number of Evaluate calls.
-// If `stop` becomes true the driver returns early (games stay unfinished).
-int64_t PlayGamesBatched(std::vector<SelfPlayGame*> games, Evaluator& evaluator,
-                         const std::atomic<bool>* stop = nullptr);
-
 // Keeps up to `slots` games in flight (slots >= 1): whenever a slot is free it
 // asks `next()` for a game to start (nullptr: none now; it is not asked again
 // in this call), and hands each game to `done` the moment it ends, so a long

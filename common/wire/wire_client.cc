@@ -15,6 +15,7 @@
 
 #include "common/base/fileio.h"
 #include "common/data/run_layout.h"
+#include "common/wire/unix_address.h"
 
 namespace gz {
 namespace {
@@ -38,12 +39,7 @@ HelloParams HelloParams::FromConfig(const Config& c, const std::string& client_n
 }
 
 WireClient::WireClient(const std::string& socket_path, double connect_timeout_s) : path_(socket_path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path_.empty() || path_.size() >= sizeof(addr.sun_path))
-    GOMOKU_THROW(ConfigError, "socket path '" << path_ << "' is empty or longer than " << sizeof(addr.sun_path) - 1
-                                              << " bytes (the Unix socket limit)");
-  std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
+  const sockaddr_un addr = UnixSocketAddress(path_);
   fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) GOMOKU_THROW(ServerUnavailableError, "socket(): " << std::strerror(errno));
   // A blocking connect on a Unix socket waits only when the listen backlog is
@@ -96,15 +92,19 @@ void WireClient::WriteAll(const char* p, size_t n, double deadline) {
     }
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      int ms = RemainingMs(deadline);
-      if (ms == 0) GOMOKU_THROW(ServerTimeoutError, "timed out writing to inference server at '" << path_ << "'");
-      pollfd pf{fd_, POLLOUT, 0};
-      ::poll(&pf, 1, ms);
+      AwaitReady(POLLOUT, deadline, "timed out writing to inference server at");
       continue;
     }
     GOMOKU_THROW(ServerUnavailableError,
                  "write to inference server at '" << path_ << "' failed: " << std::strerror(errno));
   }
+}
+
+void WireClient::AwaitReady(short events, double deadline, const char* timeout_message) {
+  const int ms = RemainingMs(deadline);
+  if (ms == 0) GOMOKU_THROW(ServerTimeoutError, timeout_message << " '" << path_ << "'");
+  pollfd pf{fd_, events, 0};
+  ::poll(&pf, 1, ms);
 }
 
 void WireClient::Fill(size_t n, double deadline) {
@@ -125,10 +125,7 @@ void WireClient::Fill(size_t n, double deadline) {
     if (r == 0) GOMOKU_THROW(ServerUnavailableError, "inference server at '" << path_ << "' closed the connection");
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) {
-      int ms = RemainingMs(deadline);
-      if (ms == 0) GOMOKU_THROW(ServerTimeoutError, "timed out waiting for the inference server at '" << path_ << "'");
-      pollfd pf{fd_, POLLIN, 0};
-      ::poll(&pf, 1, ms);
+      AwaitReady(POLLIN, deadline, "timed out waiting for the inference server at");
       continue;
     }
     GOMOKU_THROW(ServerUnavailableError,

@@ -108,6 +108,9 @@ class WireClient {
   // Reads until at least n unread bytes are buffered (one recv takes all the
   // socket holds, up to the buffer: a reply usually arrives in one).
   void Fill(size_t n, double deadline);
+  // Waits (poll) until the socket is ready for `events` or `deadline`;
+  // ServerTimeoutError "<timeout_message> '<path>'" once it has passed.
+  void AwaitReady(short events, double deadline, const char* timeout_message);
 
   std::string path_;
   int fd_ = -1;

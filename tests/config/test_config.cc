@@ -8,20 +8,11 @@
 #include "common/base/cli.h"
 #include "common/config/config.h"
 #include "common/base/errors.h"
+#include "tests/config/config_test_util.h"
 #include "tests/support/temp_dir.h"
 
 using namespace gz;
-
-namespace {
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-}  // namespace
+using gz::testing::ConfigErrorOf;
 
 TEST_CASE("defaults are the seed configuration and validate") {
   Config c;
@@ -40,27 +31,27 @@ TEST_CASE("defaults are the seed configuration and validate") {
 
 TEST_CASE("unknown keys are errors naming the key") {
   Config c;
-  std::string e = ErrorOf([&] { c.Apply(nlohmann::json::parse(R"({"mcts": {"simulatons": 5}})"), "f.json"); });
+  std::string e = ConfigErrorOf([&] { c.Apply(nlohmann::json::parse(R"({"mcts": {"simulatons": 5}})"), "f.json"); });
   CHECK(e.find("mcts.simulatons") != std::string::npos);
   CHECK(e.find("f.json") != std::string::npos);
-  e = ErrorOf([&] { c.ApplyOverride("nope.key=1"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("nope.key=1"); });
   CHECK(e.find("nope.key") != std::string::npos);
 }
 
 TEST_CASE("out-of-range and wrong-type values name the key") {
   Config c;
-  std::string e = ErrorOf([&] { c.ApplyOverride("board.size=40"); });
+  std::string e = ConfigErrorOf([&] { c.ApplyOverride("board.size=40"); });
   CHECK(e.find("board.size") != std::string::npos);
   CHECK(e.find("out of range") != std::string::npos);
-  e = ErrorOf([&] { c.ApplyOverride("mcts.c_puct=abc"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("mcts.c_puct=abc"); });
   CHECK(e.find("mcts.c_puct") != std::string::npos);
-  e = ErrorOf([&] { c.ApplyOverride("board.rule=renju"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("board.rule=renju"); });
   CHECK(e.find("board.rule") != std::string::npos);
-  e = ErrorOf([&] { c.ApplyOverride("server.max_wait=-3"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("server.max_wait=-3"); });
   CHECK(e.find("server.max_wait") != std::string::npos);
-  e = ErrorOf([&] { c.ApplyOverride("mcts.tree_reuse=2"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("mcts.tree_reuse=2"); });
   CHECK(e.find("mcts.tree_reuse") != std::string::npos);
-  e = ErrorOf([&] { c.ApplyOverride("novalue"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("novalue"); });
   CHECK(e.find("dotted.key=value") != std::string::npos);
   CHECK(c.board.size == 15);  // failed overrides changed nothing
 }
@@ -68,7 +59,7 @@ TEST_CASE("out-of-range and wrong-type values name the key") {
 TEST_CASE("cross-field validation") {
   Config c;
   c.ApplyOverride("run.min_games=500");
-  std::string e = ErrorOf([&] { c.Validate(); });
+  std::string e = ConfigErrorOf([&] { c.Validate(); });
   CHECK(e.find("run.min_games") != std::string::npos);
 }
 
@@ -96,7 +87,7 @@ TEST_CASE("file < overrides, and ToJson round-trips every key") {
 TEST_CASE("bad JSON and missing files are clear errors") {
   std::string path = gz::testing::TestTmpPath("cfg_bad.json");
   std::ofstream(path) << "{ not json";
-  std::string e = ErrorOf([&] { Config::Load(path, {}); });
+  std::string e = ConfigErrorOf([&] { Config::Load(path, {}); });
   CHECK(e.find("invalid JSON") != std::string::npos);
   CHECK_THROWS_AS(Config::Load("/nonexistent.json", {}), IoError);
 }

@@ -11,6 +11,7 @@
 #include "common/data/npz.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
+#include "tests/support/play_games.h"
 #include "tests/support/temp_dir.h"
 
 using namespace gz;
@@ -22,7 +23,7 @@ GameRecord MakeGame(uint64_t seed = 9) {
   p.mcts.simulations = 40;
   SelfPlayGame g(p, 7, Rule::kStandard, seed, 12, 34);
   UniformEvaluator ev;
-  PlayGamesBatched({&g}, ev);
+  PlayToEnd(g, ev);
   return g.record();
 }
 }  // namespace

@@ -49,6 +49,18 @@ check "status time table has >= 2 rows in numeric order" /usr/bin/python3 -c '
 import json,sys; t=json.loads(sys.argv[1])["generations"]; it=[r["iteration"] for r in t]
 assert len(it) >= 2 and it == sorted(it), it' "$STATUS"
 check "status text view renders" bash -c "'$ROOT/launch/status.sh' --run-dir '$RUN' | grep -q 'iteration'"
+# The evaluator (started and health-checked by start.sh) rates the run while it goes on.
+check "the evaluator writes ratings.jsonl with an Elo and its interval" wait_for 120 /usr/bin/python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1] + "/ratings.jsonl") if l.strip()]
+r = lines[-1]
+assert r["player"].startswith("checkpoint:") and r["elo_low"] <= r["elo"] <= r["elo_high"], r' "$RUN"
+STATUS="$("$ROOT/launch/status.sh" --run-dir "$RUN" --json)"
+check "status sees the evaluator alive" test "$(echo "$STATUS" | json_get '["evaluator"]["alive"]')" = True
+check "status text view shows the newest Elo with its interval" \
+  bash -c "'$ROOT/launch/status.sh' --run-dir '$RUN' | grep -E 'newest Elo: checkpoint:[0-9]+ .* [+-][0-9]+ \[[+-][0-9]+, [+-][0-9]+\] vs rollout:50'"
+PORT="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dashboard"]["port"])' "$CONFIG")"
+check "the dashboard answers on the configured port" bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT && printf 'GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3 && head -1 <&3 | grep -q '200'"
 check "stop.sh stops everything" "$ROOT/launch/stop.sh" --run-dir "$RUN"
 check "no process left" no_process_left $PIDS_BEFORE
 check "no stale socket" test ! -e "$RUN/sock/infer.sock"

@@ -19,6 +19,7 @@
 #include "engine/gomocup_session.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
+#include "tests/support/text_checks.h"
 
 using namespace gz;
 using namespace gz::testing;
@@ -90,6 +91,20 @@ class Manager {
     return m;
   }
 
+  // Sends `line`; the reply must be an ERROR.
+  void ExpectError(const std::string& line) {
+    Send(line);
+    INFO("sent: " << line);
+    REQUIRE(StartsWith(Reply(), "ERROR"));
+  }
+
+  // Sends a BOARD block: the `stones` ("x,y,field") and DONE.
+  void SendBoard(const std::vector<std::string>& stones) {
+    Send("BOARD");
+    for (const std::string& stone : stones) Send(stone);
+    Send("DONE");
+  }
+
   void ExpectNoReplyPending() {
     // Protocol commands without an answer (INFO) must not produce output:
     // ABOUT is answered next, so any stray line would show up instead.
@@ -131,10 +146,8 @@ TEST_CASE("scripted manager session through every mandatory command") {
   m.Send("INFO some_future_key 42");
   m.ExpectNoReplyPending();
 
-  m.Send("START 4");
-  REQUIRE(StartsWith(m.Reply(), "ERROR"));
-  m.Send("START 30");
-  REQUIRE(StartsWith(m.Reply(), "ERROR"));
+  m.ExpectError("START 4");
+  m.ExpectError("START 30");
   m.Send("START 15");
   REQUIRE(m.Reply() == "OK");
   m.NewBoard(15);
@@ -149,20 +162,14 @@ TEST_CASE("scripted manager session through every mandatory command") {
   WARN("TURN answered in " << m.last_reply_ms() << " ms (timeout_turn 1000)");
 
   SECTION("error paths leave the engine usable") {
-    m.Send("TURN " + Xy(own1, 15));  // occupied
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
-    m.Send("TURN 15,3");  // out of range
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
-    m.Send("TURN 3,-1");
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
-    m.Send("TURN 7");  // bad syntax
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
-    m.Send("TURN seven,eight");
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.ExpectError("TURN " + Xy(own1, 15));  // occupied
+    m.ExpectError("TURN 15,3");  // out of range
+    m.ExpectError("TURN 3,-1");
+    m.ExpectError("TURN 7");  // bad syntax
+    m.ExpectError("TURN seven,eight");
     m.Send("FROBNICATE 1 2");
     REQUIRE(StartsWith(m.Reply(), "UNKNOWN"));
-    m.Send("RECTSTART 15,20");
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.ExpectError("RECTSTART 15,20");
     // Still playing the same game.
     int opp2 = m.board().LegalMoves().front();
     m.board().Play(opp2);
@@ -175,8 +182,7 @@ TEST_CASE("scripted manager session through every mandatory command") {
     REQUIRE(m.Reply() == "OK");
     m.Send("TAKEBACK " + Xy(opp1, 15));
     REQUIRE(m.Reply() == "OK");
-    m.Send("TAKEBACK " + Xy(opp1, 15));  // already empty
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    m.ExpectError("TAKEBACK " + Xy(opp1, 15));  // already empty
     // Replay a different reply in the position after our first move.
     m.NewBoard(15);
     m.board().Play(own1);
@@ -190,9 +196,7 @@ TEST_CASE("scripted manager session through every mandatory command") {
     m.Send("RESTART");
     REQUIRE(m.Reply() == "OK");
     // Our four on row 5 (x = 3..6), equal counts: we are black and must win.
-    m.Send("BOARD");
-    for (const char* l : {"3,5,1", "0,0,2", "4,5,1", "2,9,2", "5,5,1", "10,12,2", "6,5,1", "14,14,2"}) m.Send(l);
-    m.Send("DONE");
+    m.SendBoard({"3,5,1", "0,0,2", "4,5,1", "2,9,2", "5,5,1", "10,12,2", "6,5,1", "14,14,2"});
     std::string win = m.Reply();
     REQUIRE((win == "2,5" || win == "7,5"));
 
@@ -200,25 +204,16 @@ TEST_CASE("scripted manager session through every mandatory command") {
     REQUIRE(m.Reply() == "OK");
     // Opponent's four on row 8 (x = 3..6), its left end taken by us: we are
     // white (one stone fewer) with no four of our own, and must block 7,8.
-    m.Send("BOARD");
-    for (const char* l : {"3,8,2", "2,8,1", "4,8,2", "10,2,1", "5,8,2", "12,12,1", "6,8,2"}) m.Send(l);
-    m.Send("DONE");
+    m.SendBoard({"3,8,2", "2,8,1", "4,8,2", "10,2,1", "5,8,2", "12,12,1", "6,8,2"});
     REQUIRE(m.Reply() == "7,8");
 
     m.Send("RESTART");
     REQUIRE(m.Reply() == "OK");
-    m.Send("BOARD");
-    m.Send("1,1,1");
-    m.Send("2,2,1");  // two own stones, no opponent stone: not our turn
-    m.Send("DONE");
+    m.SendBoard({"1,1,1", "2,2,1"});  // two own stones, no opponent stone: not our turn
     REQUIRE(StartsWith(m.Reply(), "ERROR"));
-    m.Send("BOARD");
-    m.Send("1,1,7");  // no such field
-    m.Send("DONE");
+    m.SendBoard({"1,1,7"});  // no such field
     REQUIRE(StartsWith(m.Reply(), "ERROR"));
-    m.Send("BOARD");
-    m.Send("20,1,2");  // off the board
-    m.Send("DONE");
+    m.SendBoard({"20,1,2"});  // off the board
     REQUIRE(StartsWith(m.Reply(), "ERROR"));
     // Usable afterwards.
     m.Send("RESTART");
@@ -294,12 +289,8 @@ TEST_CASE("play binary: a short game from the terminal") {
   auto code = play.WaitExit(10000ms);
   INFO(out);
   REQUIRE(code == std::optional<int>(0));
-  REQUIRE(out.find("    a b c d e f g h i\n") != std::string::npos);
-  REQUIRE(out.find("engine plays ") != std::string::npos);
-  REQUIRE(out.find("illegal move: e5 is occupied") != std::string::npos);
-  REQUIRE(out.find("illegal move: 'k3' is off the board") != std::string::npos);
-  REQUIRE(out.find("took back your last move") != std::string::npos);
-  REQUIRE(out.find("bye") != std::string::npos);
+  RequireContainsAll(out, {"    a b c d e f g h i\n", "engine plays ", "illegal move: e5 is occupied",
+                           "illegal move: 'k3' is off the board", "took back your last move", "bye"});
 }
 
 TEST_CASE("play binary: bad flags are reported with status 2") {

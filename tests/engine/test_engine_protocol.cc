@@ -19,23 +19,42 @@
 #include "common/game/tactics.h"
 #include "engine/terminal_game.h"
 #include "engine/time_control.h"
+#include "tests/support/text_checks.h"
 
 using namespace gz;
 using Clock = std::chrono::steady_clock;
+using gz::testing::RequireContainsAll;
 
 namespace {
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+// The baseline engine's player: default settings (rollout evaluator).
+struct BaselinePlayer {
+  EngineSettings settings;
+  EvaluatorSource source{settings};
+  SearchPlayer player{source, settings.config};
+};
+
+// A terminal game of `size` against the engine, the human playing `human`,
+// no thinking time, `max_simulations` a move.
+TerminalGameOptions QuickGame(int size, int8_t human, int max_simulations) {
+  TerminalGameOptions opt;
+  opt.size = size;
+  opt.human = human;
+  opt.time_per_move = std::chrono::milliseconds(0);
+  opt.max_simulations = max_simulations;
+  return opt;
+}
 
 // A baseline engine (rollout evaluator) with a small simulation cap and a
 // session around it.  Replies of the last command are in `out`.
 struct Harness {
-  EngineSettings settings;
-  EvaluatorSource source;
-  SearchPlayer player;
+  BaselinePlayer engine;
   GomocupSession session;
   std::vector<std::string> out;
 
-  explicit Harness(int max_sims = 300)
-      : source(settings), player(source, settings.config), session(source, player, max_sims) {}
+  explicit Harness(int max_sims = 300) : session(engine.source, engine.player, max_sims) {}
 
   // Sends one line; returns true unless it was END.
   bool Send(const std::string& line) {
@@ -48,6 +67,12 @@ struct Harness {
     for (auto& l : out)
       if (l.rfind("MESSAGE ", 0) != 0) a.push_back(l);
     return a;
+  }
+  // Sends `line`; the answer must be an ERROR.
+  void ExpectError(const std::string& line) {
+    Send(line);
+    INFO("sent: " << line);
+    REQUIRE(StartsWith(Answer(), "ERROR"));
   }
   std::string Answer() const {
     auto a = Answers();
@@ -65,8 +90,6 @@ struct Harness {
     return xy->second * n + xy->first;
   }
 };
-
-bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 }  // namespace
 
@@ -169,20 +192,15 @@ TEST_CASE("session: START, BEGIN, TURN, errors, UNKNOWN, ABOUT, RESTART, END") {
   REQUIRE(h.Send("ABOUT"));
   REQUIRE(std::regex_match(h.Answer(), std::regex(R"(name="gomoku-zero", version="[^"]+", author="[^"]+", country="[^"]+")")));
 
-  h.Send("BEGIN");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));  // no START yet
+  h.ExpectError("BEGIN");  // no START yet
   h.Send("BOARD");  // without a game: the block is consumed, one ERROR at DONE
   REQUIRE(h.out.empty());
   h.Send("1,1,2");
   REQUIRE(h.out.empty());
-  h.Send("DONE");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
-  h.Send("START 4");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
-  h.Send("START 23");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
-  h.Send("START fifteen");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.ExpectError("DONE");
+  h.ExpectError("START 4");
+  h.ExpectError("START 23");
+  h.ExpectError("START fifteen");
   h.Send("start 9");  // case-insensitive keywords
   REQUIRE(h.Answer() == "OK");
   REQUIRE(h.session.board()->size() == 9);
@@ -199,20 +217,14 @@ TEST_CASE("session: START, BEGIN, TURN, errors, UNKNOWN, ABOUT, RESTART, END") {
   REQUIRE(h.session.board()->at(first) == kBlack);
   REQUIRE(h.session.last_decision()->simulations == 300);
 
-  h.Send("BEGIN");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));  // board not empty
+  h.ExpectError("BEGIN");  // board not empty
 
   const std::string occupied = FormatCoordinates(first, 9);
-  h.Send("TURN " + occupied);
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
-  h.Send("TURN 9,0");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
-  h.Send("TURN -1,3");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
-  h.Send("TURN 3");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
-  h.Send("TURN x,y");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.ExpectError("TURN " + occupied);
+  h.ExpectError("TURN 9,0");
+  h.ExpectError("TURN -1,3");
+  h.ExpectError("TURN 3");
+  h.ExpectError("TURN x,y");
   REQUIRE(h.session.board()->move_count() == 1);  // the errors changed nothing
 
   int opp = first == 0 ? 1 : 0;
@@ -224,8 +236,7 @@ TEST_CASE("session: START, BEGIN, TURN, errors, UNKNOWN, ABOUT, RESTART, END") {
 
   h.Send("SUGGEST");
   REQUIRE(StartsWith(h.Answer(), "UNKNOWN"));
-  h.Send("RECTSTART 9,10");
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));
+  h.ExpectError("RECTSTART 9,10");
 
   // TAKEBACK our reply and the opponent's move; the position is as before.
   h.Send("TAKEBACK " + FormatCoordinates(reply, 9));
@@ -235,8 +246,7 @@ TEST_CASE("session: START, BEGIN, TURN, errors, UNKNOWN, ABOUT, RESTART, END") {
   REQUIRE(h.session.board()->move_count() == 1);
   REQUIRE(h.session.board()->to_move() == kWhite);
   REQUIRE(h.session.board()->last_move() == first);
-  h.Send("TAKEBACK " + FormatCoordinates(opp, 9));
-  REQUIRE(StartsWith(h.Answer(), "ERROR"));  // empty point
+  h.ExpectError("TAKEBACK " + FormatCoordinates(opp, 9));  // empty point
   h.Send("TURN " + FormatCoordinates(opp, 9));
   h.AnswerMove();
 
@@ -281,8 +291,7 @@ TEST_CASE("session: BOARD infers the side to move, wins and blocks") {
         h.Send(l);
         REQUIRE(h.out.empty());
       }
-      h.Send("DONE");
-      REQUIRE(StartsWith(h.Answer(), "ERROR"));
+      h.ExpectError("DONE");
     }
     h.Send("RESTART");
     REQUIRE(h.Answer() == "OK");
@@ -306,9 +315,8 @@ TEST_CASE("session: INFO rule switches exact-five on the board") {
 }
 
 TEST_CASE("search player reuses its tree across its own move and the opponent's reply") {
-  EngineSettings settings;
-  EvaluatorSource source(settings);
-  SearchPlayer player(source, settings.config);
+  BaselinePlayer engine;
+  SearchPlayer& player = engine.player;
   SearchLimits limits;
   limits.max_simulations = 600;
   Board board(7, Rule::kFreestyle);
@@ -337,9 +345,8 @@ TEST_CASE("search player reuses its tree across its own move and the opponent's 
 }
 
 TEST_CASE("search stops for the deadline and the stop flag but always returns a legal move") {
-  EngineSettings settings;
-  EvaluatorSource source(settings);
-  SearchPlayer player(source, settings.config);
+  BaselinePlayer engine;
+  SearchPlayer& player = engine.player;
   Board board(15, Rule::kFreestyle);
   SearchLimits limits;
   limits.deadline = Clock::now();  // already over
@@ -433,40 +440,22 @@ TEST_CASE("terminal UI: drawing and move notation") {
 }
 
 TEST_CASE("terminal game: moves, illegal input, undo and quit") {
-  EngineSettings settings;
-  EvaluatorSource source(settings);
-  SearchPlayer player(source, settings.config);
-  TerminalGameOptions opt;
-  opt.size = 9;
-  opt.human = kBlack;
-  opt.time_per_move = std::chrono::milliseconds(0);
-  opt.max_simulations = 50;
-  TerminalGame game(player, opt);
+  BaselinePlayer engine;
+  TerminalGame game(engine.player, QuickGame(9, kBlack, 50));
   std::istringstream in("e5\nz9\ne5\nfoo\nundo\nundo\n4,4\nquit\n");
   std::ostringstream out;
   int moves = game.Run(in, out);
   const std::string text = out.str();
   REQUIRE(moves == 2);  // e5 (again, after the undo) and the engine's reply
   REQUIRE(game.board().at(4, 4) == kBlack);
-  REQUIRE(text.find("engine plays ") != std::string::npos);
-  REQUIRE(text.find("illegal move: 'z9' is off the board") != std::string::npos);
-  REQUIRE(text.find("illegal move: e5 is occupied") != std::string::npos);
-  REQUIRE(text.find("illegal move: 'foo' is not a move") != std::string::npos);
-  REQUIRE(text.find("took back your last move and the engine's reply") != std::string::npos);
-  REQUIRE(text.find("nothing to undo") != std::string::npos);
-  REQUIRE(text.find("bye") != std::string::npos);
+  RequireContainsAll(text, {"engine plays ", "illegal move: 'z9' is off the board", "illegal move: e5 is occupied",
+                            "illegal move: 'foo' is not a move", "took back your last move and the engine's reply",
+                            "nothing to undo", "bye"});
 }
 
 TEST_CASE("terminal game: the engine as black opens, a finished game can be undone") {
-  EngineSettings settings;
-  EvaluatorSource source(settings);
-  SearchPlayer player(source, settings.config);
-  TerminalGameOptions opt;
-  opt.size = 7;
-  opt.human = kWhite;
-  opt.time_per_move = std::chrono::milliseconds(0);
-  opt.max_simulations = 20;
-  TerminalGame game(player, opt);
+  BaselinePlayer engine;
+  TerminalGame game(engine.player, QuickGame(7, kWhite, 20));
   std::istringstream in("undo\n");  // nothing of ours to undo; then end of input quits
   std::ostringstream out;
   REQUIRE(game.Run(in, out) == 1);

@@ -45,6 +45,9 @@ inline void InstallAndWait(Batcher& b, std::unique_ptr<ServingModel> m) {
   const int64_t want = m->generation;
   b.InstallModel(std::move(m), [&](int64_t g) { swapped.set_value(g); });
   REQUIRE(fut.get() == want);
+  // The callback ran on the busy batch thread: wait until it is idle, so that
+  // the caller's next Submit meets the state it expects (e.g. an inline batch).
+  REQUIRE(WaitUntil([&] { return b.Idle(); }, 10));
 }
 
 }  // namespace gz::testing

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
@@ -101,6 +102,38 @@ inline std::vector<std::string> ServerArgs(const std::string& socket, const std:
   for (auto& e : extra) a.push_back(e);
   return a;
 }
+
+// The answers of local CPU inference (all 8 symmetries) with `ckpt` to `ps`.
+inline std::vector<EvalResult> LocalAnswers(const std::string& ckpt, const std::vector<Position>& ps) {
+  auto local = LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8);
+  std::vector<EvalResult> out(ps.size());
+  local->Evaluate(ps, out);
+  return out;
+}
+
+// The usual start of a server test: a fresh folder FreshTestDir(name) with a
+// tiny checkpoint a.pt (seed, generation) in it, and an infer_server serving
+// it (ServerArgs with --weights and `extra`, log dir/server.log) on
+// tmp/socket_name; the constructor REQUIREs that it serves `generation`.
+struct ServedCheckpoint {
+  ServedCheckpoint(const std::string& name, uint64_t seed, int64_t generation, std::vector<std::string> extra = {},
+                   const std::string& socket_name = "infer.sock")
+      : dir(FreshTestDir(name)),
+        ckpt(MakeCheckpoint(dir, "a.pt", seed, generation)),
+        sock(tmp / socket_name),
+        server(ServerArgs(sock, dir + "/run", WeightsAnd(ckpt, std::move(extra))), dir + "/server.log") {
+    REQUIRE(WaitServing(sock, generation));
+  }
+
+  static std::vector<std::string> WeightsAnd(const std::string& ckpt, std::vector<std::string> extra) {
+    extra.insert(extra.begin(), {"--weights", ckpt});
+    return extra;
+  }
+
+  ShortTempDir tmp;
+  std::string dir, ckpt, sock;
+  InferServerProcess server;
+};
 
 // Captures spdlog output (default logger) while alive.
 class LogCapture {

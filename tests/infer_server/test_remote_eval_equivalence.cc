@@ -10,6 +10,7 @@
 #include "common/wire/remote_evaluator.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
+#include "tests/support/play_games.h"
 #include "tests/infer_server/server_test_util.h"
 
 using namespace gz;
@@ -39,12 +40,9 @@ std::vector<Position> SelfPlayPositions(int wanted) {
   params.mcts.simulations = 16;
   params.random_opening_moves = 2;
   std::vector<std::unique_ptr<SelfPlayGame>> games;
-  std::vector<SelfPlayGame*> ptrs;
-  for (int g = 0; g < 6; ++g) {
+  for (int g = 0; g < 6; ++g)
     games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kFreestyle, GameSeed(9, 1, 0, g), 1, 0));
-    ptrs.push_back(games.back().get());
-  }
-  PlayGamesBatched(ptrs, rec);
+  PlayTogether(games, rec);
   // Spread the picks over the whole games (openings to endgames).
   std::vector<Position> out;
   const size_t step = std::max<size_t>(1, rec.seen.size() / wanted);

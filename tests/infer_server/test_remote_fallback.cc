@@ -9,6 +9,7 @@
 #include "common/wire/fallback_evaluator.h"
 #include "common/wire/remote_evaluator.h"
 #include "common/search/selfplay.h"
+#include "tests/support/play_games.h"
 #include "tests/infer_server/server_test_util.h"
 
 using namespace gz;
@@ -32,8 +33,7 @@ TEST_CASE("FallbackEvaluator falls back when the socket is missing", "[remote][f
   std::string dir = FreshTestDir("server/fb-missing");
   std::string ckpt = MakeCheckpoint(dir, "a.pt", 4, 1);
   std::vector<Position> ps = RandomPositions(5, 3);
-  std::vector<EvalResult> want(ps.size());
-  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(ps, want);
+  std::vector<EvalResult> want = LocalAnswers(ckpt, ps);
 
   LogCapture logs;
   int factory_calls = 0;
@@ -61,8 +61,7 @@ TEST_CASE("FallbackEvaluator survives kill -9 of the server and reconnects when 
   std::string ckpt = MakeCheckpoint(dir, "a.pt", 4, 6);
   std::string sock = tmp / "infer.sock";
   std::vector<Position> ps = RandomPositions(5, 3);
-  std::vector<EvalResult> want(ps.size());
-  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(ps, want);
+  std::vector<EvalResult> want = LocalAnswers(ckpt, ps);
 
   auto server = std::make_unique<InferServerProcess>(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/s1.log");
   REQUIRE(WaitServing(sock, 6));
@@ -116,45 +115,32 @@ TEST_CASE("FallbackEvaluator survives kill -9 of the server and reconnects when 
 }
 
 TEST_CASE("RemoteEvaluator re-opens a connection the server closed for idleness", "[remote]") {
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/idle");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 4, 2);
-  std::string sock = tmp / "infer.sock";
-  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", "server.idle_timeout_s=0.3"}),
-                       dir + "/server.log");
-  REQUIRE(WaitServing(sock, 2));
-  RemoteEvaluator remote(sock, TestHello());
+  ServedCheckpoint srv("server/idle", 4, 2, {"--set", "server.idle_timeout_s=0.3"});
+  RemoteEvaluator remote(srv.sock, TestHello());
   std::vector<Position> ps = RandomPositions(2, 1);
   std::vector<EvalResult> got(2);
   remote.Evaluate(ps, got);
-  REQUIRE(WaitUntil([&] { return server.Log().find("idle timeout") != std::string::npos; }, 10));
+  REQUIRE(WaitUntil([&] { return srv.server.Log().find("idle timeout") != std::string::npos; }, 10));
   remote.Evaluate(ps, got);  // no exception: reconnected
   CHECK(got[1].model_generation == 2);
-  CHECK(server.Terminate() == 0);
+  CHECK(srv.server.Terminate() == 0);
 }
 
-TEST_CASE("self-play through the server (PlayGamesBatched over RemoteEvaluator), server killed mid-run",
+TEST_CASE("self-play through the server (PlayGamesStreaming over RemoteEvaluator), server killed mid-run",
           "[remote][selfplay]") {
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/selfplay");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 8, 7);
-  std::string sock = tmp / "infer.sock";
-  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/server.log");
-  REQUIRE(WaitServing(sock, 7));
+  ServedCheckpoint srv("server/selfplay", 8, 7);
 
   SelfPlayParams params;
   params.mcts.simulations = 12;
   params.max_moves = 30;
   {
-    RemoteEvaluator remote(sock, TestHello());
+    RemoteEvaluator remote(srv.sock, TestHello());
     std::vector<std::unique_ptr<SelfPlayGame>> games;
-    std::vector<SelfPlayGame*> ptrs;
-    for (int g = 0; g < 4; ++g) {
+    for (int g = 0; g < 4; ++g)
       games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kFreestyle, GameSeed(1, 1, 0, g), 1, 7));
-      ptrs.push_back(games.back().get());
-    }
-    CHECK(PlayGamesBatched(ptrs, remote) > 0);
+    CHECK(PlayTogether(games, remote) > 0);
     for (auto& g : games) {
+      REQUIRE(g);
       CHECK(g->finished());
       CHECK(g->record().num_moves() > 0);
       for (int64_t gen : g->record().model_generations) CHECK(gen == 7);
@@ -162,31 +148,29 @@ TEST_CASE("self-play through the server (PlayGamesBatched over RemoteEvaluator),
   }
   // Kill the server while games are being played: they still finish.
   LogCapture logs;
-  FallbackEvaluator fb(sock, TestHello(), [&] { return LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8); },
-                       FastBackoff());
+  FallbackEvaluator fb(
+      srv.sock, TestHello(), [&] { return LoadLocalEvaluator(srv.ckpt, "cpu", 1, SymmetryMode::kAll8); },
+      FastBackoff());
   REQUIRE(fb.remote_active());
   std::vector<std::unique_ptr<SelfPlayGame>> games;
-  std::vector<SelfPlayGame*> ptrs;
-  for (int g = 0; g < 4; ++g) {
+  for (int g = 0; g < 4; ++g)
     games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kFreestyle, GameSeed(2, 1, 0, g), 1, 7));
-    ptrs.push_back(games.back().get());
-  }
-  const int64_t baseline = FetchStats(sock, 5).at("requests_total").get<int64_t>();
+  const int64_t baseline = FetchStats(srv.sock, 5).at("requests_total").get<int64_t>();
   std::thread killer([&] {
     WaitUntil(
         [&] {
           try {
-            return FetchStats(sock, 5).at("requests_total").get<int64_t>() >= baseline + 20;
+            return FetchStats(srv.sock, 5).at("requests_total").get<int64_t>() >= baseline + 20;
           } catch (const std::exception&) {
             return false;
           }
         },
         30);
-    server.Kill();
+    srv.server.Kill();
   });
-  CHECK_NOTHROW(PlayGamesBatched(ptrs, fb));
+  CHECK_NOTHROW(PlayTogether(games, fb));
   killer.join();
-  for (auto& g : games) CHECK(g->finished());
+  for (auto& g : games) CHECK((g && g->finished()));
   CHECK(fb.fallbacks() == 1);
   CHECK(logs.Count("falling back to local inference") == 1);
 }

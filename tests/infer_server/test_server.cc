@@ -28,13 +28,6 @@ using namespace gz::testing;
 
 namespace {
 
-std::vector<EvalResult> LocalAnswers(const std::string& ckpt, const std::vector<Position>& ps) {
-  auto local = LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8);
-  std::vector<EvalResult> out(ps.size());
-  local->Evaluate(ps, out);
-  return out;
-}
-
 // Runs a shell command; returns its exit code, its stdout+stderr in *output.
 int RunCommand(const std::string& command, std::string* output = nullptr) {
   const std::string cmd = command + " 2>&1";
@@ -66,12 +59,7 @@ void MakeStaleSocket(const std::string& path) {
 }  // namespace
 
 TEST_CASE("20 concurrent clients get the same answers as local inference", "[server]") {
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/concurrent");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 11, 3);
-  std::string sock = tmp / "s/infer.sock";
-  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/server.log");
-  REQUIRE(WaitServing(sock, 3));
+  ServedCheckpoint srv("server/concurrent", 11, 3, {}, "s/infer.sock");
 
   const int kClients = 20, kRequests = 8;
   std::vector<std::vector<Position>> work(kClients);
@@ -80,7 +68,7 @@ TEST_CASE("20 concurrent clients get the same answers as local inference", "[ser
     work[c] = RandomPositions(kRequests * 2, 100 + c);
     all.insert(all.end(), work[c].begin(), work[c].end());
   }
-  std::vector<EvalResult> expected = LocalAnswers(ckpt, all);
+  std::vector<EvalResult> expected = LocalAnswers(srv.ckpt, all);
 
   std::atomic<int> failures{0};
   std::vector<double> max_diff(kClients, 0);
@@ -89,7 +77,7 @@ TEST_CASE("20 concurrent clients get the same answers as local inference", "[ser
   for (int c = 0; c < kClients; ++c) {
     threads.emplace_back([&, c] {
       try {
-        RemoteEvaluator remote(sock, TestHello());
+        RemoteEvaluator remote(srv.sock, TestHello());
         for (int r = 0; r < kRequests; ++r) {
           // Requests of 1 and 2 positions, interleaved with everyone else's.
           std::span<const Position> ps(work[c].data() + r * 2, r % 2 ? 2 : 1);
@@ -114,27 +102,22 @@ TEST_CASE("20 concurrent clients get the same answers as local inference", "[ser
     CHECK(max_diff[c] < 1e-5);
   }
   CHECK(failures == 0);
-  nlohmann::json stats = FetchStats(sock, 5);
+  nlohmann::json stats = FetchStats(srv.sock, 5);
   CHECK(stats.at("positions_total").get<int64_t>() == kClients * (kRequests / 2) * 3);
   CHECK(stats.at("requests_total").get<int64_t>() == kClients * kRequests);
   CHECK(stats.at("model_generation").get<int64_t>() == 3);
-  CHECK(server.Terminate() == 0);
-  CHECK_FALSE(FileExists(sock));
+  CHECK(srv.server.Terminate() == 0);
+  CHECK_FALSE(FileExists(srv.sock));
 }
 
 TEST_CASE("a request bigger than the server's read buffer, then small ones on the same connection", "[server]") {
   // The session reads 16 KiB at a time; a 34 KB INFER frame needs the buffer
   // to grow over several reads, and the frames after it must still parse.
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/bigframe");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 11, 3);
-  std::string sock = tmp / "s/infer.sock";
-  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/server.log");
-  REQUIRE(WaitServing(sock, 3));
+  ServedCheckpoint srv("server/bigframe", 11, 3, {}, "s/infer.sock");
   std::vector<Position> big = RandomPositions(400, 7);
   REQUIRE(wire::BuildFrame(wire::MsgType::kInfer, 1, wire::EncodeInfer(big, kTestBoard)).size() > 2 * 16384);
-  std::vector<EvalResult> expected = LocalAnswers(ckpt, big);
-  RemoteEvaluator remote(sock, TestHello());
+  std::vector<EvalResult> expected = LocalAnswers(srv.ckpt, big);
+  RemoteEvaluator remote(srv.sock, TestHello());
   std::vector<EvalResult> got(big.size());
   remote.Evaluate(big, got);
   double diff = 0;
@@ -145,10 +128,10 @@ TEST_CASE("a request bigger than the server's read buffer, then small ones on th
     remote.Evaluate(std::span<const Position>(&big[i], 1), one);
     CHECK(MaxAbsDiff(one[0], expected[i]) < 1e-5);
   }
-  nlohmann::json stats = FetchStats(sock, 5);
+  nlohmann::json stats = FetchStats(srv.sock, 5);
   CHECK(stats.at("requests_total").get<int64_t>() == 4);
   CHECK(stats.at("positions_total").get<int64_t>() == 403);
-  CHECK(server.Terminate() == 0);
+  CHECK(srv.server.Terminate() == 0);
 }
 
 TEST_CASE("reload swaps models; bad files are refused and the old model keeps serving", "[server][reload]") {
@@ -230,6 +213,49 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
   CHECK(out.find("refused") != std::string::npos);
   CHECK(ServedGeneration(sock) == 1);
   CHECK(server.Terminate() == 0);
+}
+
+TEST_CASE("with --run-dir the server takes board and symmetry from an existing metadata.json", "[server]") {
+  // The config given to the server says 7x7 and no symmetry; the run's
+  // metadata.json (the source of truth the workers read too) says 9x9, all8.
+  ShortTempDir tmp;
+  std::string dir = FreshTestDir("server/geometry");
+  std::string run = dir + "/run";
+  std::string sock = tmp / "sock/infer.sock";
+  RunLayout layout(run);
+  std::filesystem::create_directories(layout.checkpoints());
+  std::string ckpt = MakeCheckpoint(layout.checkpoints(), "weights_it0.pt", 5, 4);
+  Config shared;
+  shared.board.size = kTestBoard;
+  shared.inference.symmetry = "all8";
+  Metadata m;
+  m.iteration = 1;
+  m.weights = ckpt;
+  m.model_generation = 4;
+  m.config = shared.ToJson();
+  WriteMetadata(layout.metadata(), m);
+  std::vector<std::string> args = ServerArgs(sock, run, {"--run-dir", run, "--set", "board.size=7", "--set",
+                                                         "inference.symmetry=none"});
+  InferServerProcess server(args, dir + "/server.log");
+  REQUIRE(WaitServing(sock, 4, 30));
+  // A client that states the run's geometry is served; one that states the
+  // server's own config is refused by the HELLO guard.
+  {
+    RemoteEvaluator remote(sock, TestHello(SymmetryMode::kAll8, kTestBoard));
+    std::vector<Position> ps = RandomPositions(2, 3);
+    std::vector<EvalResult> got(ps.size());
+    remote.Evaluate(ps, got);
+    auto want = LocalAnswers(ckpt, ps);
+    for (size_t i = 0; i < ps.size(); ++i) CHECK(MaxAbsDiff(got[i], want[i]) < 1e-5);
+  }
+  CHECK_THROWS_AS(RemoteEvaluator(sock, TestHello(SymmetryMode::kNone, 7)), ServerRefusedError);
+  const nlohmann::json stats = FetchStats(sock, 5);
+  CHECK(stats.at("board_size") == kTestBoard);
+  CHECK(stats.at("symmetry") == "all8");
+  CHECK(server.Terminate() == 0);
+  const std::string log = server.Log();
+  CHECK(log.find("run geometry from " + layout.metadata()) != std::string::npos);
+  CHECK(log.find("board.size=9 (" + layout.metadata() + ")") != std::string::npos);
 }
 
 TEST_CASE("cold start: the server waits for metadata.json, then serves its weights", "[server]") {
@@ -341,12 +367,7 @@ TEST_CASE("socket start-up: stale socket, second server, non-socket file, permis
 }
 
 TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does not fall back", "[server]") {
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/hello");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 1, 1);
-  std::string sock = tmp / "infer.sock";
-  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/server.log");
-  REQUIRE(WaitServing(sock, 1));
+  ServedCheckpoint srv("server/hello", 1, 1);
 
   struct Case {
     HelloParams hello;
@@ -363,7 +384,7 @@ TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does
   cases.push_back({enc, "encoder version"});
   for (auto& c : cases) {
     INFO(c.reason);
-    WireClient client(sock, 5);
+    WireClient client(srv.sock, 5);
     try {
       client.Hello(c.hello, 5);
       FAIL("HELLO accepted");
@@ -373,7 +394,7 @@ TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does
     }
     int factory_calls = 0;
     try {
-      FallbackEvaluator fb(sock, c.hello, [&] {
+      FallbackEvaluator fb(srv.sock, c.hello, [&] {
         ++factory_calls;
         return std::unique_ptr<Evaluator>();
       });
@@ -385,12 +406,12 @@ TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does
   }
   // The worker binary: a refused HELLO ends it non-zero with the reason in
   // its log, and it never falls back to local inference over it.
-  const std::string out_dir = dir + "/worker_games";
+  const std::string out_dir = srv.dir + "/worker_games";
   for (const auto& [set, reason] : std::vector<std::pair<std::string, std::string>>{
            {"--set board.size=7", "board size 7"}, {"--set board.rule=standard", "rule standard"}}) {
     INFO(set);
     std::string log;
-    const int code = RunCommand("GOMOKU_INFER_SOCK=" + sock + " " + std::string(GZ_BIN_DIR) +
+    const int code = RunCommand("GOMOKU_INFER_SOCK=" + srv.sock + " " + std::string(GZ_BIN_DIR) +
                                     "/worker --id 0 --games 1 --weights uniform --out " + out_dir +
                                     " --set inference.symmetry=all8 " + set,
                                 &log);
@@ -405,33 +426,26 @@ TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does
     CHECK(games == 0);
   }
   // Wrong protocol version in HELLO's frame header.
-  WireClient raw(sock, 5);
+  WireClient raw(srv.sock, 5);
   std::string frame = wire::BuildFrame(wire::MsgType::kHello, 1, wire::EncodeHello({}));
   frame[4] = 9;
   raw.SendRaw(frame, 5);
   auto reply = raw.Receive(5);
   CHECK(reply.header.type == wire::MsgType::kError);
   CHECK(wire::DecodeError(reply.payload).code == wire::ErrorCode::kVersionMismatch);
-  CHECK(ServedGeneration(sock) == 1);
-  CHECK(server.Terminate() == 0);
+  CHECK(ServedGeneration(srv.sock) == 1);
+  CHECK(srv.server.Terminate() == 0);
 }
 
 TEST_CASE("SIGTERM under load: waiting requests are answered, socket removed, exit 0", "[server][shutdown]") {
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/sigterm");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 1, 1);
-  std::string sock = tmp / "infer.sock";
   // A long batch window so requests are waiting when SIGTERM arrives.
-  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", "server.max_wait=1000",
-                                                       "--set", "server.max_batch=1000"}),
-                       dir + "/server.log");
-  REQUIRE(WaitServing(sock, 1));
+  ServedCheckpoint srv("server/sigterm", 1, 1, {"--set", "server.max_wait=1000", "--set", "server.max_batch=1000"});
   std::atomic<int> answered{0}, refused{0}, lost{0}, started{0};
   std::vector<std::thread> clients;
   for (int c = 0; c < 6; ++c) {
     clients.emplace_back([&, c] {
       try {
-        RemoteEvaluator remote(sock, TestHello());
+        RemoteEvaluator remote(srv.sock, TestHello());
         auto ps = RandomPositions(1, c);
         std::vector<EvalResult> out(1);
         ++started;
@@ -447,14 +461,14 @@ TEST_CASE("SIGTERM under load: waiting requests are answered, socket removed, ex
   REQUIRE(WaitUntil([&] { return started == 6; }, 30));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const double t0 = MonotonicSeconds();
-  CHECK(server.Terminate(std::chrono::seconds(20)) == 0);
+  CHECK(srv.server.Terminate(std::chrono::seconds(20)) == 0);
   for (auto& t : clients) t.join();
   CHECK(MonotonicSeconds() - t0 < 20);
-  CHECK_FALSE(FileExists(sock));
+  CHECK_FALSE(FileExists(srv.sock));
   // Every client finished: answered, told "shutting down", or saw the close.
   CHECK(refused + lost == 6);
   CHECK(refused >= 1);  // the requests waiting in the 1 s window got an ERROR
-  CHECK(server.Log().find("SIGTERM received") != std::string::npos);
+  CHECK(srv.server.Log().find("SIGTERM received") != std::string::npos);
 }
 
 TEST_CASE("infer_ctl ping and stats; exit codes", "[server][ctl]") {

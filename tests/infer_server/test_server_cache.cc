@@ -17,13 +17,6 @@ using namespace gz::testing;
 
 namespace {
 
-std::vector<EvalResult> LocalAnswers(const std::string& ckpt, const std::vector<Position>& ps) {
-  auto local = LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8);
-  std::vector<EvalResult> out(ps.size());
-  local->Evaluate(ps, out);
-  return out;
-}
-
 bool SameBits(const EvalResult& a, const EvalResult& b) {
   return a.log_policy.size() == b.log_policy.size() && std::memcmp(&a.value, &b.value, sizeof(float)) == 0 &&
          std::memcmp(a.log_policy.data(), b.log_policy.data(), a.log_policy.size() * sizeof(float)) == 0;
@@ -41,6 +34,14 @@ struct Client {
 };
 
 int64_t Total(const nlohmann::json& s, const char* key) { return s.at(key).get<int64_t>(); }
+
+// Server arguments for `ckpt` with the adaptive wait under a ceiling of
+// `ceiling_ms`, batches of up to 1000 and no periodic stats.
+std::vector<std::string> AutoWaitArgs(const std::string& ckpt, int ceiling_ms) {
+  return {"--weights", ckpt, "--set", "server.max_wait=auto", "--set",
+          "server.auto_wait_ceiling_ms=" + std::to_string(ceiling_ms), "--set", "server.max_batch=1000", "--set",
+          "server.stats_interval_s=600"};
+}
 
 }  // namespace
 
@@ -188,22 +189,16 @@ TEST_CASE("after RELOAD the cache never serves the old model's answers", "[serve
 }
 
 TEST_CASE("batch accounting in the stats matches what was sent", "[server][stats]") {
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/accounting");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 7, 1);
-  std::string sock = tmp / "infer.sock";
-  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", "server.cache_entries=1000",
-                                                       "--set", "server.max_wait=auto"}),
-                       dir + "/server.log");
-  REQUIRE(WaitServing(sock, 1));
+  ServedCheckpoint srv("server/accounting", 7, 1,
+                       {"--set", "server.cache_entries=1000", "--set", "server.max_wait=auto"});
   // One client, one request at a time: every request is one forward.
   std::vector<Position> pool = DistinctPositions(17, 40);
   std::vector<std::vector<Position>> requests;
   for (int size = 1, at = 0; size <= 5; at += size, ++size)
     requests.emplace_back(pool.begin() + at, pool.begin() + at + size);
-  Client c(sock);
+  Client c(srv.sock);
   for (auto& r : requests) c.Infer(r);
-  nlohmann::json s = FetchStats(sock, 5);
+  nlohmann::json s = FetchStats(srv.sock, 5);
   CHECK(Total(s, "requests_total") == 5);
   CHECK(Total(s, "positions_total") == 15);
   CHECK(Total(s, "positions_forwarded_total") == 15);
@@ -211,7 +206,7 @@ TEST_CASE("batch accounting in the stats matches what was sent", "[server][stats
   CHECK(s.at("avg_batch_total").get<double>() == Approx(3.0));
   // The same requests again: answered from the cache, no forward.
   for (auto& r : requests) c.Infer(r);
-  s = FetchStats(sock, 5);
+  s = FetchStats(srv.sock, 5);
   CHECK(Total(s, "requests_total") == 10);
   CHECK(Total(s, "positions_total") == 30);
   CHECK(Total(s, "positions_forwarded_total") == 15);
@@ -221,7 +216,7 @@ TEST_CASE("batch accounting in the stats matches what was sent", "[server][stats
   CHECK(s.at("cache_hit_rate_total").get<double>() == Approx(0.5));
   // Two cached + two new positions: one forward of two.
   c.Infer({pool[0], pool[15], pool[14], pool[16]});
-  s = FetchStats(sock, 5);
+  s = FetchStats(srv.sock, 5);
   CHECK(Total(s, "requests_total") == 11);
   CHECK(Total(s, "positions_total") == 34);
   CHECK(Total(s, "positions_forwarded_total") == 17);
@@ -243,7 +238,7 @@ TEST_CASE("batch accounting in the stats matches what was sent", "[server][stats
   for (int k = 0; k < kClients; ++k) {
     threads.emplace_back([&, k] {
       try {
-        Client w(sock);
+        Client w(srv.sock);
         for (int r = 0; r < kEach; ++r) w.Infer(RandomPositions(1 + r % 3, 1000 + k * 100 + r));
       } catch (const std::exception&) {
         ++failures;
@@ -252,7 +247,7 @@ TEST_CASE("batch accounting in the stats matches what was sent", "[server][stats
   }
   for (auto& t : threads) t.join();
   CHECK(failures == 0);
-  s = FetchStats(sock, 5);
+  s = FetchStats(srv.sock, 5);
   const int64_t sent = kClients * (1 + 2 + 3 + 1 + 2 + 3);
   CHECK(Total(s, "requests_total") == 11 + kClients * kEach);
   CHECK(Total(s, "positions_total") == 34 + sent);
@@ -261,7 +256,7 @@ TEST_CASE("batch accounting in the stats matches what was sent", "[server][stats
   CHECK(pf + Total(s, "cache_hits_total") == Total(s, "positions_total"));
   CHECK(fwd <= 6 + kClients * kEach);
   CHECK(s.at("avg_batch_total").get<double>() == Approx(double(pf) / fwd).epsilon(1e-3));
-  CHECK(server.Terminate() == 0);
+  CHECK(srv.server.Terminate() == 0);
 }
 
 TEST_CASE("adaptive wait: no sitting out the ceiling for one client, never past the ceiling", "[server][autowait]") {
@@ -272,11 +267,7 @@ TEST_CASE("adaptive wait: no sitting out the ceiling for one client, never past 
   {
     // Ceiling 1 s and a second client that never sends: the old rule ("wait
     // for everyone, else the ceiling") held every request for 1 s.
-    InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", "server.max_wait=auto", "--set",
-                                                         "server.auto_wait_ceiling_ms=1000", "--set",
-                                                         "server.max_batch=1000", "--set",
-                                                         "server.stats_interval_s=600"}),
-                         dir + "/server1.log");
+    InferServerProcess server(ServerArgs(sock, dir + "/run", AutoWaitArgs(ckpt, 1000)), dir + "/server1.log");
     REQUIRE(WaitServing(sock, 1));
     Client idle(sock), active(sock);
     for (int i = 0; i < 20; ++i) active.Infer(RandomPositions(1, 500 + i));
@@ -292,11 +283,7 @@ TEST_CASE("adaptive wait: no sitting out the ceiling for one client, never past 
     // no request waits in the queue much beyond the ceiling (slack for the
     // forward in flight and a loaded machine).
     const double kCeiling = 20;
-    InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", "server.max_wait=auto", "--set",
-                                                         "server.auto_wait_ceiling_ms=20", "--set",
-                                                         "server.max_batch=1000", "--set",
-                                                         "server.stats_interval_s=600"}),
-                         dir + "/server2.log");
+    InferServerProcess server(ServerArgs(sock, dir + "/run", AutoWaitArgs(ckpt, 20)), dir + "/server2.log");
     REQUIRE(WaitServing(sock, 1));
     Client idle(sock), burst(sock);
     for (int round = 0; round < 10; ++round) {

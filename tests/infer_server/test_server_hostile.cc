@@ -12,6 +12,7 @@
 
 #include "common/wire/remote_evaluator.h"
 #include "tests/infer_server/server_test_util.h"
+#include "tests/wire/wire_test_util.h"
 
 using namespace gz;
 using namespace gz::testing;
@@ -64,19 +65,6 @@ class RawConn {
   int fd_ = -1;
 };
 
-std::string RawHeader(uint32_t magic, uint16_t version, uint16_t type, uint64_t id, uint32_t len) {
-  std::string s(wire::kHeaderSize, '\0');
-  auto put = [&](size_t off, uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) s[off + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  };
-  put(0, magic, 4);
-  put(4, version, 2);
-  put(6, type, 2);
-  put(8, id, 8);
-  put(16, len, 4);
-  return s;
-}
-
 std::string HelloFrame() {
   wire::Hello h;
   h.encoder_version = kEncoderVersion;
@@ -104,26 +92,18 @@ bool FirstError(const std::string& bytes, wire::Error* err) {
 }  // namespace
 
 TEST_CASE("hostile clients are cut off while a good client keeps being served", "[server][hostile]") {
-  ShortTempDir tmp;
-  std::string dir = FreshTestDir("server/hostile");
-  std::string ckpt = MakeCheckpoint(dir, "a.pt", 21, 5);
-  std::string sock = tmp / "infer.sock";
-  InferServerProcess server(ServerArgs(sock, dir + "/run",
-                                  {"--weights", ckpt, "--set", "server.idle_timeout_s=1.5", "--set",
-                                   "server.max_pending_replies=8"}),
-                       dir + "/server.log");
-  REQUIRE(WaitServing(sock, 5));
+  ServedCheckpoint srv("server/hostile", 21, 5,
+                       {"--set", "server.idle_timeout_s=1.5", "--set", "server.max_pending_replies=8"});
 
   // The well-behaved client: keeps asking and checking throughout.
   std::vector<Position> probe = RandomPositions(2, 77);
-  std::vector<EvalResult> want(2);
-  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(probe, want);
+  std::vector<EvalResult> want = LocalAnswers(srv.ckpt, probe);
   std::atomic<bool> stop{false};
   std::atomic<int> good{0}, bad{0};
   std::string good_error;
   std::thread good_client([&] {
     try {
-      RemoteEvaluator remote(sock, TestHello());
+      RemoteEvaluator remote(srv.sock, TestHello());
       std::vector<EvalResult> got(2);
       while (!stop) {
         remote.Evaluate(probe, got);
@@ -149,16 +129,16 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     return WaitUntil([&] { return good > before + 3; }, 20);
   };
   REQUIRE(good_progress());
-  const long rss_before = server.RssKb();
+  const long rss_before = srv.server.RssKb();
 
   {  // wrong magic
-    RawConn c(sock);
+    RawConn c(srv.sock);
     c.Send(RawHeader(0x12345678, wire::kProtoVersion, 5, 1, 0));
     std::string got;
     CHECK(c.WaitClosed(10, &got));
   }
   {  // wrong version: ERROR kVersionMismatch, then close
-    RawConn c(sock);
+    RawConn c(srv.sock);
     c.Send(RawHeader(wire::kMagic, wire::kProtoVersion + 1, 5, 1, 0));
     std::string got;
     CHECK(c.WaitClosed(10, &got));
@@ -166,10 +146,10 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     CHECK(FirstError(got, &e));
     CHECK(e.code == wire::ErrorCode::kVersionMismatch);
   }
-  const long rss_lengths_before = server.RssKb();
+  const long rss_lengths_before = srv.server.RssKb();
   for (uint32_t len : {0u, 3u, 1u << 31, 0xffffffffu}) {  // INFER payload lengths
     INFO("payload length " << len);
-    RawConn c(sock);
+    RawConn c(srv.sock);
     c.Send(HelloFrame());
     c.Send(RawHeader(wire::kMagic, wire::kProtoVersion, static_cast<uint16_t>(wire::MsgType::kInfer), 2, len));
     if (len == 3) c.Send("abc");
@@ -180,7 +160,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     CHECK(e.code == wire::ErrorCode::kBadFrame);
   }
   {  // header then EOF (half a frame, then the client goes away)
-    RawConn c(sock);
+    RawConn c(srv.sock);
     c.Send(HelloFrame());
     c.Send(RawHeader(wire::kMagic, wire::kProtoVersion, static_cast<uint16_t>(wire::MsgType::kInfer), 2, 500));
     c.Send(std::string(100, '\0'));
@@ -199,7 +179,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     frames.push_back(HelloFrame() + wire::BuildFrame(wire::MsgType::kInfer, 2, wire::EncodeInfer(RandomPositions(1, 3, 7), 7)));
     for (size_t i = 0; i < frames.size(); ++i) {
       INFO("garbage case " << i);
-      RawConn c(sock);
+      RawConn c(srv.sock);
       c.Send(frames[i]);
       std::string got;
       CHECK(c.WaitClosed(10, &got));
@@ -208,7 +188,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     }
   }
   {  // 1 byte per ~0.5 s: cut off by the read deadline long before the frame is complete
-    RawConn c(sock);
+    RawConn c(srv.sock);
     std::string frame = HelloFrame();
     bool closed = false;
     for (size_t i = 0; i < frame.size() && !closed; ++i) {
@@ -219,7 +199,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     CHECK(closed);
   }
   {  // a header announcing 1 MiB, then 200 bytes and silence: the buffer holds what came, not what was announced
-    RawConn c(sock);
+    RawConn c(srv.sock);
     c.Send(HelloFrame());
     c.Send(RawHeader(wire::kMagic, wire::kProtoVersion, static_cast<uint16_t>(wire::MsgType::kInfer), 2,
                      wire::kMaxPayload));
@@ -229,16 +209,16 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
   {
     // Checklist 12: the hostile lengths, the half frame, the drip and the
     // announced megabyte cost the server less than 1 MB.
-    const long rss_lengths_after = server.RssKb();
+    const long rss_lengths_after = srv.server.RssKb();
     INFO("server RSS across the hostile lengths " << rss_lengths_before << " kB -> " << rss_lengths_after << " kB");
     CHECK(rss_lengths_after - rss_lengths_before < 1024);
   }
   {  // a silent connection is closed after the idle timeout
-    RawConn c(sock);
+    RawConn c(srv.sock);
     CHECK(c.WaitClosed(10));
   }
   {  // a client that sends requests but never reads replies is disconnected
-    RawConn c(sock);
+    RawConn c(srv.sock);
     c.Send(HelloFrame());
     std::vector<Position> ps = RandomPositions(40, 9);
     std::string frame = wire::BuildFrame(wire::MsgType::kInfer, 3, wire::EncodeInfer(ps, kTestBoard));
@@ -261,7 +241,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
   }
   {  // disconnect mid-batch: the answer is dropped, nobody else is affected
     for (int i = 0; i < 5; ++i) {
-      RawConn c(sock);
+      RawConn c(srv.sock);
       c.Send(HelloFrame());
       c.Send(wire::BuildFrame(wire::MsgType::kInfer, 2, wire::EncodeInfer(RandomPositions(3, i), kTestBoard)));
       c.Close();
@@ -271,7 +251,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
   {
     std::vector<std::unique_ptr<RawConn>> many;
     for (int i = 0; i < 64; ++i) {
-      many.push_back(std::make_unique<RawConn>(sock));
+      many.push_back(std::make_unique<RawConn>(srv.sock));
       many.back()->Send("GZW");
     }
     for (auto& c : many) CHECK(c->WaitClosed(10));
@@ -283,13 +263,13 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
   INFO("good client error: " << good_error);
   CHECK(bad == 0);
   CHECK(good > 0);
-  const long rss_after = server.RssKb();
+  const long rss_after = srv.server.RssKb();
   INFO("server RSS " << rss_before << " kB -> " << rss_after << " kB");
   CHECK(rss_after - rss_before < 64 * 1024);  // no giant allocation for 2^31 / 2^32-1 lengths
   // (After the RSS check: the big forwards below grow the heap legitimately.)
   {  // the client goes away while the server is still writing replies bigger than the socket buffer
     for (int i = 0; i < 3; ++i) {
-      RawConn c(sock);
+      RawConn c(srv.sock);
       c.Send(HelloFrame());
       for (int k = 0; k < 3; ++k)  // 400 positions x all8: ~130 kB per reply
         c.Send(wire::BuildFrame(wire::MsgType::kInfer, 2 + k, wire::EncodeInfer(RandomPositions(400, 50 + k), kTestBoard)));
@@ -301,17 +281,17 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
     }
   }
   {  // ... and the server still answers correctly
-    RemoteEvaluator remote(sock, TestHello());
+    RemoteEvaluator remote(srv.sock, TestHello());
     std::vector<EvalResult> got(2);
     remote.Evaluate(probe, got);
     CHECK(MaxAbsDiff(got[0], want[0]) < 1e-5);
     CHECK(MaxAbsDiff(got[1], want[1]) < 1e-5);
   }
-  CHECK(server.Poll() == std::nullopt);  // still running
-  std::string log = server.Log();
+  CHECK(srv.server.Poll() == std::nullopt);  // still running
+  std::string log = srv.server.Log();
   CHECK(log.find("not reading") != std::string::npos);
   CHECK(log.find("idle timeout") != std::string::npos);
   CHECK(log.find("bad frame magic") != std::string::npos);
   CHECK(log.find("exceeds the limit") != std::string::npos);
-  CHECK(server.Terminate() == 0);
+  CHECK(srv.server.Terminate() == 0);
 }

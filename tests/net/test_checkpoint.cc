@@ -41,6 +41,19 @@ std::string MakeCheckpoint(const std::string& name, uint64_t seed = 1) {
   return path;
 }
 
+// Checks `info` is a format 1 header with want's board size, rule,
+// channels, blocks, iteration, model generation and seed.
+void CheckHeader(const CheckpointInfo& info, const CheckpointInfo& want) {
+  CHECK(info.format_version == 1);
+  CHECK(info.board_size == want.board_size);
+  CHECK(info.rule == want.rule);
+  CHECK(info.channels == want.channels);
+  CHECK(info.blocks == want.blocks);
+  CHECK(info.iteration == want.iteration);
+  CHECK(info.model_generation == want.model_generation);
+  CHECK(info.seed == want.seed);
+}
+
 // Replaces `from` (which must occur in the JSON header) by `to` of the same length.
 std::string EditHeader(std::string bytes, const std::string& from, const std::string& to) {
   REQUIRE(from.size() == to.size());
@@ -88,15 +101,10 @@ TEST_CASE("save/load round trip reproduces the net bit for bit", "[checkpoint]")
 
   CheckpointInfo loaded_info;
   PolicyValueNet loaded = LoadCheckpoint(path, {}, &loaded_info);
-  CHECK(loaded_info.format_version == 1);
-  CHECK(loaded_info.board_size == kSize);
-  CHECK(loaded_info.rule == "standard");
+  CheckHeader(loaded_info, {.board_size = kSize, .rule = "standard", .channels = kChannels, .blocks = 2,
+                             .iteration = 12, .model_generation = 34,
+                             .seed = std::numeric_limits<uint64_t>::max() - 5});
   CHECK(loaded_info.encoder_version == kEncoderVersion);
-  CHECK(loaded_info.channels == kChannels);
-  CHECK(loaded_info.blocks == 2);
-  CHECK(loaded_info.iteration == 12);
-  CHECK(loaded_info.model_generation == 34);
-  CHECK(loaded_info.seed == std::numeric_limits<uint64_t>::max() - 5);
 
   CHECK(torch::equal(loaded->input_bn->running_mean, net->input_bn->running_mean));
   CHECK(loaded->input_bn->num_batches_tracked.item<int64_t>() == 1);
@@ -114,14 +122,8 @@ TEST_CASE("save/load round trip reproduces the net bit for bit", "[checkpoint]")
 TEST_CASE("ReadCheckpointInfo reads the header only", "[checkpoint]") {
   const std::string path = MakeCheckpoint("info.gzck", 5);
   CheckpointInfo info = ReadCheckpointInfo(path);
-  CHECK(info.format_version == 1);
-  CHECK(info.board_size == kSize);
-  CHECK(info.rule == "freestyle");
-  CHECK(info.channels == kChannels);
-  CHECK(info.blocks == kBlocks);
-  CHECK(info.iteration == 2);
-  CHECK(info.model_generation == 3);
-  CHECK(info.seed == 5);
+  CheckHeader(info, {.board_size = kSize, .rule = "freestyle", .channels = kChannels, .blocks = kBlocks,
+                      .iteration = 2, .model_generation = 3, .seed = 5});
 }
 
 TEST_CASE("CreateRandomCheckpoint is deterministic per seed", "[checkpoint]") {

@@ -77,6 +77,13 @@ std::vector<float> Encode(const Position& p, int sym) {
   return planes;
 }
 
+// The answers of `eval` to `positions`, in one Evaluate call.
+std::vector<EvalResult> Answers(Evaluator& eval, const std::vector<Position>& positions) {
+  std::vector<EvalResult> results(positions.size());
+  eval.Evaluate(positions, results);
+  return results;
+}
+
 }  // namespace
 
 TEST_CASE("forward gives log-probabilities and values in range", "[network]") {
@@ -198,11 +205,9 @@ TEST_CASE("TorchForward over a module built in memory", "[network]") {
 
 TEST_CASE("SymmetricEvaluator all8 averages the 8 symmetric forwards", "[network]") {
   const std::string path = MakeCheckpoint("all8.gzck", 13, 7);
-  auto eval = LoadLocalEvaluator(path, "cpu", 1, SymmetryMode::kAll8);
   auto raw = LoadForward(path, "cpu", 1);
   const auto positions = RandomPositions(3, 9);
-  std::vector<EvalResult> results(positions.size());
-  eval->Evaluate(positions, results);
+  const std::vector<EvalResult> results = Answers(*LoadLocalEvaluator(path, "cpu", 1, SymmetryMode::kAll8), positions);
   for (size_t i = 0; i < positions.size(); ++i) {
     std::vector<double> prob(kPoints, 0.0);
     double value = 0;
@@ -250,8 +255,7 @@ TEST_CASE("SymmetricEvaluator none equals the raw forward", "[network]") {
   auto eval = LoadLocalEvaluator(path, "cpu", 1, SymmetryMode::kNone);
   auto raw = LoadForward(path, "cpu", 1);
   const auto positions = RandomPositions(2, 3);
-  std::vector<EvalResult> results(positions.size());
-  eval->Evaluate(positions, results);
+  const std::vector<EvalResult> results = Answers(*eval, positions);
   for (size_t i = 0; i < positions.size(); ++i) {
     Output o = RunForward(*raw, Encode(positions[i], 0), 1);
     for (int p = 0; p < kPoints; ++p) CHECK(results[i].log_policy[p] == Approx(o.logp[p]).margin(1e-5));

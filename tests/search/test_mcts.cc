@@ -16,14 +16,28 @@ Board Play(int n, const std::vector<int>& moves) {
   for (int m : moves) b.Play(m);
   return b;
 }
-int BestMove(const Board& b, int sims, uint64_t seed = 1) {
+// Parameters with `sims` simulations, the rest default.
+MctsParams WithSims(int sims) {
   MctsParams p;
   p.simulations = sims;
+  return p;
+}
+// As WithSims, without Dirichlet noise (dirichlet_alpha 0).
+MctsParams NoDirichlet(int sims) {
+  MctsParams p = WithSims(sims);
   p.dirichlet_alpha = 0;
+  return p;
+}
+// A tree for `b` searched once with the uniform evaluator (`noise`: root noise).
+Mcts Searched(const MctsParams& p, uint64_t seed, const Board& b, bool noise) {
   Mcts m(p, seed);
   m.Reset(b);
   UniformEvaluator ev;
-  m.Search(ev, false);
+  m.Search(ev, noise);
+  return m;
+}
+int BestMove(const Board& b, int sims, uint64_t seed = 1) {
+  Mcts m = Searched(NoDirichlet(sims), seed, b, false);
   std::mt19937_64 rng(seed);
   return PickMove(m.VisitCounts(), 0.0f, rng);
 }
@@ -49,13 +63,7 @@ TEST_CASE("MCTS with the uniform evaluator blocks the opponent's four") {
 }
 
 TEST_CASE("visit distribution sums to one and root value is in range") {
-  Board b(7);
-  MctsParams p;
-  p.simulations = 200;
-  Mcts m(p, 3);
-  m.Reset(b);
-  UniformEvaluator ev;
-  m.Search(ev, true);
+  Mcts m = Searched(WithSims(200), 3, Board(7), true);
   auto d = m.VisitDistribution();
   double s = 0;
   for (float x : d) s += x;
@@ -66,29 +74,16 @@ TEST_CASE("visit distribution sums to one and root value is in range") {
 }
 
 TEST_CASE("search is deterministic for a seed and depends on it (noise)") {
-  auto run = [](uint64_t seed) {
-    Board b(9);
-    MctsParams p;
-    p.simulations = 300;
-    Mcts m(p, seed);
-    m.Reset(b);
-    UniformEvaluator ev;
-    m.Search(ev, true);
-    return m.VisitCounts();
-  };
+  auto run = [](uint64_t seed) { return Searched(WithSims(300), seed, Board(9), true).VisitCounts(); };
   CHECK(run(7) == run(7));
   CHECK(run(7) != run(8));
 }
 
 TEST_CASE("tree reuse keeps the chosen subtree's visits") {
   Board b(7);
-  MctsParams p;
-  p.simulations = 400;
-  p.dirichlet_alpha = 0;
-  Mcts m(p, 1);
-  m.Reset(b);
+  MctsParams p = NoDirichlet(400);
+  Mcts m = Searched(p, 1, b, false);
   UniformEvaluator ev;
-  m.Search(ev, false);
   auto counts = m.VisitCounts();
   std::mt19937_64 rng(1);
   int mv = PickMove(counts, 0.0f, rng);
@@ -111,13 +106,7 @@ TEST_CASE("terminal leaves are scored exactly") {
   const int n = 7;
   // Black to move can win immediately; after search the root value must be high.
   Board b = Play(n, {P(n, 0, 0), P(n, 6, 6), P(n, 0, 1), P(n, 6, 4), P(n, 0, 2), P(n, 4, 6), P(n, 0, 3), P(n, 3, 3)});
-  MctsParams p;
-  p.simulations = 2000;
-  p.dirichlet_alpha = 0;
-  Mcts m(p, 1);
-  m.Reset(b);
-  UniformEvaluator ev;
-  m.Search(ev, false);
+  Mcts m = Searched(NoDirichlet(2000), 1, b, false);
   CHECK(m.RootValue() > 0.8f);
 }
 

@@ -6,6 +6,7 @@
 #include "common/base/errors.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
+#include "tests/support/play_games.h"
 
 using namespace gz;
 
@@ -20,7 +21,7 @@ SelfPlayParams SmallParams() {
 GameRecord PlayOne(uint64_t seed) {
   SelfPlayGame g(SmallParams(), 7, Rule::kFreestyle, seed, 3, 5);
   UniformEvaluator ev;
-  PlayGamesBatched({&g}, ev);
+  PlayToEnd(g, ev);
   REQUIRE(g.finished());
   return g.record();
 }
@@ -56,13 +57,10 @@ TEST_CASE("same seed -> identical game file bytes; different seed -> different g
 
 TEST_CASE("games batched together equal the same games played alone") {
   std::vector<std::unique_ptr<SelfPlayGame>> games;
-  std::vector<SelfPlayGame*> ptrs;
-  for (uint64_t s = 100; s < 104; ++s) {
+  for (uint64_t s = 100; s < 104; ++s)
     games.push_back(std::make_unique<SelfPlayGame>(SmallParams(), 7, Rule::kFreestyle, s, 3, 5));
-    ptrs.push_back(games.back().get());
-  }
   UniformEvaluator ev;
-  int64_t calls = PlayGamesBatched(ptrs, ev);
+  int64_t calls = PlayTogether(games, ev);
   for (size_t i = 0; i < games.size(); ++i) CHECK(games[i]->record().ToNpzBytes() == PlayOne(100 + i).ToNpzBytes());
   CHECK(calls > 0);
 }

@@ -155,7 +155,7 @@ TEST_CASE("corrupt, truncated, stale and temp files are skipped and counted") {
   CHECK(text.find("w9_g3") == std::string::npos);  // temp names are never even looked at
 }
 
-TEST_CASE("files arriving for a closed iteration are late: counted once, never used") {
+TEST_CASE("files arriving for a closed iteration are late: counted once, never the iteration's own games") {
   LogCapture log;
   RunLayout run(FreshTestDir("collect_late"));
   WriteGames(run, 1, 0, 0, 2, 7);
@@ -170,6 +170,7 @@ TEST_CASE("files arriving for a closed iteration are late: counted once, never u
   CollectionResult r2 = c.Collect(2, nullptr);
   CHECK(r2.games.size() == 2);
   CHECK(r2.late == 3);
+  CHECK(r2.late_games.size() == 3);  // returned once, for the next step's window (test_trainer_late_games)
   for (const auto& g : r2.games) CHECK(g.record.iteration == 2);
   CHECK(log.text().find("late game file") != std::string::npos);
   // Seen once: a third collection does not count them again.

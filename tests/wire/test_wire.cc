@@ -7,24 +7,13 @@
 
 #include "common/base/errors.h"
 #include "common/wire/wire.h"
+#include "tests/wire/wire_test_util.h"
 
 using namespace gz;
 using namespace gz::wire;
+using gz::testing::RawHeader;
 
 namespace {
-
-std::string Header(uint32_t magic, uint16_t version, uint16_t type, uint64_t id, uint32_t len) {
-  std::string s(kHeaderSize, '\0');
-  auto put = [&](size_t off, uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) s[off + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  };
-  put(0, magic, 4);
-  put(4, version, 2);
-  put(6, type, 2);
-  put(8, id, 8);
-  put(16, len, 4);
-  return s;
-}
 
 FrameHeader Decode(const std::string& h) { return DecodeHeader(reinterpret_cast<const uint8_t*>(h.data())); }
 
@@ -67,18 +56,18 @@ TEST_CASE("frame header round trip and little-endian layout", "[wire]") {
 }
 
 TEST_CASE("malformed headers are rejected before any allocation", "[wire]") {
-  CHECK_THROWS_AS(Decode(Header(0xdeadbeef, kProtoVersion, 5, 1, 0)), ProtocolError);
-  CHECK_THROWS_AS(Decode(Header(kMagic, kProtoVersion + 1, 5, 1, 0)), VersionMismatchError);
-  CHECK_THROWS_AS(Decode(Header(kMagic, 0, 5, 1, 0)), VersionMismatchError);
-  CHECK_THROWS_AS(Decode(Header(kMagic, kProtoVersion, 0, 1, 0)), ProtocolError);
-  CHECK_THROWS_AS(Decode(Header(kMagic, kProtoVersion, 12, 1, 0)), ProtocolError);
-  CHECK_THROWS_AS(Decode(Header(kMagic, kProtoVersion, 3, 1, kMaxPayload + 1)), ProtocolError);
-  CHECK_THROWS_AS(Decode(Header(kMagic, kProtoVersion, 3, 1, 1u << 31)), ProtocolError);
-  CHECK_THROWS_AS(Decode(Header(kMagic, kProtoVersion, 3, 1, 0xffffffffu)), ProtocolError);
-  CHECK_NOTHROW(Decode(Header(kMagic, kProtoVersion, 3, 1, kMaxPayload)));
-  CHECK_NOTHROW(Decode(Header(kMagic, kProtoVersion, 3, 1, 0)));
+  CHECK_THROWS_AS(Decode(RawHeader(0xdeadbeef, kProtoVersion, 5, 1, 0)), ProtocolError);
+  CHECK_THROWS_AS(Decode(RawHeader(kMagic, kProtoVersion + 1, 5, 1, 0)), VersionMismatchError);
+  CHECK_THROWS_AS(Decode(RawHeader(kMagic, 0, 5, 1, 0)), VersionMismatchError);
+  CHECK_THROWS_AS(Decode(RawHeader(kMagic, kProtoVersion, 0, 1, 0)), ProtocolError);
+  CHECK_THROWS_AS(Decode(RawHeader(kMagic, kProtoVersion, 12, 1, 0)), ProtocolError);
+  CHECK_THROWS_AS(Decode(RawHeader(kMagic, kProtoVersion, 3, 1, kMaxPayload + 1)), ProtocolError);
+  CHECK_THROWS_AS(Decode(RawHeader(kMagic, kProtoVersion, 3, 1, 1u << 31)), ProtocolError);
+  CHECK_THROWS_AS(Decode(RawHeader(kMagic, kProtoVersion, 3, 1, 0xffffffffu)), ProtocolError);
+  CHECK_NOTHROW(Decode(RawHeader(kMagic, kProtoVersion, 3, 1, kMaxPayload)));
+  CHECK_NOTHROW(Decode(RawHeader(kMagic, kProtoVersion, 3, 1, 0)));
   try {
-    Decode(Header(kMagic, kProtoVersion, 3, 1, 0xffffffffu));
+    Decode(RawHeader(kMagic, kProtoVersion, 3, 1, 0xffffffffu));
     FAIL("no throw");
   } catch (const ProtocolError& e) {
     CHECK(std::string(e.what()).find("4294967295") != std::string::npos);

@@ -34,6 +34,16 @@ Metadata PublishUniform(const RunLayout& layout, const Config& cfg, int64_t iter
   WriteMetadata(layout.metadata(), md);
   return md;
 }
+// The config of run `run` on a board of `size` with `simulations` a move
+// and a quota of `games_per_worker` games per worker and iteration.
+Config WorkerRunConfig(const std::string& run, int size, int simulations, int games_per_worker) {
+  Config cfg;
+  cfg.board.size = size;
+  cfg.mcts.simulations = simulations;
+  cfg.run.worker_games_per_worker = games_per_worker;
+  cfg.run.dir = run;
+  return cfg;
+}
 // `worker --id 1 --set run.dir=<run> [--set extra]` with its output in `log`.
 class RunWorker : public TestProcess {
  public:
@@ -86,11 +96,7 @@ TEST_CASE("config errors name the key and exit 2") {
 TEST_CASE("run mode follows metadata.json: quota per iteration, next iteration, SIGTERM") {
   std::string run = Fresh("run");
   RunLayout layout(run);
-  Config cfg;
-  cfg.board.size = 7;
-  cfg.mcts.simulations = 16;
-  cfg.run.worker_games_per_worker = 2;
-  cfg.run.dir = run;
+  Config cfg = WorkerRunConfig(run, 7, 16, 2);
   cfg.worker.poll_interval_s = 0.1;
   Metadata md = PublishUniform(layout, cfg, 1);
   RunWorker worker(run, run + "/worker.out", "worker.poll_interval_s=0.1");
@@ -132,11 +138,7 @@ TEST_CASE("SIGTERM in the middle of a game: the game is discarded, nothing is wr
   // evaluator: several seconds); the signal comes a second after the start.
   std::string run = Fresh("sigterm_midgame");
   RunLayout layout(run);
-  Config cfg;
-  cfg.board.size = 15;
-  cfg.mcts.simulations = 20000;
-  cfg.run.worker_games_per_worker = 1;
-  cfg.run.dir = run;
+  Config cfg = WorkerRunConfig(run, 15, 20000, 1);
   PublishUniform(layout, cfg, 1);
   const std::string log = run + "/worker.out";
   RunWorker worker(run, log);

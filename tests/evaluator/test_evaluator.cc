@@ -88,6 +88,20 @@ bool Complete(const std::string& ratings, int64_t it) {
   return !j.is_null() && j["complete"] == true;
 }
 
+// REQUIREs that `ratings` gets a complete line for iteration `it` while the
+// evaluator `p` is still running.
+void WaitRated(testing::TestProcess& p, const std::string& ratings, int64_t it) {
+  REQUIRE(testing::WaitUntil([&] { return Complete(ratings, it) || p.Poll(); }, 240));
+  REQUIRE(!p.Poll());
+}
+
+// Stops the evaluator `p` with SIGTERM; it must exit, with status 0.
+void StopWithSigterm(testing::TestProcess& p) {
+  p.Signal(SIGTERM);
+  REQUIRE(testing::WaitUntil([&] { return p.Poll().has_value(); }, 60));
+  CHECK(*p.Poll() == 0);
+}
+
 json ReadStatus(const std::string& path) {
   try {
     return json::parse(ReadFileOrThrow(path));
@@ -151,8 +165,7 @@ TEST_CASE("evaluator: results and ratings; kill -9 and restart neither replays n
     INFO(p.Log());
     // The newest checkpoint (1) first: rollout:20 and checkpoint:0; previous:1
     // has no earlier evaluation yet.
-    REQUIRE(testing::WaitUntil([&] { return Complete(ratings, 1) || p.Poll(); }, 240));
-    REQUIRE(!p.Poll());
+    WaitRated(p, ratings, 1);
     auto evals = Lines(results, "evaluation");
     REQUIRE(evals.size() == 1);
     CHECK(evals[0]["iteration"] == 1);
@@ -191,11 +204,8 @@ TEST_CASE("evaluator: results and ratings; kill -9 and restart neither replays n
   {
     testing::TestProcess p(testing::BinPath("evaluator"), args, dir + "/evaluator2.out");
     INFO(p.Log());
-    REQUIRE(testing::WaitUntil([&] { return Complete(ratings, 2) || p.Poll(); }, 240));
-    REQUIRE(!p.Poll());
-    p.Signal(SIGTERM);
-    REQUIRE(testing::WaitUntil([&] { return p.Poll().has_value(); }, 60));
-    CHECK(*p.Poll() == 0);
+    WaitRated(p, ratings, 2);
+    StopWithSigterm(p);
     CHECK(ReadStatus(status)["state"] == "stopped");
     CHECK(ReadStatus(status)["pid"] == p.pid());
   }
@@ -245,11 +255,8 @@ TEST_CASE("evaluator: an engine: opponent (our own pbrain-gomoku-zero) is played
   testing::TestProcess p(testing::BinPath("evaluator"), {"--run-dir", dir, "--config", WriteConfig(c, dir)},
                          dir + "/evaluator.out");
   INFO(p.Log());
-  REQUIRE(testing::WaitUntil([&] { return Complete(ratings, 3) || p.Poll(); }, 240));
-  REQUIRE(!p.Poll());
-  p.Signal(SIGTERM);
-  REQUIRE(testing::WaitUntil([&] { return p.Poll().has_value(); }, 60));
-  CHECK(*p.Poll() == 0);
+  WaitRated(p, ratings, 3);
+  StopWithSigterm(p);
   auto games = Lines(results, "game");
   REQUIRE(games.size() == 2);
   for (const json& g : games) {

@@ -11,8 +11,10 @@
 
 #include "common/base/errors.h"
 #include "common/config/config.h"
+#include "tests/config/config_test_util.h"
 
 using namespace gz;
+using gz::testing::ConfigErrorOf;
 
 namespace {
 
@@ -32,15 +34,6 @@ class ScopedEnv {
   std::string name_, old_;
   bool had_ = false;
 };
-
-std::string ConfigErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 void ClearBoundEnvironment() {
   for (const auto& [var, key] : Config::EnvironmentBindings()) ::unsetenv(var.c_str());

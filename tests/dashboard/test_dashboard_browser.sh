@@ -3,8 +3,8 @@
 # trainer, workers through launch/start.sh), stopped after a few iterations so
 # its files hold still; a ratings.jsonl as docs/ratings.md defines it when no
 # evaluator wrote one; gz_dashboard; then headless Chromium checks the rendered
-# page (tests/test_dashboard_browser.py).  No browser = a failure, never a skip.
-source "$(dirname "$0")/e2e/lib.sh"
+# page (tests/dashboard/test_dashboard_browser.py).  No browser = a failure, never a skip.
+source "$(dirname "$0")/../e2e/lib.sh"
 OUT="${GZ_TEST_TMP:-$ROOT/build/test-tmp}/test_dashboard_browser"
 rm -rf "$OUT" && mkdir -p "$OUT"
 if ! command -v chromium >/dev/null; then
@@ -33,7 +33,7 @@ fi
 DASH=$!
 wait_for 30 grep -q '^dashboard: http' "$OUT/dashboard.log" || { echo "FAILED: gz_dashboard did not come up"; cat "$OUT/dashboard.log"; FAILS=$((FAILS + 1)); }
 URL="$(sed -n 's/^dashboard: //p' "$OUT/dashboard.log" | head -1)"
-check "the page checks in headless Chromium pass" /usr/bin/python3 "$ROOT/tests/test_dashboard_browser.py" "$URL" "$RUN" "$OUT"
+check "the page checks in headless Chromium pass" /usr/bin/python3 "$ROOT/tests/dashboard/test_dashboard_browser.py" "$URL" "$RUN" "$OUT"
 kill -TERM "$DASH" 2>/dev/null || true
 check "gz_dashboard stops cleanly on SIGTERM" wait "$DASH"
 echo "screenshot: $OUT/dashboard.png"

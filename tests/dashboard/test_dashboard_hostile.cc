@@ -20,6 +20,7 @@
 #include "common/data/game_record.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
+#include "tests/support/play_games.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 #include "tests/support/wait_until.h"
@@ -95,7 +96,7 @@ GameRecord MakeGame() {
   p.mcts.simulations = 16;
   SelfPlayGame g(p, 7, Rule::kFreestyle, 5, 1, 0);
   UniformEvaluator ev;
-  PlayGamesBatched({&g}, ev);
+  PlayToEnd(g, ev);
   return g.record();
 }
 

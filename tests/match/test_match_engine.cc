@@ -91,6 +91,15 @@ void CheckForfeit(const GameResult& g, const std::string& kind, const std::strin
   CHECK(!g.reason.empty());
 }
 
+// Plays `spec` with both colours (PlayBothColours) and checks that it lost
+// both games by a forfeit of `kind`; the outcome for further checks.
+Outcome2 ForfeitsBothColours(const std::string& spec, const std::string& kind, EngineLimits limits = FastLimits()) {
+  Outcome2 o = PlayBothColours(spec, limits);
+  CheckForfeit(o.as_black, kind, spec, kBlack);
+  CheckForfeit(o.as_white, kind, spec, kWhite);
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("pbrain-gomoku-zero as an external engine plays whole refereed games") {
@@ -123,18 +132,14 @@ TEST_CASE("an engine that answers an occupied point loses: illegal") {
   // BEGIN: a legal centre stone; after that it repeats the opponent's move.
   const std::string spec =
       "engine:" + Wrapper("occupied.sh", R"(if [ -z "$last" ]; then echo 3,3; else echo "$last"; fi)");
-  Outcome2 o = PlayBothColours(spec);
-  CheckForfeit(o.as_black, "illegal", spec, kBlack);
-  CheckForfeit(o.as_white, "illegal", spec, kWhite);
+  Outcome2 o = ForfeitsBothColours(spec, "illegal");
   CHECK(o.as_black.reason.find("occupied") != std::string::npos);
   CHECK(o.as_black.moves.size() == 2);  // its legal first stone and the opponent's reply
 }
 
 TEST_CASE("an engine that writes garbage loses: malformed") {
   const std::string spec = "engine:" + Wrapper("garbage.sh", "echo 'hello, world'");
-  Outcome2 o = PlayBothColours(spec);
-  CheckForfeit(o.as_black, "malformed", spec, kBlack);
-  CheckForfeit(o.as_white, "malformed", spec, kWhite);
+  Outcome2 o = ForfeitsBothColours(spec, "malformed");
   CHECK(o.as_black.reason.find("hello, world") != std::string::npos);
   // Off the board is illegal, not malformed.
   const std::string off = "engine:" + Wrapper("offboard.sh", "echo 7,0");
@@ -143,18 +148,14 @@ TEST_CASE("an engine that writes garbage loses: malformed") {
 
 TEST_CASE("an engine that sleeps past turn + grace loses: timeout") {
   const std::string spec = "engine:" + Wrapper("sleeper.sh", "sleep 3; echo 3,3");
-  Outcome2 o = PlayBothColours(spec, EngineLimits{200, 300});
-  CheckForfeit(o.as_black, "timeout", spec, kBlack);
-  CheckForfeit(o.as_white, "timeout", spec, kWhite);
+  Outcome2 o = ForfeitsBothColours(spec, "timeout", EngineLimits{200, 300});
   CHECK(o.as_black.reason.find("500 ms") != std::string::npos);
 }
 
 TEST_CASE("an engine that exits loses: crash; the next game starts a fresh process") {
   const std::string spec = "engine:" + Wrapper("quitter.sh", "exit 3");
   // Both games forfeit by crash: the second needed a new process to answer START.
-  Outcome2 o = PlayBothColours(spec);
-  CheckForfeit(o.as_black, "crash", spec, kBlack);
-  CheckForfeit(o.as_white, "crash", spec, kWhite);
+  Outcome2 o = ForfeitsBothColours(spec, "crash");
   CHECK(o.as_black.reason.find("status 3") != std::string::npos);
 }
 

@@ -1,0 +1,128 @@
+// bench_threats: the threat solver's speed on random mid-game 15x15
+// positions: the fast queries (five points, fours), VCF nodes/s and cost per
+// query at the budgets MCTS would use, and the cost of the bundle an
+// expansion would ask for (both sides' five points, VCF for the side to move
+// and the null-move VCF for the opponent).  One thread.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "common/base/cli.h"
+#include "common/game/threats.h"
+
+using namespace gz;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// `stones` stones played alternately at random in the central 11x11, no five
+// on the board and no five point for either side.
+std::vector<Board> Positions(int count, int stones, Rule rule, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Board> out;
+  while (static_cast<int>(out.size()) < count) {
+    Board b(15, rule);
+    int misses = 0;
+    while (b.move_count() < stones && misses < 1000) {
+      const int m = (2 + static_cast<int>(rng() % 11)) * 15 + 2 + static_cast<int>(rng() % 11);
+      if (!b.IsLegal(m) || b.MakesFive(m, b.to_move())) {
+        ++misses;
+        continue;
+      }
+      b.Play(m);
+    }
+    // A quiet position, as MCTS mostly sees after one-ply tactics: no five
+    // point for either side (else the query ends at the root).
+    if (b.move_count() == stones && FivePoints(b, kBlack).empty() && FivePoints(b, kWhite).empty())
+      out.push_back(b);
+  }
+  return out;
+}
+
+void FastQueries(const std::vector<Board>& set) {
+  size_t sink = 0;
+  const int reps = 20;
+  auto t0 = Clock::now();
+  for (int r = 0; r < reps; ++r)
+    for (const Board& b : set) sink += FivePoints(b, b.to_move()).size();
+  const double five_us = Seconds(t0) * 1e6 / (reps * set.size());
+  t0 = Clock::now();
+  for (int r = 0; r < reps; ++r)
+    for (const Board& b : set) sink += FourMoves(b, b.to_move()).size();
+  const double four_us = Seconds(t0) * 1e6 / (reps * set.size());
+  std::printf("    FivePoints %.2f us/query, FourMoves %.2f us/query (checksum %zu)\n", five_us, four_us, sink);
+}
+
+void VcfAtBudget(const std::vector<Board>& set, int64_t budget) {
+  ThreatSolver solver;  // one solver for the whole set, as one MCTS thread would keep
+  int64_t nodes = 0;
+  int win = 0, none = 0, unknown = 0;
+  double worst = 0;
+  // Queries that really search (>= 20 nodes): their nodes/s is the search's
+  // own speed, without the per-query board copy that dominates short ones.
+  int64_t deep_nodes = 0;
+  double deep_s = 0;
+  auto t0 = Clock::now();
+  for (const Board& b : set)
+    for (int8_t side : {kBlack, kWhite}) {
+      auto q0 = Clock::now();
+      VcfResult r = solver.Vcf(b, side, budget);
+      const double qs = Seconds(q0);
+      worst = std::max(worst, qs);
+      if (r.nodes >= 20) {
+        deep_nodes += r.nodes;
+        deep_s += qs;
+      }
+      nodes += r.nodes;
+      if (r.status == VcfStatus::kWin) ++win;
+      else if (r.status == VcfStatus::kNoVcf) ++none;
+      else ++unknown;
+    }
+  const double s = Seconds(t0);
+  const double q = 2.0 * set.size();
+  std::printf("    budget %6lld: %9.0f nodes/s  %8.2f us/query (worst %8.1f us)  %6.1f nodes/query  "
+              "win %4d  no_vcf %4d  unknown %4d  searching queries %9.0f nodes/s\n",
+              static_cast<long long>(budget), nodes / s, s * 1e6 / q, worst * 1e6, nodes / q, win, none, unknown,
+              deep_s > 0 ? deep_nodes / deep_s : 0.0);
+}
+
+void ExpansionBundle(const std::vector<Board>& set, int64_t budget) {
+  ThreatSolver solver;
+  size_t sink = 0;
+  auto t0 = Clock::now();
+  for (const Board& b : set) {
+    sink += FivePoints(b, b.to_move()).size();
+    sink += FivePoints(b, Opponent(b.to_move())).size();
+    sink += solver.Vcf(b, b.to_move(), budget).line.size();
+    sink += solver.Vcf(b, Opponent(b.to_move()), budget).line.size();
+  }
+  std::printf("    expansion bundle (2x FivePoints + VCF + null-move VCF, budget %lld): %.2f us/expansion (checksum %zu)\n",
+              static_cast<long long>(budget), Seconds(t0) * 1e6 / set.size(), sink);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* usage = "usage: bench_threats [--quick]\n";
+  CliArgs args = ParseCli(argc, argv, CliSpec{usage, {}, {"--quick"}});
+  if (args.help) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  const int count = args.has("--quick") ? 100 : 1000;
+  std::printf("bench_threats: one thread, %d random 15x15 positions per row (stones in the central 11x11,\n"
+              "no five point for either side); VCF queried for both sides of each\n", count);
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard})
+    for (int stones : {30, 60}) {
+      std::vector<Board> set = Positions(count, stones, rule, 16 + stones);
+      std::printf("  %s, %d stones:\n", RuleName(rule), stones);
+      FastQueries(set);
+      for (int64_t budget : {100, 1000, 10000}) VcfAtBudget(set, budget);
+      ExpansionBundle(set, 100);
+    }
+  return 0;
+}
