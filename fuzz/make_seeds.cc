@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base/cli.h"
 #include "common/game/board.h"
 #include "common/game/encoder.h"
 #include "common/base/fileio.h"
@@ -57,11 +58,23 @@ GameRecord RandomGame(int board, uint64_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: fuzz_make_seeds CORPUS_DIR\n");
+  const char* usage = "usage: fuzz_make_seeds CORPUS_DIR\n";
+  CliArgs args;
+  try {
+    args = ParseCli(argc, argv, CliSpec{usage, {}, {}, /*allow_positional=*/true});
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "fuzz_make_seeds: %s\n%s", e.what(), usage);
     return 2;
   }
-  const std::string dir = argv[1];
+  if (args.help) {
+    std::fputs(usage, stdout);
+    return 0;
+  }
+  if (args.positional.size() != 1) {
+    std::fputs(usage, stderr);
+    return 2;
+  }
+  const std::string dir = args.positional[0];
   // wire: a client's and a server's side of a session.
   wire::Hello hello;
   hello.encoder_version = kEncoderVersion;

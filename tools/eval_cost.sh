@@ -7,7 +7,8 @@
 #
 # usage: tools/eval_cost.sh [--config FILE] [--window S] [--pairs P] [--warmup S] [--run-dir DIR]
 #   defaults: configs/cpu.json, 60 s windows, 3 on/off pairs (order alternates), 60 s warm-up
-# Prints one row per window and the totals; the run directory is removed at the end.
+# Prints one row per window, the totals, and the ratings the run produced meanwhile;
+# the run directory is removed at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CONFIG=$ROOT/configs/cpu.json WINDOW=60 PAIRS=3 WARMUP=60 RUN_DIR=""
@@ -29,7 +30,8 @@ cleanup() {
   rm -rf "$RUN_DIR"
 }
 trap cleanup EXIT
-"$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN_DIR" --no-dashboard >"$RUN_DIR.start.log" 2>&1 ||
+T_START=$(date +%s.%N)
+"$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN_DIR" >"$RUN_DIR.start.log" 2>&1 ||
   { cat "$RUN_DIR.start.log" >&2; exit 2; }
 EVAL_PID=$(cat "$RUN_DIR/pids/evaluator.pid")
 games() { find "$RUN_DIR/games" -name '*.npz' 2>/dev/null | wc -l; }
@@ -57,4 +59,19 @@ printf 'evaluator on:  %.1f games/min (%d games)\nevaluator off: %.1f games/min 
   "$ON_RATE" "$ON_GAMES" "$OFF_RATE" "$OFF_GAMES"
 printf 'on/off = %.3f (the evaluator costs %.1f%% of self-play)\n' "$(calc "$ON_RATE / $OFF_RATE")" \
   "$(calc "100 * (1 - $ON_RATE / $OFF_RATE)")"
+# What a user of this run saw: the first Elo point, and the dashboard serving it.
+/usr/bin/python3 - "$RUN_DIR" "$T_START" <<'PY'
+import json, os, sys
+run, t0 = sys.argv[1], float(sys.argv[2])
+try:
+    lines = [json.loads(l) for l in open(os.path.join(run, "ratings.jsonl")) if l.strip()]
+except OSError:
+    lines = []
+first = [json.loads(l) for l in open(os.path.join(run, "eval", "results.jsonl")) if l.strip()][:1]
+print("evaluated checkpoints: %d; first finished evaluator game %.0f s after start.sh" %
+      (len(lines), first[0]["time"] - t0 if first and "time" in first[0] else float("nan")))
+for r in lines:
+    print("  %s: Elo %s [%s, %s] (%d games)" % (r["player"], r["elo"], r["elo_low"], r["elo_high"], r["games"]))
+PY
+grep -o 'dashboard: http[^ ]*' "$RUN_DIR.start.log" || true
 rm -f "$RUN_DIR.start.log"
