@@ -2,33 +2,32 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <ostream>
-#include <sstream>
 
 #include "common/base/fileio.h"
+#include "common/base/jsonl.h"
 
 namespace gz {
 
 void AppendGenerationRecord(const std::string& path, const nlohmann::json& record) {
   std::string line = record.dump();
-  if (FileExists(path)) {
-    std::string old = ReadFileOrThrow(path);
-    if (!old.empty() && old.back() != '\n') line = "\n" + line;  // close a torn line first
+  // Close a torn last line first; only the last byte is read, not the log.
+  if (std::ifstream in(path, std::ios::binary | std::ios::ate); in && in.tellg() > 0) {
+    in.seekg(-1, std::ios::end);
+    if (in.get() != '\n') line = "\n" + line;
   }
   AppendLine(path, line);
 }
 
 GenerationLog ReadGenerationLog(const std::string& path) {
   GenerationLog log;
-  if (!FileExists(path)) return log;
-  std::istringstream in(ReadFileOrThrow(path));
-  std::map<int64_t, nlohmann::json> by_iteration;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("iteration") || !j["iteration"].is_number_integer()) {
+  JsonLines lines = ReadJsonLines(path);  // torn and non-object lines skipped and counted
+  log.bad_lines = lines.bad_lines;
+  std::map<int64_t, nlohmann::json> by_iteration;  // the last line of an iteration wins
+  for (auto& j : lines.records) {
+    if (!j.contains("iteration") || !j["iteration"].is_number_integer()) {
       ++log.bad_lines;
       continue;
     }
