@@ -1,17 +1,28 @@
 #include "common/game/board.h"
 
+#include <algorithm>
+#include <iterator>
 #include <sstream>
 
 #include "common/base/errors.h"
+#include "common/game/renju.h"
 
 namespace gz {
 
-const char* RuleName(Rule r) { return r == Rule::kStandard ? "standard" : "freestyle"; }
+const char* RuleName(Rule r) {
+  switch (r) {
+    case Rule::kFreestyle: return "freestyle";
+    case Rule::kStandard: return "standard";
+    case Rule::kRenju: return "renju";
+  }
+  return "freestyle";
+}
 
 Rule ParseRule(const std::string& s) {
   if (s == "freestyle") return Rule::kFreestyle;
   if (s == "standard") return Rule::kStandard;
-  GOMOKU_THROW(ConfigError, "unknown rule '" << s << "' (expected freestyle or standard)");
+  if (s == "renju") return Rule::kRenju;
+  GOMOKU_THROW(ConfigError, "unknown rule '" << s << "' (expected freestyle, standard or renju)");
 }
 
 uint64_t Position::Hash() const {
@@ -34,9 +45,7 @@ Board::Board(int size, Rule rule) : size_(size), rule_(rule) {
   cells_.assign(size * size, kEmpty);
 }
 
-bool Board::IsLegal(int move) const {
-  return !terminal() && move >= 0 && move < num_points() && cells_[move] == kEmpty;
-}
+bool Board::ForbiddenHere(int move) const { return IsForbiddenForBlack(*this, move); }
 
 int Board::LineLength(int move, int8_t colour, int dr, int dc) const {
   // Number of consecutive `colour` stones through `move` in direction (dr,dc),
@@ -56,9 +65,10 @@ int Board::LineLength(int move, int8_t colour, int dr, int dc) const {
 
 bool Board::MakesFive(int move, int8_t colour) const {
   static const int kDirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+  const bool exact = rule_ == Rule::kStandard || (rule_ == Rule::kRenju && colour == kBlack);
   for (const auto& d : kDirs) {
     int len = LineLength(move, colour, d[0], d[1]);
-    if (rule_ == Rule::kFreestyle ? len >= kWinLength : len == kWinLength) return true;
+    if (exact ? len == kWinLength : len >= kWinLength) return true;
   }
   return false;
 }
@@ -70,6 +80,8 @@ void Board::Play(int move) {
   if (cells_[move] != kEmpty)
     GOMOKU_THROW(RulesError, "point " << move << " (row " << move / size_ << ", col " << move % size_
                                       << ") is occupied");
+  if (rule_ == Rule::kRenju && to_move_ == kBlack) [[unlikely]]
+    RefuseForbidden(move);
   bool wins = MakesFive(move, to_move_);
   cells_[move] = to_move_;
   last_move_ = move;
@@ -79,6 +91,19 @@ void Board::Play(int move) {
   else if (move_count_ == num_points())
     outcome_ = Outcome::kDraw;
   to_move_ = Opponent(to_move_);
+  if (rule_ == Rule::kRenju) [[unlikely]]
+    if (BlackIsStuck()) outcome_ = Outcome::kDraw;
+}
+
+void Board::RefuseForbidden(int move) const {
+  const ForbiddenReason why = ForbiddenReasonForBlack(*this, move);
+  if (why != ForbiddenReason::kNone)
+    GOMOKU_THROW(RulesError, "point " << move << " (row " << move / size_ << ", col " << move % size_
+                                      << ") is forbidden for black under renju: " << ForbiddenReasonName(why));
+}
+
+bool Board::BlackIsStuck() const {
+  return rule_ == Rule::kRenju && to_move_ == kBlack && !terminal() && !HasAllowedPointForBlack(*this);
 }
 
 void Board::RecomputeOutcome() {
@@ -94,6 +119,7 @@ void Board::RecomputeOutcome() {
     if (five) outcome_ = c == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
   }
   if (outcome_ == Outcome::kOngoing && move_count_ == num_points()) outcome_ = Outcome::kDraw;
+  if (BlackIsStuck()) outcome_ = Outcome::kDraw;
 }
 
 void Board::Remove(int move) {
@@ -111,6 +137,15 @@ std::vector<int> Board::LegalMoves() const {
   out.reserve(num_points() - move_count_);
   for (int m = 0; m < num_points(); ++m)
     if (cells_[m] == kEmpty) out.push_back(m);
+  if (rule_ == Rule::kRenju && to_move_ == kBlack) {
+    const std::vector<int> forbidden = ForbiddenPoints(*this);
+    if (!forbidden.empty()) {
+      std::vector<int> kept;
+      kept.reserve(out.size() - forbidden.size());
+      std::set_difference(out.begin(), out.end(), forbidden.begin(), forbidden.end(), std::back_inserter(kept));
+      out.swap(kept);
+    }
+  }
   return out;
 }
 
@@ -120,6 +155,7 @@ Position Board::ToPosition() const {
   p.cells = cells_;
   p.last_move = last_move_;
   p.to_move = to_move_;
+  p.rule = rule_;
   return p;
 }
 

@@ -13,9 +13,12 @@ namespace gz {
 enum class Rule : uint8_t {
   kFreestyle = 0,  // five or more in a row wins
   kStandard = 1,   // exactly five wins; an overline (6+) does not
+  kRenju = 2,      // black: exactly five wins, and overline / double four / double
+                   // three points are forbidden (common/game/renju.h); white:
+                   // five or more wins, no restriction
 };
 const char* RuleName(Rule r);
-Rule ParseRule(const std::string& s);  // "freestyle" | "standard"; throws ConfigError
+Rule ParseRule(const std::string& s);  // "freestyle" | "standard" | "renju"; throws ConfigError
 
 // Stone colours as stored in boards and game files.
 constexpr int8_t kEmpty = 0;
@@ -37,7 +40,11 @@ struct Position {
   std::vector<int8_t> cells;
   int last_move = kNoMove;
   int8_t to_move = kBlack;
-  uint64_t Hash() const;  // stable across runs and machines (FNV-1a over the fields)
+  // The rule the position is played under; only the encoder reads it (the
+  // forbidden-points plane under renju).  It does not cross the wire (a
+  // connection has one rule, fixed by HELLO) and is not part of Hash().
+  Rule rule = Rule::kFreestyle;
+  uint64_t Hash() const;  // stable across runs and machines (FNV-1a over cells, last move, side)
 };
 
 class Board {
@@ -57,16 +64,30 @@ class Board {
   int8_t at(int row, int col) const { return cells_[row * size_ + col]; }
   const std::vector<int8_t>& cells() const { return cells_; }
 
-  bool IsLegal(int move) const;
-  // Throws RulesError for an out-of-range or occupied point, or a finished game.
+  // On the board, empty, the game not over, and under renju not a forbidden
+  // point when black is to move.  Inline: on freestyle and standard this is
+  // the plain emptiness test.
+  bool IsLegal(int move) const {
+    if (terminal() || move < 0 || move >= num_points() || cells_[move] != kEmpty) return false;
+    return rule_ != Rule::kRenju || to_move_ != kBlack || !ForbiddenHere(move);
+  }
+  // Throws RulesError for an out-of-range or occupied point, a finished game,
+  // or (renju, black to move) a forbidden point; the message names the point
+  // and the reason ("... is forbidden for black under renju: double-three").
+  // Under renju, when the move leaves black to move with every empty point
+  // forbidden, the game ends in a draw (black cannot move).
   void Play(int move);
   // Removes the stone at `move` (must be the last stone of the colour that just
   // moved is NOT required; any stone).  Used by the engine's TAKEBACK.  The
   // outcome is recomputed from scratch.  Throws RulesError on an empty point.
   void Remove(int move);
+  // Every legal move, ascending (empty when the game is over).
   std::vector<int> LegalMoves() const;
 
-  // Would placing `colour` at `move` make a winning line?  (Rule-aware.)
+  // Would placing `colour` at `move` make a winning line?  (Rule-aware:
+  // exactly five for standard and for black under renju, five or more for
+  // freestyle and for white under renju.)  Ignores forbidden points: a black
+  // exact five is never forbidden anyway.
   bool MakesFive(int move, int8_t colour) const;
 
   Position ToPosition() const;
@@ -80,6 +101,12 @@ class Board {
  private:
   int LineLength(int move, int8_t colour, int dr, int dc) const;
   void RecomputeOutcome();
+  // Renju: black is to move, the game is on, and every empty point is forbidden.
+  bool BlackIsStuck() const;
+  // Renju, black to move: throws RulesError naming the point and the reason
+  // when `move` is forbidden.  Out of line, off the freestyle path.
+  void RefuseForbidden(int move) const;
+  bool ForbiddenHere(int move) const;  // IsForbiddenForBlack(*this, move)
 
   int size_;
   Rule rule_;

@@ -78,10 +78,13 @@ LineThrees FindThrees(const Line& l) {
   return t;
 }
 
-// Works on its own copy of the cells so that the recursion can place stones.
+// Works on its own copy of the cells (or on a caller's cells, which it
+// restores) so that the recursion can place stones.
 class Judge {
  public:
-  explicit Judge(const Board& b) : n_(b.size()), cells_(b.cells()) {}
+  explicit Judge(const Board& b) : n_(b.size()), own_(b.cells()), cells_(own_) {}
+  Judge(int n, const std::vector<int8_t>& cells) : n_(n), own_(cells), cells_(own_) {}
+  Judge(int n, std::vector<int8_t>* cells) : n_(n), cells_(*cells) {}
 
   // Precondition: `point` is empty.  Leaves the cells as it found them.
   ForbiddenReason Reason(int point) {
@@ -147,7 +150,8 @@ class Judge {
   }
 
   int n_;
-  std::vector<int8_t> cells_;
+  std::vector<int8_t> own_;
+  std::vector<int8_t>& cells_;
 };
 
 }  // namespace
@@ -182,6 +186,30 @@ std::vector<int> ForbiddenPoints(const Board& board) {
   for (int p = 0; p < board.num_points(); ++p)
     if (board.at(p) == kEmpty && judge.Reason(p) != ForbiddenReason::kNone) out.push_back(p);
   return out;
+}
+
+std::vector<int> ForbiddenPoints(int size, const std::vector<int8_t>& cells) {
+  GOMOKU_CHECK(static_cast<int>(cells.size()) == size * size,
+               "position has " << cells.size() << " cells for size " << size);
+  std::vector<int> out;
+  Judge judge(size, cells);
+  for (int p = 0; p < size * size; ++p)
+    if (cells[p] == kEmpty && judge.Reason(p) != ForbiddenReason::kNone) out.push_back(p);
+  return out;
+}
+
+ForbiddenReason ForbiddenReasonOnCells(int size, std::vector<int8_t>* cells, int point) {
+  GOMOKU_CHECK(static_cast<int>(cells->size()) == size * size && point >= 0 && point < size * size &&
+                   (*cells)[point] == kEmpty,
+               "renju: bad cells or point " << point << " for size " << size);
+  return Judge(size, cells).Reason(point);
+}
+
+bool HasAllowedPointForBlack(const Board& board) {
+  Judge judge(board);
+  for (int p = 0; p < board.num_points(); ++p)
+    if (board.at(p) == kEmpty && judge.Reason(p) == ForbiddenReason::kNone) return true;
+  return false;
 }
 
 }  // namespace gz

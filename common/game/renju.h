@@ -57,5 +57,18 @@ bool IsForbiddenForBlack(const Board& board, int point);
 // Every empty point forbidden for black, ascending.  For the encoder's
 // forbidden-points plane; O(num_points) calls of the above.
 std::vector<int> ForbiddenPoints(const Board& board);
+// The same over raw cells (cells.size() == size*size, values kEmpty / kBlack /
+// kWhite): what the encoder uses, which sees a Position rather than a Board.
+std::vector<int> ForbiddenPoints(int size, const std::vector<int8_t>& cells);
+
+// For searches that keep their own cells (the threat solver): judges the
+// empty `point` on `*cells` (size*size values), placing and removing stones
+// in it while it works and leaving it as it found it.  No copy is made.
+ForbiddenReason ForbiddenReasonOnCells(int size, std::vector<int8_t>* cells, int point);
+
+// Whether some empty point is not forbidden for black (stops at the first
+// one, so it usually costs one point).  Board uses it to end a renju game in
+// a draw when black is to move and has no legal point.
+bool HasAllowedPointForBlack(const Board& board);
 
 }  // namespace gz

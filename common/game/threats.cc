@@ -4,6 +4,7 @@
 #include <array>
 
 #include "common/base/errors.h"
+#include "common/game/renju.h"
 
 namespace gz {
 namespace {
@@ -99,6 +100,8 @@ class Grid {
   void Load(const Board& b) {
     g_ = &GeometryFor(b.size());
     standard_ = b.rule() == Rule::kStandard;
+    renju_ = b.rule() == Rule::kRenju;
+    if (renju_) board_cells_.assign(b.num_points(), kEmpty);
     cells_.assign(g_->padded, kWall);
     count_[0].assign(g_->windows.size(), 0);
     count_[1].assign(g_->windows.size(), 0);
@@ -114,8 +117,16 @@ class Grid {
   int8_t at(int p) const { return cells_[p]; }
   uint64_t hash() const { return hash_; }
 
+  bool renju() const { return renju_; }
+
+  // Renju: is the empty padded point p forbidden for black right now?
+  bool ForbiddenForBlack(int p) {
+    return renju_ && ForbiddenReasonOnCells(g_->n, &board_cells_, g_->to_board[p]) != ForbiddenReason::kNone;
+  }
+
   void Place(int p, int8_t c) {
     cells_[p] = c;
+    if (renju_) board_cells_[g_->to_board[p]] = c;
     hash_ ^= Zobrist()[c - 1][p];
     auto& cnt = count_[c - 1];
     for (int i = g_->cell_begin[p]; i < g_->cell_begin[p + 1]; ++i) ++cnt[g_->cell_windows[i]];
@@ -123,6 +134,7 @@ class Grid {
   void Unplace(int p) {
     const int8_t c = cells_[p];
     cells_[p] = kEmpty;
+    if (renju_) board_cells_[g_->to_board[p]] = kEmpty;
     hash_ ^= Zobrist()[c - 1][p];
     auto& cnt = count_[c - 1];
     for (int i = g_->cell_begin[p]; i < g_->cell_begin[p + 1]; ++i) --cnt[g_->cell_windows[i]];
@@ -133,7 +145,8 @@ class Grid {
     int len = 1;
     for (int q = p + d; cells_[q] == c; q += d) ++len;
     for (int q = p - d; cells_[q] == c; q -= d) ++len;
-    return standard_ ? len == kWinLength : len >= kWinLength;
+    // Exactly five under standard, and for black under renju.
+    return (standard_ || (renju_ && c == kBlack)) ? len == kWinLength : len >= kWinLength;
   }
   bool MakesFive(int p, int8_t c) const {
     for (int d : g_->dir)
@@ -204,6 +217,8 @@ class Grid {
 
   const Geometry* g_ = nullptr;
   bool standard_ = false;
+  bool renju_ = false;
+  std::vector<int8_t> board_cells_;  // renju only: the cells unpadded, for the forbidden-point judge
   std::vector<int8_t> cells_;
   std::array<std::vector<uint8_t>, 2> count_;
   std::vector<uint32_t> mark_;
@@ -218,6 +233,7 @@ std::vector<FourMove> FoursOn(Grid& g, int8_t c) {
   std::vector<FourMove> out;
   for (int p : cand) {
     if (g.MakesFive(p, c)) continue;  // a five, not a four
+    if (c == kBlack && g.ForbiddenForBlack(p)) continue;  // renju: black may not play it
     g.Place(p, c);
     int first;
     const int k = g.FivesThrough(p, c, &first);
@@ -304,18 +320,26 @@ struct ThreatSolver::Impl {
     std::vector<Cand>& cands = scratch[depth];
     cands.clear();
     if (forced >= 0) {
+      // Renju: black cannot block on a forbidden point, so this line fails.
+      if (attacker == kBlack && grid.ForbiddenForBlack(forced)) {
+        Store(key, VcfStatus::kNoVcf, -1);
+        return VcfStatus::kNoVcf;
+      }
       probe.assign(1, forced);
     } else {
       grid.FourCandidates(attacker, &probe);
     }
     for (int m : probe) {
       // No five point of the attacker exists here, so m is never a five.
+      if (attacker == kBlack && forced < 0 && grid.ForbiddenForBlack(m)) continue;  // renju
       grid.Place(m, attacker);
       int block;
-      const int k = grid.FivesThrough(m, attacker, &block);
+      int k = grid.FivesThrough(m, attacker, &block);
+      // Renju: a single five point that black may not occupy cannot be blocked.
+      if (k == 1 && attacker == kWhite && grid.ForbiddenForBlack(block)) k = 2;
       grid.Unplace(m);
       if (k == 0) continue;
-      if (k >= 2) {  // open four or double four: the defender cannot block all
+      if (k >= 2) {  // open four or double four (or, renju, a forbidden block): the defender cannot block all
         pv->push_back(grid.geo().to_board[m]);
         Store(key, VcfStatus::kWin, m);
         return VcfStatus::kWin;
@@ -412,6 +436,11 @@ VcfResult ThreatSolver::Vcf(const Board& board, int8_t attacker, int64_t node_bu
     return res;
   }
   const int forced = s.root_fives.empty() ? -1 : s.root_fives[0];
+  if (forced >= 0 && attacker == kBlack && s.grid.ForbiddenForBlack(forced)) {
+    res.status = VcfStatus::kNoVcf;  // renju: black cannot block the five
+    res.nodes = 1;
+    return res;
+  }
   res.status = s.Attack(forced, 0, &res.line);
   res.nodes = s.nodes;
   if (res.status == VcfStatus::kWin)

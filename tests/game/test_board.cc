@@ -4,6 +4,7 @@
 
 #include "common/game/board.h"
 #include "common/base/errors.h"
+#include "common/game/renju.h"
 
 using namespace gz;
 
@@ -164,8 +165,10 @@ TEST_CASE("position hash distinguishes side to move and last move") {
 namespace {
 // An independent oracle for the rules: scans the whole board for maximal runs
 // in the four directions (no incremental bookkeeping, nothing shared with
-// Board).  Freestyle: a run of five or more wins; standard: exactly five.
+// Board).  Freestyle: a run of five or more wins; standard: exactly five;
+// renju: exactly five for black, five or more for white.
 bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colour) {
+  const bool exact = rule == Rule::kStandard || (rule == Rule::kRenju && colour == kBlack);
   const int dirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
   for (const auto& d : dirs) {
     for (int r = 0; r < n; ++r) {
@@ -177,7 +180,7 @@ bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colou
         for (int rr = r, cc = c; rr >= 0 && rr < n && cc >= 0 && cc < n && cells[rr * n + cc] == colour;
              rr += d[0], cc += d[1])
           ++len;
-        if (rule == Rule::kFreestyle ? len >= 5 : len == 5) return true;
+        if (exact ? len == 5 : len >= 5) return true;
       }
     }
   }
@@ -185,19 +188,51 @@ bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colou
 }
 }  // namespace
 
-TEST_CASE("differential: Board agrees with a whole-board oracle over random games, both rules") {
+TEST_CASE("differential: Board agrees with a whole-board oracle over random games, all three rules") {
   // Moves lean towards the mover's own stones so that lines, gaps and
   // overlines are common.  Every move: outcome and terminal; every few moves:
-  // MakesFive for both colours at a random empty point.
+  // MakesFive for both colours at a random empty point.  Under renju also:
+  // the legal moves are the empty points less ForbiddenPoints (tested against
+  // the literal rule text in test_renju) when black is to move, and every
+  // empty point when white is; a forbidden point is refused with RulesError
+  // and changes nothing; black with only forbidden points left is a draw.
   std::mt19937 rng(20261130);
   int games = 0, wins = 0, draws = 0, overlines = 0, disagreements = 0, makes_five_checked = 0, makes_five_true = 0;
-  for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {
+  int renju_forbidden_seen = 0, renju_refusals = 0, renju_white_overline_wins = 0;
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju}) {
     for (int g = 0; g < 1500; ++g) {
       const int n = 5 + static_cast<int>(rng() % 11);  // 5..15
       Board b(n, rule);
       std::vector<int8_t> cells(n * n, kEmpty);
       while (!b.terminal()) {
         std::vector<int> legal = b.LegalMoves();
+        if (rule == Rule::kRenju) {
+          std::vector<int> want_legal;
+          const std::vector<int> forbidden =
+              b.to_move() == kBlack ? ForbiddenPoints(b) : std::vector<int>{};
+          for (int p = 0; p < n * n; ++p)
+            if (cells[p] == kEmpty && std::find(forbidden.begin(), forbidden.end(), p) == forbidden.end())
+              want_legal.push_back(p);
+          if (legal != want_legal) ++disagreements;
+          for (int p = 0; p < n * n; ++p)
+            if (b.IsLegal(p) != std::binary_search(want_legal.begin(), want_legal.end(), p)) ++disagreements;
+          renju_forbidden_seen += static_cast<int>(forbidden.size());
+          if (!forbidden.empty() && rng() % 2 == 0) {
+            const int f = forbidden[rng() % forbidden.size()];
+            const Board before = b;
+            try {
+              b.Play(f);
+              ++disagreements;  // must be refused
+            } catch (const RulesError& e) {
+              ++renju_refusals;
+              if (std::string(e.what()).find("forbidden for black under renju") == std::string::npos) ++disagreements;
+            }
+            if (b.cells() != before.cells() || b.to_move() != before.to_move() ||
+                b.move_count() != before.move_count() || b.last_move() != before.last_move())
+              ++disagreements;
+          }
+        }
+        REQUIRE(!legal.empty());
         int move = legal[rng() % legal.size()];
         if (rng() % 10 < 7) {  // next to one of the mover's stones, if one has an empty neighbour
           std::vector<int> near;
@@ -206,7 +241,7 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
             for (int dr = -1; dr <= 1; ++dr)
               for (int dc = -1; dc <= 1; ++dc) {
                 const int r = p / n + dr, c = p % n + dc;
-                if (r >= 0 && r < n && c >= 0 && c < n && cells[r * n + c] == kEmpty) near.push_back(r * n + c);
+                if (r >= 0 && r < n && c >= 0 && c < n && b.IsLegal(r * n + c)) near.push_back(r * n + c);
               }
           }
           if (!near.empty()) move = near[rng() % near.size()];
@@ -228,16 +263,28 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
         Outcome want = Outcome::kOngoing;
         if (OracleWins(cells, n, rule, mover)) want = mover == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
         else if (b.move_count() == n * n) want = Outcome::kDraw;
+        else if (rule == Rule::kRenju && mover == kWhite &&
+                 static_cast<int>(ForbiddenPoints(b).size()) == n * n - b.move_count())
+          want = Outcome::kDraw;  // black to move, every empty point forbidden
         if (b.outcome() != want || b.terminal() != (want != Outcome::kOngoing)) {
           ++disagreements;
-          INFO(b.ToString());
+          INFO(RuleName(rule) << "\n" << b.ToString());
           CHECK(b.outcome() == want);
           break;
         }
-        if (rule == Rule::kStandard && want == Outcome::kOngoing && OracleWins(cells, n, Rule::kFreestyle, mover))
-          ++overlines;  // six or more, no five: play goes on under standard
+        if (rule != Rule::kFreestyle && mover == kBlack && want == Outcome::kOngoing &&
+            OracleWins(cells, n, Rule::kFreestyle, mover))
+          ++overlines;  // six or more, no five: play goes on under standard (renju: cannot happen)
+        if (rule == Rule::kRenju && mover == kWhite && want == Outcome::kWhiteWins &&
+            !OracleWins(cells, n, Rule::kStandard, kWhite))
+          ++renju_white_overline_wins;
         // The opponent never holds a winning line: the game would have ended.
         if (OracleWins(cells, n, rule, Opponent(mover))) ++disagreements;
+        // Whatever the rule, FromStones rebuilds the same outcome from the stones.
+        if (rng() % 8 == 0) {
+          const Board rebuilt = Board::FromStones(n, rule, b.cells(), b.to_move(), b.last_move());
+          if (rebuilt.outcome() != b.outcome()) ++disagreements;
+        }
       }
       ++games;
       wins += b.outcome() == Outcome::kBlackWins || b.outcome() == Outcome::kWhiteWins;
@@ -245,12 +292,107 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
     }
   }
   INFO(games << " games, " << wins << " wins, " << draws << " draws, " << overlines << " standard overlines, "
-             << makes_five_checked << " MakesFive probes ("
-             << makes_five_true << " true)");
+             << makes_five_checked << " MakesFive probes (" << makes_five_true << " true), renju: "
+             << renju_forbidden_seen << " forbidden points seen, " << renju_refusals << " refusals, "
+             << renju_white_overline_wins << " white overline wins");
   CHECK(disagreements == 0);
   // The sample must exercise both endings and both MakesFive answers.
-  CHECK(wins > 100);
+  CHECK(wins > 150);
   CHECK(draws > 5);
-  CHECK(makes_five_true > 50);
+  CHECK(makes_five_true > 75);
   CHECK(overlines > 10);
+  CHECK(renju_forbidden_seen > 100);
+  CHECK(renju_refusals > 50);
+  CHECK(renju_white_overline_wins > 3);
+}
+
+TEST_CASE("renju: rule names, exact five for black, overline wins for white") {
+  CHECK(ParseRule("renju") == Rule::kRenju);
+  CHECK(std::string(RuleName(Rule::kRenju)) == "renju");
+  CHECK_THROWS_AS(ParseRule("Renju"), ConfigError);
+  const int n = 9;
+  // Black X X X X . X on row 0: the gap makes six, forbidden (overline), not a win.
+  Board b = Setup(n, Rule::kRenju, {P(n, 0, 0), P(n, 0, 1), P(n, 0, 2), P(n, 0, 3), P(n, 0, 5)},
+                  {P(n, 8, 0), P(n, 8, 2), P(n, 8, 4), P(n, 8, 8), P(n, 8, 6)});
+  REQUIRE(b.to_move() == kBlack);
+  CHECK_FALSE(b.MakesFive(P(n, 0, 4), kBlack));
+  CHECK_FALSE(b.IsLegal(P(n, 0, 4)));
+  const auto legal = b.LegalMoves();
+  CHECK(std::find(legal.begin(), legal.end(), P(n, 0, 4)) == legal.end());
+  try {
+    b.Play(P(n, 0, 4));
+    FAIL("an overline point was accepted for black");
+  } catch (const RulesError& e) {
+    CHECK(std::string(e.what()).find("point 4 (row 0, col 4) is forbidden for black under renju: overline") !=
+          std::string::npos);
+  }
+  CHECK(b.to_move() == kBlack);
+  CHECK(b.move_count() == 10);
+  // White may make an overline and it wins.
+  Board w = Setup(n, Rule::kRenju, {P(n, 2, 0), P(n, 2, 2), P(n, 2, 4), P(n, 2, 6), P(n, 4, 8), P(n, 6, 0)},
+                  {P(n, 7, 0), P(n, 7, 1), P(n, 7, 2), P(n, 7, 3), P(n, 7, 5)});
+  CHECK(w.to_move() == kWhite);
+  CHECK(w.MakesFive(P(n, 7, 4), kWhite));
+  CHECK(w.IsLegal(P(n, 7, 4)));
+  w.Play(P(n, 7, 4));
+  CHECK(w.outcome() == Outcome::kWhiteWins);
+  // Black's exact five wins, and a five beats a double four made at once.
+  Board f = Setup(n, Rule::kRenju, {P(n, 4, 0), P(n, 4, 1), P(n, 4, 2), P(n, 4, 3)},
+                  {P(n, 0, 0), P(n, 0, 2), P(n, 0, 4), P(n, 0, 6)});
+  CHECK(f.IsLegal(P(n, 4, 4)));
+  f.Play(P(n, 4, 4));
+  CHECK(f.outcome() == Outcome::kBlackWins);
+  // Freestyle and standard: nothing is forbidden for black.
+  for (Rule r : {Rule::kFreestyle, Rule::kStandard}) {
+    Board o = Setup(n, r, {P(n, 0, 0), P(n, 0, 1), P(n, 0, 2), P(n, 0, 3), P(n, 0, 5)},
+                    {P(n, 8, 0), P(n, 8, 2), P(n, 8, 4), P(n, 8, 8), P(n, 8, 6)});
+    CHECK(o.IsLegal(P(n, 0, 4)));
+    CHECK(o.LegalMoves().size() == static_cast<size_t>(n * n - 10));
+    CHECK(o.ToPosition().rule == r);
+  }
+  CHECK(b.ToPosition().rule == Rule::kRenju);
+}
+
+TEST_CASE("renju: black with only forbidden points left draws") {
+  // Decision (docs/engine.md "Rules"): when black is to move under renju and
+  // every empty point is forbidden, black cannot move and the game is a
+  // draw.  Random 6x6 games reach such positions; each one found is checked
+  // through Play, FromStones and against freestyle (where play goes on).
+  std::mt19937 rng(17);
+  int found = 0;
+  for (int attempt = 0; attempt < 20000 && found < 3; ++attempt) {
+    const int n = 6;
+    Board b(n, Rule::kRenju);
+    while (!b.terminal() && b.move_count() < n * n - 3) {
+      auto legal = b.LegalMoves();
+      b.Play(legal[rng() % legal.size()]);
+    }
+    if (b.terminal()) {
+      if (b.outcome() == Outcome::kDraw && b.move_count() < n * n && b.to_move() == kBlack) {
+        // Stuck: every empty point forbidden.
+        CHECK(ForbiddenPoints(b).size() == static_cast<size_t>(n * n - b.move_count()));
+        CHECK(b.LegalMoves().empty());
+        const Board again = Board::FromStones(n, Rule::kRenju, b.cells(), kBlack, b.last_move());
+        CHECK(again.outcome() == Outcome::kDraw);
+        // Under freestyle the same stones are a game in progress.
+        CHECK(Board::FromStones(n, Rule::kFreestyle, b.cells(), kBlack).outcome() == Outcome::kOngoing);
+        ++found;
+      }
+      continue;
+    }
+    // Play on to the end; any stuck position must be a draw with black to move.
+    while (!b.terminal()) {
+      auto legal = b.LegalMoves();
+      REQUIRE(!legal.empty());
+      b.Play(legal[rng() % legal.size()]);
+    }
+    if (b.outcome() == Outcome::kDraw && b.move_count() < n * n) {
+      CHECK(b.to_move() == kBlack);
+      CHECK(ForbiddenPoints(b).size() == static_cast<size_t>(n * n - b.move_count()));
+      CHECK(b.LegalMoves().empty());
+      CHECK_FALSE(b.IsLegal(ForbiddenPoints(b)[0]));
+      ++found;
+    }
+  }
+  CHECK(found >= 3);
 }

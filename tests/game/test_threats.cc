@@ -492,3 +492,84 @@ TEST_CASE("no VCF on quiet positions; bad arguments throw") {
   CHECK(s.Vcf(done, kWhite, 10).status == VcfStatus::kNoVcf);
   CHECK(FivePoints(done, kWhite).empty());
 }
+
+// --- renju (issue 17 section 1): the solver respects black's forbidden points.
+TEST_CASE("renju: overline is no five for black but a five for white") {
+  const int n = 9;
+  // X X X . X X on row 0 and O O O . O O on row 8: the gaps make six.
+  std::vector<std::pair<int, int>> x = {{0, 0}, {0, 1}, {0, 2}, {0, 4}, {0, 5}};
+  std::vector<std::pair<int, int>> o = {{8, 0}, {8, 1}, {8, 2}, {8, 4}, {8, 5}};
+  Board rj = Stones(n, Rule::kRenju, x, o, kBlack);
+  CHECK(FivePoints(rj, kBlack).empty());
+  CHECK(FivePoints(rj, kWhite) == std::vector<int>{P(n, 8, 3)});
+  ThreatSolver s;
+  CHECK(s.Vcf(rj, kBlack, 100).status == VcfStatus::kNoVcf);  // black must block (8,3), then nothing
+  const VcfResult w = s.Vcf(Stones(n, Rule::kRenju, x, o, kWhite), kWhite, 100);
+  CHECK(w.proven_win());
+  CHECK(w.line == std::vector<int>{P(n, 8, 3)});
+}
+
+TEST_CASE("renju: a black four on a forbidden point is no four, and no VCF goes through it") {
+  const int n = 11;
+  // Row 6: O X X X p . and column 6: O X X X p . with p = (6,6): black at p
+  // makes two fours at once, a double four: forbidden under renju.
+  const std::vector<std::pair<int, int>> x = {{6, 3}, {6, 4}, {6, 5}, {3, 6}, {4, 6}, {5, 6}};
+  const std::vector<std::pair<int, int>> o = {{6, 2}, {2, 6}, {0, 0}, {0, 10}, {10, 0}, {10, 10}};
+  const int p = P(n, 6, 6);
+  Board rj = Stones(n, Rule::kRenju, x, o, kBlack);
+  Board st = Stones(n, Rule::kStandard, x, o, kBlack);
+  REQUIRE_FALSE(rj.IsLegal(p));
+  REQUIRE(st.IsLegal(p));
+  auto moves_of = [](const std::vector<FourMove>& fours) {
+    std::vector<int> v;
+    for (const FourMove& f : fours) v.push_back(f.move);
+    return v;
+  };
+  const std::vector<int> st_fours = moves_of(FourMoves(st, kBlack));
+  const std::vector<int> rj_fours = moves_of(FourMoves(rj, kBlack));
+  CHECK(std::find(st_fours.begin(), st_fours.end(), p) != st_fours.end());
+  CHECK(std::find(rj_fours.begin(), rj_fours.end(), p) == rj_fours.end());
+  CHECK(OpenFourMoves(st, kBlack) == std::vector<int>{p});
+  CHECK(OpenFourMoves(rj, kBlack).empty());
+  // Every renju four of black is a legal move, and the other fours are the same under both rules.
+  for (int m : rj_fours) CHECK(rj.IsLegal(m));
+  std::vector<int> st_without_p;
+  for (int m : st_fours)
+    if (m != p) st_without_p.push_back(m);
+  CHECK(rj_fours == st_without_p);
+  ThreatSolver s;
+  const VcfResult win = s.Vcf(st, kBlack, 10000);
+  CHECK(win.proven_win());
+  CHECK(win.line == std::vector<int>{p});
+  CHECK(s.Vcf(rj, kBlack, 10000).status == VcfStatus::kNoVcf);
+  // The same stones under freestyle: p is legal there too.
+  CHECK(s.Vcf(Stones(n, Rule::kFreestyle, x, o, kBlack), kBlack, 10000).proven_win());
+}
+
+TEST_CASE("renju: a white four whose block is forbidden for black wins at once") {
+  const int n = 11;
+  // Black X X X . X X on row 3 (the gap q = (3,5) is an overline point for
+  // black); white O O O on column 5 below q, with the far end blocked, so
+  // white at (7,5) makes a four whose only five point is q.  Black at (2,5)
+  // keeps white's q from being an open four.
+  const std::vector<std::pair<int, int>> x = {{3, 2}, {3, 3}, {3, 4}, {3, 6}, {3, 7}, {8, 5}, {2, 5}};
+  const std::vector<std::pair<int, int>> o = {{4, 5}, {5, 5}, {6, 5}, {0, 0}, {0, 10}, {10, 0}};
+  const int q = P(n, 3, 5), m = P(n, 7, 5);
+  Board rj = Stones(n, Rule::kRenju, x, o, kWhite);
+  Board st = Stones(n, Rule::kStandard, x, o, kWhite);
+  REQUIRE(FivePoints(rj, kWhite).empty());
+  REQUIRE(FivePoints(rj, kBlack).empty());
+  ThreatSolver s;
+  const VcfResult w = s.Vcf(rj, kWhite, 10000);
+  REQUIRE(w.proven_win());
+  CHECK(w.line == std::vector<int>{m});
+  Board after = rj;
+  after.Play(m);
+  CHECK(FivePoints(after, kWhite) == std::vector<int>{q});
+  CHECK_FALSE(after.IsLegal(q));  // black cannot block
+  // Under standard the block is legal (black's six there is no win, but it blocks): no VCF.
+  CHECK(s.Vcf(st, kWhite, 10000).status == VcfStatus::kNoVcf);
+  // And black, forced to block a white five on a forbidden point, has no VCF.
+  Board forced = Stones(n, Rule::kRenju, x, {{4, 5}, {5, 5}, {6, 5}, {7, 5}, {0, 0}, {0, 10}, {10, 0}}, kBlack);
+  CHECK(s.Vcf(forced, kBlack, 10000).status == VcfStatus::kNoVcf);
+}
