@@ -1,10 +1,14 @@
 // build/bin/trainer: the generation loop (docs/trainer.md).
 //
-//   trainer --config FILE [--set dotted.key=value]... [--log-file FILE]
+//   trainer --config FILE [--set dotted.key=value]... [--log-file FILE] [--rank R]
 //   trainer timetable --run-dir DIR [--last N]
 //
+// --rank R (data-parallel training, train.world_size > 1): rank 0 (default)
+// is the trainer; ranks 1..world_size-1 follow it (trainer/rank_follower.h).
+//
 // Exit codes: 0 finished (run.max_iterations reached) or stopped by
-// SIGINT/SIGTERM; 1 fatal error (logged); 2 bad command line or config.
+// SIGINT/SIGTERM; 1 fatal error (logged: a peer rank died, the rendezvous
+// timed out, ...); 2 bad command line or config (a --rank out of range).
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -19,12 +23,14 @@
 #include "common/base/stop_signals.h"
 #include "common/data/run_layout.h"
 #include "trainer/generation_log.h"
+#include "trainer/rank_follower.h"
 #include "trainer/trainer.h"
 
 namespace {
 
 const char* kUsage =
     "usage: trainer --config FILE [--set dotted.key=value]... [--log-file FILE (default <run>/logs/trainer.log)]\n"
+    "               [--rank R (data-parallel: 0 = the trainer, 1..train.world_size-1 = followers)]\n"
     "       trainer timetable --run-dir DIR [--last N]\n"
     "Runs the training loop of the run in config run.dir (docs/trainer.md), or prints the\n"
     "per-iteration time table (self-play / training / total) from DIR/generations.jsonl.\n";
@@ -39,8 +45,33 @@ int TimeTable(const gz::CliArgs& args) {
   return 0;
 }
 
+// A follower rank: its own log file, no other file in the run directory.
+int Follow(const gz::Config& config, int rank, const gz::CliArgs& args) {
+  gz::RunLayout run(config.run.dir);
+  gz::MakeDirs(run.logs());
+  const std::string name = "trainer-rank" + std::to_string(rank);
+  gz::InitLogging(name, args.get(gz::kLogFileFlag, run.logs() + "/" + name + ".log"));
+  spdlog::info("config set by: {}", config.DescribeOrigins());
+  const std::atomic<bool>& g_stop = gz::InstallStopSignals(/*restart_syscalls=*/false);
+  try {
+    gz::RankFollower follower(config, rank);
+    return follower.Run(g_stop);
+  } catch (const gz::ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    spdlog::error("trainer rank {} failed: {}", rank, e.what());
+    return 1;
+  }
+}
+
 int Train(const gz::CliArgs& args) {
   gz::Config config = gz::Config::Load(args.config, args.sets);
+  const long long rank = args.get_int("--rank", 0);
+  if (rank < 0 || rank >= config.train.world_size)
+    GOMOKU_THROW(gz::ConfigError, "--rank " << rank << " is out of range: config key 'train.world_size' is "
+                                            << config.train.world_size << " (ranks 0.."
+                                            << config.train.world_size - 1 << ")");
+  if (rank > 0) return Follow(config, static_cast<int>(rank), args);
   gz::RunLayout run(config.run.dir);
   gz::MakeDirs(run.logs());
   gz::InitLogging("trainer", args.get(gz::kLogFileFlag, run.logs() + "/trainer.log"));
@@ -61,7 +92,7 @@ int main(int argc, char** argv) {
   try {
     gz::CliSpec spec;
     spec.usage = kUsage;
-    spec.value_flags = {"--run-dir", "--last", gz::kLogFileFlag};
+    spec.value_flags = {"--run-dir", "--last", "--rank", gz::kLogFileFlag};
     spec.allow_positional = true;
     gz::CliArgs args = gz::ParseCli(argc, argv, spec);
     if (args.help) {

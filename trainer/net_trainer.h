@@ -8,6 +8,16 @@
 // follows train.lr_schedule (constant, or step: multiplied by
 // lr_step_gamma every lr_step_iterations iterations).
 //
+// Data-parallel (train.world_size > 1, docs/trainer.md): with a DataParallel
+// attached, Train (rank 0) first sends the net and optimizer state to the
+// followers, then broadcasts each step's global batch; every rank trains on
+// its slice (RankSlice), the gradients (weighted by slice / batch), the
+// BatchNorm running buffers (averaged: per-rank batch statistics, "ghost
+// batches") and the step's metrics are summed in one bucketed allreduce, and
+// every rank takes the same optimizer step.  Follow is the followers' side.
+// Without one (or world_size 1 in production: none is made) Train is the
+// one-process path.
+//
 // Thread-safety: a NetTrainer belongs to one thread.  The net is left in eval
 // mode after every call.
 #pragma once
@@ -17,6 +27,7 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "common/config/config.h"
@@ -41,12 +52,19 @@ struct TrainMetrics {
 // Learning rate for `iteration` (1-based) under the config's schedule.
 double ScheduledLearningRate(const TrainConfig& c, int64_t iteration);
 
+class DataParallel;
+
 class NetTrainer {
  public:
   NetTrainer(PolicyValueNet net, const TrainConfig& config, torch::Device device);
 
   PolicyValueNet& net() { return net_; }
   torch::Device device() const { return device_; }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
+
+  // Data-parallel hooks (not owned; nullptr = one process).
+  void SetDataParallel(DataParallel* dp) { dp_ = dp; }
+  DataParallel* data_parallel() const { return dp_; }
 
   // Runs `steps` steps of `batch_size` samples drawn from `buffer` (random
   // sample, random symmetry; the RNG is seeded with `seed`) at the learning
@@ -59,6 +77,17 @@ class NetTrainer {
   // mode).  planes: n*PlaneFloats, policy: n*size^2, value: n.
   TrainMetrics Evaluate(const float* planes, const float* policy, const float* value, int n);
 
+  // Followers (rank > 0): the rest of one Train of rank 0 whose "train"
+  // command is `command`: receive the state, then the steps until rank 0's end
+  // marker.  Returns the global metrics (as rank 0's).  Throws DistError when
+  // a peer fails, ModelError when the loss diverges (as rank 0 does).
+  TrainMetrics Follow(const nlohmann::json& command);
+
+  // The net's parameters and buffers and the optimizer state as bytes (torch
+  // archives), and back (ModelError when they do not fit).
+  std::string SerializeState();
+  void LoadState(const std::string& bytes);
+
   // Optimizer state (moments, step counts), written atomically / read back.
   // LoadOptimizerState throws IoError or ModelError when the file does not fit.
   void SaveOptimizerState(const std::string& path);
@@ -69,13 +98,23 @@ class NetTrainer {
     torch::Tensor planes, policy, value;
   };
   Batch ToTensors(const float* planes, const float* policy, const float* value, int n);
-  // Forward + losses; fills the loss fields of m (summed, caller averages).
-  torch::Tensor Losses(const Batch& b, TrainMetrics* m);
+  struct Losses {
+    torch::Tensor policy, value, l2, total, entropy, agree, decisive;
+  };
+  // Forward + losses (entropy, agree and decisive without gradient).
+  Losses ComputeLosses(const Batch& b);
+  // Adds the loss fields of one step to m (summed, caller averages).
+  static void AddMetrics(const Losses& l, TrainMetrics* m);
+  // Data-parallel: state from rank 0, one step on this rank's slice of the
+  // global batch in `wire` (header, planes, policy, value), the end marker.
+  void SyncState();
+  void DistributedStep(const float* wire, int batch, int64_t iteration, int step, TrainMetrics* m);
 
   PolicyValueNet net_;
   TrainConfig config_;
   torch::Device device_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  DataParallel* dp_ = nullptr;
 };
 
 }  // namespace gz

@@ -136,6 +136,13 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
                "entropy={:.3f} value_accuracy={:.3f} lr={:g} steps={} samples={} ({:.1f}s)",
                n, tm.policy_loss, tm.value_loss, tm.l2_loss, tm.total_loss, tm.entropy, tm.value_accuracy,
                tm.learning_rate, tm.steps, tm.samples, trained - collected);
+  if (dp_) {
+    const DistStats& st = dp_->stats();
+    spdlog::info("data-parallel: iteration {} on {} ranks ({}): allreduce {:.2f}s ({} buckets, {:.1f} MB), "
+                 "broadcasts {:.2f}s (state {} bytes) of {:.1f}s training",
+                 n, dp_->world_size(), dp_->backend(), st.allreduce_s, st.buckets, st.allreduce_bytes / 1e6,
+                 st.broadcast_s, st.state_bytes, trained - collected);
+  }
 
   const double selfplay_s = collected - start;
   nlohmann::json record = {

@@ -32,6 +32,7 @@
 
 #include "common/config/config.h"
 #include "common/data/run_layout.h"
+#include "trainer/data_parallel.h"
 #include "trainer/game_collector.h"
 #include "trainer/late_games.h"
 #include "trainer/net_trainer.h"
@@ -71,6 +72,7 @@ class Trainer {
   TrainerPaths paths_;
   std::string socket_;
   torch::Device device_{torch::kCPU};
+  std::unique_ptr<DataParallel> dp_;      // train.world_size > 1: this is rank 0 (docs/trainer.md)
   std::unique_ptr<NetTrainer> trainer_;
   ReplayBuffer buffer_;
   GameCollector collector_;

@@ -13,6 +13,7 @@
 #include "common/net/net_api.h"
 #include "common/wire/wire_client.h"
 #include "trainer/game_files.h"
+#include "trainer/rank_follower.h"
 #include "trainer/generation_log.h"
 #include "trainer/trainer.h"
 #include "trainer/trainer_state.h"
@@ -50,6 +51,8 @@ void Trainer::Prepare() {
   socket_ = ResolveSocketPath(config_);
   spdlog::info("trainer: run dir {}, training on {} with {} threads, inference server socket {}", run_.dir,
                device_.str(), config_.train.threads, socket_);
+  if (config_.train.world_size > 1)  // rank 0 of data-parallel training: waits for the followers
+    dp_ = std::make_unique<DataParallel>(config_.train, DataParallelFingerprint(config_), 0, device_);
 }
 
 void Trainer::LoadNet(const std::string& path, int64_t expect_iteration) {
@@ -66,6 +69,7 @@ void Trainer::LoadNet(const std::string& path, int64_t expect_iteration) {
     GOMOKU_THROW(ModelError, path << ": checkpoint says iteration " << info.iteration << ", expected "
                                   << expect_iteration);
   trainer_ = std::make_unique<NetTrainer>(std::move(net), config_.train, device_);
+  trainer_->SetDataParallel(dp_.get());
 }
 
 void Trainer::RestoreOptimizer(int64_t iteration) {

@@ -165,6 +165,24 @@ void CheckLadderEntry(const std::string& s) {
                                    << ", got '" << arg << "'");
 }
 
+// The c10d rendezvous of data-parallel training: tcp://HOST:PORT (a TCPStore
+// served by rank 0) or file://PATH (a FileStore every rank can open).
+void CheckDistStore(const std::string& s) {
+  if (s.rfind("file://", 0) == 0) {
+    if (s.size() == 7) GOMOKU_THROW(ConfigError, "file:// needs a path");
+    return;
+  }
+  if (s.rfind("tcp://", 0) != 0)
+    GOMOKU_THROW(ConfigError, "expected tcp://HOST:PORT or file://PATH, got '" << s << "'");
+  const std::string rest = s.substr(6);
+  const auto colon = rest.rfind(':');
+  char* end = nullptr;
+  const long port = colon == std::string::npos ? -1 : std::strtol(rest.c_str() + colon + 1, &end, 10);
+  if (colon == 0 || colon == std::string::npos || colon + 1 == rest.size() || *end != '\0' || port < 1 ||
+      port > 65535)
+    GOMOKU_THROW(ConfigError, "expected tcp://HOST:PORT with a port in 1..65535, got '" << s << "'");
+}
+
 Registry MakeRegistry(Config& c) {
   Registry r;
   AddInt(r, "board.size", &c.board.size, kMinBoardSize, kMaxBoardSize);
@@ -234,6 +252,11 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "train.keep_every", &c.train.keep_every, 0, 1000000);
   AddInt(r, "train.threads", &c.train.threads, 1, 256);
   AddDouble(r, "train.reload_timeout_s", &c.train.reload_timeout_s, 0.1, 86400.0);
+  AddInt(r, "train.world_size", &c.train.world_size, 1, 64);
+  AddString(r, "train.dist_store", &c.train.dist_store, {}, CheckDistStore);
+  AddDouble(r, "train.dist_timeout_s", &c.train.dist_timeout_s, 1.0, 86400.0);
+  AddDouble(r, "train.allreduce_bucket_mb", &c.train.allreduce_bucket_mb, 0.001, 4096.0);
+  AddString(r, "train.dist_interface", &c.train.dist_interface);
   AddBool(r, "eval.enabled", &c.eval.enabled);
   AddInt(r, "eval.every", &c.eval.every, 1, 1000000);
   AddInt(r, "eval.games", &c.eval.games, 1, 100000);
@@ -367,6 +390,9 @@ void Config::Validate() const {
   if (worker.reconnect_initial_s > worker.reconnect_max_s)
     GOMOKU_THROW(ConfigError, "config key 'worker.reconnect_initial_s' exceeds worker.reconnect_max_s");
   if (run.dir.empty()) GOMOKU_THROW(ConfigError, "config key 'run.dir' must not be empty");
+  if (train.world_size > train.batch_size)
+    GOMOKU_THROW(ConfigError, "config key 'train.world_size': " << train.world_size << " ranks exceed train.batch_size "
+                                                                << train.batch_size << " (each rank needs a row)");
   ParseSymmetryMode(inference.symmetry);
 }
 

@@ -92,6 +92,13 @@ struct TrainConfig {
   int keep_every = 10;
   int threads = 2;
   double reload_timeout_s = 60.0;
+  // Data-parallel training (docs/trainer.md, "Data-parallel training"): the
+  // rank is the trainer's --rank flag, not a key (all ranks share the config).
+  int world_size = 1;                 // trainer processes; > 1: rank 0 + followers over c10d
+  std::string dist_store = "tcp://127.0.0.1:29500";  // rendezvous: tcp://HOST:PORT (TCPStore on rank 0) | file://PATH
+  double dist_timeout_s = 60.0;       // rendezvous and every collective; a dead or stuck peer fails after this
+  double allreduce_bucket_mb = 25.0;  // gradient allreduce bucket size
+  std::string dist_interface = "";    // Gloo's network interface (e.g. eth0); "" = GLOO_SOCKET_IFNAME, else by address
 };
 
 // The evaluator (evaluator/, docs/ratings.md): ratings while the run goes on.
