@@ -63,7 +63,7 @@ std::string InferenceService::StatsJson() const { return stats_->Snapshot(false)
 void InferenceService::Infer(const std::shared_ptr<Participant>& who, uint64_t request_id, uint64_t slot,
                              std::string_view body) {
   auto req = std::make_unique<Request>();
-  req->positions = wire::DecodeInfer(body, settings_.board_size);
+  req->positions = wire::DecodeInfer(body, settings_.board_size, settings_.rule);
   req->client_id = who->id();
   req->request_id = request_id;
   req->reply_slot = slot;

@@ -33,6 +33,7 @@ void ReplayBuffer::AppendTo(Chunk* c, const std::vector<const GameRecord*>& game
       if (i > 0) last = g->moves[i - 1];
       else if (!g->opening.empty()) last = g->opening.back();
       c->last_move.push_back(last);
+      c->rule.push_back(g->rule);
       c->policy.insert(c->policy.end(), g->policy.begin() + static_cast<int64_t>(i) * pts,
                        g->policy.begin() + static_cast<int64_t>(i + 1) * pts);
       c->value.push_back(ValueTarget(g->winner, g->to_move[i]));
@@ -112,6 +113,7 @@ void ReplayBuffer::EncodeSample(int64_t index, int sym, float* planes, float* po
   pos.cells.assign(c.cells.begin() + i * pts, c.cells.begin() + (i + 1) * pts);
   pos.to_move = c.to_move[i];
   pos.last_move = c.last_move[i];
+  pos.rule = c.rule[i];
   EncodePosition(pos, sym, planes);
   TransformPlane(sym, c.policy.data() + i * pts, policy, size_);
   *value = c.value[i];

@@ -68,6 +68,7 @@ class ReplayBuffer {
     std::vector<int8_t> cells;      // count * size*size
     std::vector<int8_t> to_move;    // count
     std::vector<int16_t> last_move; // count (kNoMove before the first stone)
+    std::vector<Rule> rule;         // count (the game's rule: the encoder's renju plane needs it)
     std::vector<float> policy;      // count * size*size
     std::vector<float> value;       // count
   };

@@ -3,11 +3,21 @@
 #include <algorithm>
 
 #include "common/base/errors.h"
+#include "common/game/renju.h"
 #include "common/game/symmetry.h"
 
 namespace gz {
 
+std::vector<int> ForbiddenPlanePoints(const Position& pos) {
+  if (pos.rule != Rule::kRenju) return {};
+  return ForbiddenPoints(pos.size, pos.cells);
+}
+
 void EncodePosition(const Position& pos, int sym, float* out) {
+  EncodePosition(pos, sym, ForbiddenPlanePoints(pos), out);
+}
+
+void EncodePosition(const Position& pos, int sym, const std::vector<int>& forbidden, float* out) {
   const int n = pos.size;
   const int pts = n * n;
   GOMOKU_CHECK(static_cast<int>(pos.cells.size()) == pts, "position has " << pos.cells.size()
@@ -22,6 +32,10 @@ void EncodePosition(const Position& pos, int sym, float* out) {
   }
   if (pos.last_move >= 0 && pos.last_move < pts) out[2 * pts + TransformPoint(sym, pos.last_move, n)] = 1.0f;
   if (me == kBlack) std::fill(out + 3 * pts, out + 4 * pts, 1.0f);
+  for (int p : forbidden) {
+    GOMOKU_CHECK(p >= 0 && p < pts, "forbidden point " << p << " off the " << n << "x" << n << " board");
+    out[kForbiddenPlane * pts + TransformPoint(sym, p, n)] = 1.0f;
+  }
 }
 
 }  // namespace gz

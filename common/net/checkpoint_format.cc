@@ -113,7 +113,10 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
   info.encoder_version = static_cast<int>(IntField(j, "encoder_version", 0, 1 << 30, path));
   if (info.encoder_version != kEncoderVersion)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' was made for encoder version " << info.encoder_version
-                                            << " but this build encodes with version " << kEncoderVersion);
+                                            << " but this build encodes with version " << kEncoderVersion
+                                            << " (" << kNumPlanes << " input planes; version 2 added the renju "
+                                            << "forbidden-points plane): the network's input layer does not fit, "
+                                            << "train a new checkpoint");
   info.board_size = static_cast<int>(IntField(j, "board_size", kMinBoardSize, kMaxBoardSize, path));
   info.channels = static_cast<int>(IntField(j, "channels", 1, 1 << 16, path));
   info.blocks = static_cast<int>(IntField(j, "blocks", 0, 1 << 16, path));

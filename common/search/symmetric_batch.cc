@@ -47,7 +47,8 @@ void EncodeSymmetric(const Position& pos, SymmetryMode m, float* out) {
   SymmetriesFor(pos, m, syms);
   const int per = SymmetriesPerPosition(m);
   const int stride = PlaneFloats(pos.size);
-  for (int i = 0; i < per; ++i) EncodePosition(pos, syms[i], out + i * stride);
+  const std::vector<int> forbidden = ForbiddenPlanePoints(pos);  // once for every symmetry
+  for (int i = 0; i < per; ++i) EncodePosition(pos, syms[i], forbidden, out + i * stride);
 }
 
 void CombineSymmetric(const Position& pos, SymmetryMode m, const float* log_policy, const float* values,

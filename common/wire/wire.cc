@@ -205,7 +205,7 @@ Hello DecodeHello(std::string_view payload) {
   m.client_name = std::string(r.Bytes(name_len));
   r.End();
   CheckBoardSize(m.board_size, "HELLO");
-  if (rule > 1) GOMOKU_THROW(ProtocolError, "HELLO: unknown rule " << int(rule));
+  if (rule > static_cast<uint8_t>(Rule::kRenju)) GOMOKU_THROW(ProtocolError, "HELLO: unknown rule " << int(rule));
   if (sym > 2) GOMOKU_THROW(ProtocolError, "HELLO: unknown symmetry mode " << int(sym));
   m.rule = static_cast<Rule>(rule);
   m.symmetry = static_cast<SymmetryMode>(sym);
@@ -258,7 +258,7 @@ std::string EncodeInfer(std::span<const Position> positions, int board_size) {
   return w.Take();
 }
 
-std::vector<Position> DecodeInfer(std::string_view payload, int board_size) {
+std::vector<Position> DecodeInfer(std::string_view payload, int board_size, Rule rule) {
   CheckBoardSize(board_size, "INFER");
   const size_t pts = static_cast<size_t>(board_size) * board_size;
   Reader r(payload, "INFER");
@@ -273,6 +273,7 @@ std::vector<Position> DecodeInfer(std::string_view payload, int board_size) {
   for (uint32_t i = 0; i < count; ++i) {
     Position& p = out[i];
     p.size = board_size;
+    p.rule = rule;
     uint8_t to_move = r.U8();
     uint8_t reserved = r.U8();
     int last = r.I16();

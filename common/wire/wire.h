@@ -114,9 +114,11 @@ HelloOk DecodeHelloOk(std::string_view payload);
 uint32_t MaxPositionsPerInfer(int board_size);
 
 // INFER: the positions, all of the HELLO's board size.  Validates every cell,
-// the last move (on the board and occupied) and the side to move.
+// the last move (on the board and occupied) and the side to move.  The rule
+// does not travel per position: it is the connection's (HELLO), and the
+// decoder stamps it into every Position (the encoder's plane 4 needs it).
 std::string EncodeInfer(std::span<const Position> positions, int board_size);
-std::vector<Position> DecodeInfer(std::string_view payload, int board_size);
+std::vector<Position> DecodeInfer(std::string_view payload, int board_size, Rule rule = Rule::kFreestyle);
 
 // INFER_REPLY: generation + per position value and log-policy.
 std::string EncodeInferReply(int64_t model_generation, std::span<const EvalResult> results, int board_size);

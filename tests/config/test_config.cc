@@ -45,8 +45,11 @@ TEST_CASE("out-of-range and wrong-type values name the key") {
   CHECK(e.find("out of range") != std::string::npos);
   e = ConfigErrorOf([&] { c.ApplyOverride("mcts.c_puct=abc"); });
   CHECK(e.find("mcts.c_puct") != std::string::npos);
-  e = ConfigErrorOf([&] { c.ApplyOverride("board.rule=renju"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("board.rule=caro"); });
   CHECK(e.find("board.rule") != std::string::npos);
+  c.ApplyOverride("board.rule=renju");  // issue 17: renju is a rule
+  CHECK(c.rule() == Rule::kRenju);
+  c.ApplyOverride("board.rule=freestyle");
   e = ConfigErrorOf([&] { c.ApplyOverride("server.max_wait=-3"); });
   CHECK(e.find("server.max_wait") != std::string::npos);
   e = ConfigErrorOf([&] { c.ApplyOverride("mcts.tree_reuse=2"); });

@@ -224,9 +224,16 @@ TEST_CASE("expectations name the mismatch", "[checkpoint]") {
 
 TEST_CASE("an encoder-version mismatch is rejected", "[checkpoint]") {
   const std::string bytes = ReadFileOrThrow(MakeCheckpoint("encver.gzck"));
-  const std::string bad = EditHeader(bytes, "\"encoder_version\":1", "\"encoder_version\":9");
+  REQUIRE(kEncoderVersion == 2);
+  const std::string bad = EditHeader(bytes, "\"encoder_version\":2", "\"encoder_version\":9");
   CHECK_THAT(LoadError(bad, "encver_bad.gzck"), Catch::Contains("encoder version 9"));
   CHECK_THROWS_WITH(ReadCheckpointInfo(TmpPath("encver_bad.gzck")), Catch::Contains("encoder version 9"));
+  // A checkpoint of the previous encoder (4 planes, before the renju plane) is
+  // refused with both versions and the reason.
+  const std::string old = EditHeader(bytes, "\"encoder_version\":2", "\"encoder_version\":1");
+  const std::string why = LoadError(old, "encver_old.gzck");
+  CHECK_THAT(why, Catch::Contains("was made for encoder version 1 but this build encodes with version 2"));
+  CHECK_THAT(why, Catch::Contains("renju forbidden-points plane"));
 }
 
 TEST_CASE("a header that disagrees with the tensors is rejected", "[checkpoint]") {

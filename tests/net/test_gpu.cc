@@ -42,6 +42,7 @@ Position RandomPosition(int size, std::mt19937& rng) {
   const int kind = static_cast<int>(rng() % 6);
   const int points = size * size;
   pos.last_move = kind == 0 ? kNoMove : (kind == 1 ? points + static_cast<int>(rng() % 40) : static_cast<int>(rng() % points));
+  pos.rule = static_cast<Rule>(rng() % 3);  // renju: the forbidden-points plane (bit 2 of a cell byte)
   return pos;
 }
 
@@ -105,8 +106,8 @@ TEST_CASE("compact rows encode exactly like EncodePosition (all sizes, all symme
         ++checked;
       }
     }
-    // Positions from play, and the empty board (no last move).
-    Board b(size);
+    // Positions from play (renju on every other size), and the empty board (no last move).
+    Board b(size, size % 2 ? Rule::kRenju : Rule::kFreestyle);
     for (int m = 0; m < 2 * size && !b.terminal(); ++m) {
       const auto legal = b.LegalMoves();
       b.Play(legal[rng() % legal.size()]);
@@ -157,6 +158,18 @@ TEST_CASE("PackCompactRow writes the documented layout and refuses bad input", "
   none.last_move = 100000;  // out of range: no last-move stone, stored as none
   PackCompactRow(none, 0, row.data());
   CHECK(row[points] == 0xFF);
+
+  // Renju: an empty point forbidden for black carries bit 2 (X X X . X X: the gap is an overline).
+  Board rj(size, Rule::kRenju);
+  for (int m : {0, 300, 1, 301, 2, 302, 4, 320, 5, 340}) rj.Play(m);
+  PackCompactRow(rj.ToPosition(), 0, row.data());
+  CHECK(row[3] == 4);
+  CHECK(row[0] == kBlack);
+  CHECK(row[6] == kEmpty);
+  Position fs = rj.ToPosition();
+  fs.rule = Rule::kFreestyle;
+  PackCompactRow(fs, 0, row.data());
+  CHECK(row[3] == kEmpty);
 
   CHECK_THROWS_AS(PackCompactRow(none, 8, row.data()), GomokuError);
   CHECK_THROWS_AS(PackCompactRow(none, -1, row.data()), GomokuError);

@@ -35,7 +35,40 @@ TEST_CASE("encoder planes: own, opponent, last move, colour") {
   EncodePosition(b.ToPosition(), 0, x.data());
   for (int p = 0; p < pts; ++p) CHECK(x[3 * pts + p] == 1.0f);
   CHECK(x[0 * pts + 10] == 1.0f);  // black's own
-  CHECK(kEncoderVersion == 1);
+  for (int p = 0; p < pts; ++p) CHECK(x[4 * pts + p] == 0.0f);  // freestyle: no forbidden points
+  CHECK(kEncoderVersion == 2);
+  CHECK(kNumPlanes == 5);
+}
+
+TEST_CASE("encoder plane 4: black's forbidden points under renju, for either side to move") {
+  const int n = 9, pts = n * n;
+  // X X X . X X on row 0: (0,3) is an overline point for black.
+  Board b(n, Rule::kRenju);
+  for (int m : {0, 80, 1, 78, 2, 76, 4, 74, 5}) b.Play(m);  // white to move
+  std::vector<float> x(PlaneFloats(n));
+  EncodePosition(b.ToPosition(), 0, x.data());
+  for (int p = 0; p < pts; ++p) CHECK(x[4 * pts + p] == (p == 3 ? 1.0f : 0.0f));
+  b.Play(60);  // black to move: the same point
+  EncodePosition(b.ToPosition(), 0, x.data());
+  for (int p = 0; p < pts; ++p) CHECK(x[4 * pts + p] == (p == 3 ? 1.0f : 0.0f));
+  // The plane follows the symmetry like every other plane, also through EncodeSymmetric.
+  std::vector<float> all8(kNumSymmetries * PlaneFloats(n));
+  EncodeSymmetric(b.ToPosition(), SymmetryMode::kAll8, all8.data());
+  for (int s = 0; s < kNumSymmetries; ++s) {
+    EncodePosition(b.ToPosition(), s, x.data());
+    CHECK(x[4 * pts + TransformPoint(s, 3, n)] == 1.0f);
+    CHECK(std::equal(x.begin(), x.end(), all8.begin() + s * PlaneFloats(n)));
+  }
+  // The same stones under standard or freestyle: plane 4 stays zero, planes 0-3 are unchanged.
+  Position fs = b.ToPosition();
+  fs.rule = Rule::kStandard;
+  std::vector<float> y(PlaneFloats(n));
+  EncodePosition(fs, 0, y.data());
+  EncodePosition(b.ToPosition(), 0, x.data());
+  for (int p = 0; p < pts; ++p) CHECK(y[4 * pts + p] == 0.0f);
+  CHECK(std::equal(x.begin(), x.begin() + 4 * pts, y.begin()));
+  CHECK(ForbiddenPlanePoints(b.ToPosition()) == std::vector<int>{3});
+  CHECK(ForbiddenPlanePoints(fs).empty());
 }
 
 TEST_CASE("encoding under a symmetry equals transforming each plane") {

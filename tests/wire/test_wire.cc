@@ -99,7 +99,9 @@ TEST_CASE("HELLO and HELLO_OK round trip; bad values are refused", "[wire]") {
   bad[4] = 23;
   CHECK_THROWS_AS(DecodeHello(bad), ProtocolError);
   bad = p;
-  bad[5] = 2;  // rule
+  bad[5] = 2;  // rule 2 = renju
+  CHECK(DecodeHello(bad).rule == Rule::kRenju);
+  bad[5] = 3;  // no such rule
   CHECK_THROWS_AS(DecodeHello(bad), ProtocolError);
   bad = p;
   bad[6] = 3;  // symmetry
@@ -124,7 +126,10 @@ TEST_CASE("INFER round trip and validation of every field", "[wire]") {
   CHECK(payload.size() == 4 + 3 * (4 + 49));
   auto d = DecodeInfer(payload, n);
   REQUIRE(d.size() == 3);
+  // The rule is the connection's: the decoder stamps it into every position.
+  for (const Position& r : DecodeInfer(payload, n, Rule::kRenju)) CHECK(r.rule == Rule::kRenju);
   for (size_t i = 0; i < ps.size(); ++i) {
+    CHECK(d[i].rule == Rule::kFreestyle);
     CHECK(d[i].size == n);
     CHECK(d[i].cells == ps[i].cells);
     CHECK(d[i].last_move == ps[i].last_move);

@@ -6,9 +6,10 @@
 
 namespace gz {
 
-// compact_row.h hard-codes the four planes of encoder version 1; a change to
+// compact_row.h hard-codes the five planes of encoder version 2; a change to
 // the encoder must be mirrored there (and this bumped).
-static_assert(kEncoderVersion == 1 && kNumPlanes == 4, "update compact_row.h for the new encoder");
+static_assert(kEncoderVersion == 2 && kNumPlanes == 5 && kForbiddenPlane == 4,
+              "update compact_row.h for the new encoder");
 static_assert(kMaxBoardSize * kMaxBoardSize < 32768, "last move must fit in int16");
 
 void PackCompactRow(const Position& pos, int sym, uint8_t* row) {
@@ -17,6 +18,7 @@ void PackCompactRow(const Position& pos, int sym, uint8_t* row) {
                "position has " << pos.cells.size() << " cells for size " << pos.size);
   GOMOKU_CHECK(sym >= 0 && sym < kNumSymmetries, "symmetry " << sym << " out of range");
   for (int p = 0; p < points; ++p) row[p] = static_cast<uint8_t>(pos.cells[p]);
+  for (int p : ForbiddenPlanePoints(pos)) row[p] |= 4;  // renju only; empty points
   // Out-of-range last moves encode no stone either way; keep them out of int16.
   const int last = (pos.last_move >= 0 && pos.last_move < points) ? pos.last_move : -1;
   const uint16_t bits = static_cast<uint16_t>(static_cast<int16_t>(last));

@@ -5,13 +5,15 @@
 // tested to compute.  No includes beyond <cstdint>: nvcc compiles it too.
 //
 // Row layout (CompactRowBytes(size) bytes, no alignment requirement):
-//   [0, P)      cells, int8 each: kEmpty 0 / kBlack 1 / kWhite 2 (board.h), P = size*size
+//   [0, P)      cells, one byte each: bits 0-1 the stone, kEmpty 0 / kBlack 1 /
+//               kWhite 2 (board.h); bit 2 (value 4) set on an empty point
+//               forbidden for black (renju, encoder plane 4), P = size*size
 //   [P, P+2)    last move, int16 little-endian (-1 = none; values outside
 //               [0, P) put no stone in the last-move plane, as in the encoder)
 //   P+2         side to move, int8 (kBlack 1 / kWhite 2)
 //   P+3         symmetry index in [0, 8) (symmetry.h)
 //
-// EncodeCompactPoint(row, size, p, planes) writes the four plane values whose
+// EncodeCompactPoint(row, size, p, planes) writes the five plane values whose
 // position is the image of point p under the row's symmetry; running it for
 // every p in [0, P) writes every float of the row's kNumPlanes x P block once,
 // and the result equals EncodePosition(pos, sym, planes) bit for bit
@@ -49,7 +51,8 @@ GZ_HOST_DEVICE inline int CompactTransformPoint(int sym, int point, int size) {
 // planes: the row's kNumPlanes x P floats.  Preconditions: 0 <= p < P.
 GZ_HOST_DEVICE inline void EncodeCompactPoint(const uint8_t* row, int size, int p, float* planes) {
   const int points = size * size;
-  const int8_t cell = static_cast<int8_t>(row[p]);
+  const int8_t cell = static_cast<int8_t>(row[p] & 3);
+  const bool forbidden = (row[p] & 4) != 0;
   const int last = static_cast<int16_t>(static_cast<uint16_t>(row[points] | (row[points + 1] << 8)));
   const int8_t me = static_cast<int8_t>(row[points + 2]);
   const int sym = row[points + 3];
@@ -58,6 +61,7 @@ GZ_HOST_DEVICE inline void EncodeCompactPoint(const uint8_t* row, int size, int 
   planes[points + q] = (cell != 0 && cell != me) ? 1.0f : 0.0f;
   planes[2 * points + q] = (last >= 0 && last < points && last == p) ? 1.0f : 0.0f;
   planes[3 * points + q] = (me == 1) ? 1.0f : 0.0f;  // kBlack to move
+  planes[4 * points + q] = forbidden ? 1.0f : 0.0f;  // renju: forbidden for black
 }
 
 }  // namespace gz
