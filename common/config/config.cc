@@ -186,7 +186,7 @@ void CheckDistStore(const std::string& s) {
 Registry MakeRegistry(Config& c) {
   Registry r;
   AddInt(r, "board.size", &c.board.size, kMinBoardSize, kMaxBoardSize);
-  AddString(r, "board.rule", &c.board.rule, {"freestyle", "standard"});
+  AddString(r, "board.rule", &c.board.rule, {"freestyle", "standard", "renju"});
   AddInt(r, "net.channels", &c.net.channels, 1, 1024);
   AddInt(r, "net.blocks", &c.net.blocks, 0, 64);
   AddInt(r, "mcts.simulations", &c.mcts.simulations, 1, 1000000);

@@ -66,7 +66,7 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
   if (n < kMinBoardSize || n > kMaxBoardSize) GOMOKU_THROW(IoError, what << ": bad board size " << n);
   r.board_size = static_cast<int>(n);
   int64_t rule = Scalar(m, "rule", what);
-  if (rule != 0 && rule != 1) GOMOKU_THROW(IoError, what << ": bad rule " << rule);
+  if (rule < 0 || rule > static_cast<int64_t>(Rule::kRenju)) GOMOKU_THROW(IoError, what << ": bad rule " << rule);
   r.rule = static_cast<Rule>(rule);
   auto mv = m.find("moves");
   if (mv == m.end() || mv->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'moves'");

@@ -9,7 +9,7 @@
 //   model_generations int64 [T]  generation of the model that answered the last evaluation of move t
 //   opening  int16  [K]      random opening moves played before boards[0]
 //   winner   int8   scalar   0 draw, 1 black, 2 white
-//   iteration, model_generation, seed, board_size, rule (0 freestyle, 1 standard),
+//   iteration, model_generation, seed, board_size, rule (0 freestyle, 1 standard, 2 renju),
 //   encoder_version, format_version: int64 scalars
 #pragma once
 
