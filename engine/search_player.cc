@@ -139,6 +139,8 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
     const auto now = Clock::now();
     longest = std::max(longest, now - previous);
     previous = now;
+    // mcts.solver: a proven-won root is played at once (its one-hot visits).
+    if (mcts_.MoveDone()) break;
     // A root child must have a visit before we may stop (RootVisits counts the
     // root's own expansion).
     if (mcts_.RootVisits() >= 2) {
@@ -171,6 +173,7 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
   d.move = ranked.front().first;  // most visited, ties to the lowest point (stable sort)
   d.best_share = static_cast<double>(ranked.front().second) / static_cast<double>(total);
   d.value = mcts_.RootValue();
+  if (mcts_.RootProven() == Proven::kWin) d.reason = "proven";
   ranked.resize(std::min<size_t>(ranked.size(), 3));
   d.top = ranked;
 }

@@ -5,7 +5,9 @@
 //   3. else MCTS (no Dirichlet noise) runs simulation by simulation through the
 //      step API (StartMove / SelectLeaf / ExpandAndBackup), checking the clock,
 //      the stop flag and the simulation cap before each one, and plays the most
-//      visited move (ties to the lowest point).
+//      visited move (ties to the lowest point).  With mcts.solver on, the
+//      search uses the threat solver (common/search/node_solver.h) and plays a
+//      proven win as soon as the root is proven (reason "proven").
 //
 // The tree is kept between moves: before a search the player follows the
 // moves that separate its tree's root from the new position (its own move and
@@ -45,7 +47,7 @@ struct SearchLimits {
 
 struct MoveDecision {
   int move = kNoMove;
-  std::string reason;      // "win", "block" or "search"
+  std::string reason;      // "win", "block", "search" or "proven" (mcts.solver proved the root won)
   float value = 0.0f;      // expected result for the side that plays `move`, [-1, 1]
   int simulations = 0;     // new simulations this move
   int reused_visits = 0;   // root visits inherited from the previous search
@@ -59,7 +61,8 @@ struct MoveDecision {
 
 class SearchPlayer {
  public:
-  // Reads mcts.c_puct, mcts.fpu_value, mcts.tree_reuse and run.seed from `config`.
+  // Reads mcts.c_puct, mcts.fpu_value, mcts.tree_reuse, mcts.solver,
+  // mcts.solver_vcf_nodes and run.seed from `config`.
   SearchPlayer(EvaluatorSource& source, const Config& config);
 
   // Forget the tree (new game, rule change).  Cheap.

@@ -195,10 +195,13 @@ Registry MakeRegistry(Config& c) {
   AddFloat(r, "mcts.dirichlet_epsilon", &c.mcts.dirichlet_epsilon, 0.0, 1.0);
   AddFloat(r, "mcts.fpu_value", &c.mcts.fpu_value, -1.0, 1.0);
   AddBool(r, "mcts.tree_reuse", &c.mcts.tree_reuse);
+  AddBool(r, "mcts.solver", &c.mcts.solver);
+  AddInt(r, "mcts.solver_vcf_nodes", &c.mcts.solver_vcf_nodes, 1, 100000000);
   AddInt(r, "selfplay.temperature_moves", &c.selfplay.temperature_moves, 0, 1000);
   AddDouble(r, "selfplay.final_temperature", &c.selfplay.final_temperature, 0.0, 10.0);
   AddInt(r, "selfplay.random_opening_moves", &c.selfplay.random_opening_moves, 0, 100);
   AddInt(r, "selfplay.max_moves", &c.selfplay.max_moves, 0, kMaxBoardSize * kMaxBoardSize);
+  AddBool(r, "selfplay.adjudicate_proven", &c.selfplay.adjudicate_proven);
   AddString(r, "inference.symmetry", &c.inference.symmetry, {"none", "random", "all8"});
   AddString(r, "inference.device", &c.inference.device, {}, [](const std::string& s) {
     if (s != "auto" && s != "cpu" && s.rfind("cuda", 0) != 0)
@@ -293,6 +296,7 @@ SelfPlayParams Config::selfplay_params() const {
   p.final_temperature = static_cast<float>(selfplay.final_temperature);
   p.random_opening_moves = selfplay.random_opening_moves;
   p.max_moves = selfplay.max_moves;
+  p.adjudicate_proven = selfplay.adjudicate_proven;
   return p;
 }
 

@@ -38,6 +38,7 @@ struct SelfplayConfig {
   double final_temperature = 0.0;     // after that; 0 = argmax
   int random_opening_moves = 0;       // uniformly random first moves (not recorded as samples)
   int max_moves = 0;                  // 0 = until the board is full
+  bool adjudicate_proven = false;     // end the game when the search proves the root (needs mcts.solver)
 };
 struct InferenceConfig {
   std::string symmetry = "all8";      // none | random | all8

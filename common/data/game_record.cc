@@ -31,6 +31,7 @@ std::string GameRecord::ToNpzBytes() const {
   a["model_generations"] = MakeNpy(model_generations, {t});
   a["opening"] = MakeNpy(opening, {static_cast<int64_t>(opening.size())});
   a["winner"] = MakeNpyScalar<int8_t>(winner);
+  if (adjudicated) a["adjudicated"] = MakeNpyScalar<int8_t>(1);  // absent = 0: older files, unchanged bytes
   a["iteration"] = MakeNpyScalar<int64_t>(iteration);
   a["model_generation"] = MakeNpyScalar<int64_t>(model_generation);
   a["seed"] = MakeNpyScalar<int64_t>(seed);
@@ -82,6 +83,11 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
   if (op == m.end() || op->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'opening'");
   r.opening = op->second.As<int16_t>();
   r.winner = Need(m, "winner", what, {}).As<int8_t>()[0];
+  if (m.count("adjudicated")) {
+    const int8_t adj = Need(m, "adjudicated", what, {}).As<int8_t>()[0];
+    if (adj != 0 && adj != 1) GOMOKU_THROW(IoError, what << ": bad adjudicated " << int(adj));
+    r.adjudicated = adj == 1;
+  }
   r.iteration = Scalar(m, "iteration", what);
   r.model_generation = Scalar(m, "model_generation", what);
   r.seed = Scalar(m, "seed", what);

@@ -9,6 +9,9 @@
 //   model_generations int64 [T]  generation of the model that answered the last evaluation of move t
 //   opening  int16  [K]      random opening moves played before boards[0]
 //   winner   int8   scalar   0 draw, 1 black, 2 white
+//   adjudicated int8 scalar  1: the game ended when the search proved the result
+//                            (selfplay.adjudicate_proven); written only then, so an
+//                            absent array (every older file) means 0
 //   iteration, model_generation, seed, board_size, rule (0 freestyle, 1 standard, 2 renju),
 //   encoder_version, format_version: int64 scalars
 #pragma once
@@ -34,6 +37,7 @@ struct GameRecord {
   std::vector<int16_t> moves;          // T
   std::vector<int64_t> model_generations;  // T
   int8_t winner = 0;
+  bool adjudicated = false;            // ended by a proven result, not on the board
   int64_t iteration = 0;
   int64_t model_generation = 0;        // generation the game was started with
   int64_t seed = 0;

@@ -9,6 +9,9 @@ namespace gz {
 
 Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed), root_board_(15) {
   GOMOKU_CHECK(params.simulations >= 1, "mcts.simulations must be >= 1");
+  static_assert(sizeof(Node) == 24, "the solver flag lives in the node's padding");
+  if (params.solver) solver_ = std::make_unique<NodeSolver>(params.solver_vcf_nodes);
+  nodes_.push_back(Node{});  // a root, so that MoveDone and RootProven are defined before Reset
 }
 
 void Mcts::Reset(const Board& root) {
@@ -153,6 +156,7 @@ const Position* Mcts::SelectLeaf() {
   leaf_board_ = root_board_;
   int node = 0;
   while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
+    if (nodes_[node].proven != 0 && node != 0) break;  // solver: a leaf with an exact value
     const int e = SelectEdge(node);
     if (edges_[e].child < 0) {
       // First visit of the best unvisited edge: give it a node and line up the next one.
@@ -170,9 +174,33 @@ const Position* Mcts::SelectLeaf() {
     Outcome o = leaf_board_.outcome();
     nodes_[node].terminal = static_cast<int8_t>(o);
     double v_mover = o == Outcome::kDraw ? 0.0 : 1.0;
+    if (solver_ && o != Outcome::kDraw && nodes_[node].proven == 0) {
+      nodes_[node].proven = -1;  // the side to move here has lost
+      SolverBackup();
+    }
     Backup(v_mover);
     ++sims_done_;
     return nullptr;
+  }
+  if (solver_) {
+    Node& n = nodes_[node];
+    // A node is analysed when it is about to be expanded; the root always
+    // (it needs its children even when proven), others only while unproven.
+    if (!n.expanded && (n.proven == 0 || node == 0)) {
+      NodeVerdict v = solver_->Analyse(leaf_board_);
+      pending_restricted_ = v.restricted;
+      pending_moves_ = std::move(v.moves);
+      if (v.proven != Proven::kNone && n.proven == 0) {
+        n.proven = v.proven == Proven::kWin ? 1 : -1;
+        SolverBackup();
+      }
+    }
+    if (n.proven != 0 && node != 0) {
+      // Exact: the leaf's mover wins when the side to move here loses.
+      Backup(n.proven < 0 ? 1.0 : -1.0);
+      ++sims_done_;
+      return nullptr;
+    }
   }
   leaf_position_.size = leaf_board_.size();
   leaf_position_.cells.assign(leaf_board_.cells().begin(), leaf_board_.cells().end());
@@ -197,11 +225,19 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   const int8_t* cells = leaf_board_.cells().data();
   const float* logp = result.log_policy.data();
   float mx = -1e30f;
-  for (int m = 0; m < pts; ++m)
-    if (cells[m] == kEmpty) {
+  if (solver_ && pending_restricted_) {
+    for (int m : pending_moves_) {  // the solver's forced moves (legal, ascending)
       legal.push_back(m);
       mx = std::max(mx, logp[m]);
     }
+  } else {
+    for (int m = 0; m < pts; ++m)
+      if (cells[m] == kEmpty) {
+        legal.push_back(m);
+        mx = std::max(mx, logp[m]);
+      }
+  }
+  pending_restricted_ = false;
   const int n = static_cast<int>(legal.size());
   std::vector<float>& pri = scratch_prior_;
   pri.resize(n);
@@ -231,6 +267,39 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   ++sims_done_;
 }
 
+void Mcts::SolverBackup() {
+  for (int i = static_cast<int>(path_.size()) - 2; i >= 0; --i) {
+    Node& p = nodes_[path_[i]];
+    const Node& c = nodes_[path_[i + 1]];
+    if (p.proven != 0) return;
+    if (c.proven < 0) {
+      p.proven = 1;
+      continue;
+    }
+    if (c.proven == 0 || p.num_visited < p.num_edges) return;
+    for (int k = 0; k < p.num_edges; ++k)
+      if (nodes_[edges_[p.first_edge + k].child].proven <= 0) return;
+    p.proven = -1;
+  }
+}
+
+Proven Mcts::RootProven() const {
+  const int8_t p = nodes_[0].proven;
+  return p > 0 ? Proven::kWin : p < 0 ? Proven::kLoss : Proven::kNone;
+}
+
+int Mcts::ProvenMove() const {
+  const Node& root = nodes_[0];
+  if (root.proven <= 0 || !root.expanded || root.num_edges == 0) return kNoMove;
+  int best = kNoMove;
+  for (int k = 0; k < root.num_visited; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    if (nodes_[e.child].proven < 0 && (best == kNoMove || e.move < best)) best = e.move;
+  }
+  if (best == kNoMove && root.num_edges == 1) best = edges_[root.first_edge].move;
+  return best;
+}
+
 void Mcts::Backup(double v_mover) {
   double v = v_mover;
   for (int i = static_cast<int>(path_.size()) - 1; i >= 0; --i) {
@@ -254,6 +323,10 @@ void Mcts::Search(Evaluator& evaluator, bool add_noise) {
 
 std::vector<int> Mcts::VisitCounts() const {
   std::vector<int> v(root_board_.num_points(), 0);
+  if (const int win = ProvenMove(); win != kNoMove) {
+    v[win] = 1;
+    return v;
+  }
   const Node& root = nodes_[0];
   for (int k = 0; k < root.num_visited; ++k) {
     const Edge& e = edges_[root.first_edge + k];
@@ -274,6 +347,7 @@ std::vector<float> Mcts::VisitDistribution() const {
 
 float Mcts::RootValue() const {
   const Node& root = nodes_[0];
+  if (root.proven != 0) return root.proven > 0 ? 1.0f : -1.0f;
   if (root.visits == 0) return 0.0f;
   // root.value_sum is from the view of the player before the root.
   return static_cast<float>(std::clamp(-root.value_sum / root.visits, -1.0, 1.0));

@@ -18,11 +18,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "common/game/board.h"
 #include "common/search/evaluator.h"
+#include "common/search/node_solver.h"
 
 namespace gz {
 
@@ -33,6 +35,11 @@ struct MctsParams {
   float dirichlet_epsilon = 0.25f;
   float fpu_value = 0.0f;         // Q of unvisited children (parent's view)
   bool tree_reuse = true;
+  // Threat solver at expansion (common/search/node_solver.h, docs/search.md):
+  // proven wins and losses, moves restricted to forced ones, MCTS-solver
+  // backup.  Off: the search is exactly the plain PUCT search.
+  bool solver = false;
+  int solver_vcf_nodes = 1000;    // attacker nodes per VCF query
 };
 
 class Mcts {
@@ -47,7 +54,11 @@ class Mcts {
   // Begins the search for the current root move (applies root noise when
   // add_noise).  Precondition: root not terminal.
   void StartMove(bool add_noise);
-  bool MoveDone() const { return sims_done_ >= params_.simulations; }
+  // The simulations are spent, or (solver) the root is proven won: the
+  // search plays a proven win at once.
+  bool MoveDone() const {
+    return sims_done_ >= params_.simulations || (nodes_[0].proven > 0 && nodes_[0].expanded);
+  }
   // Descends to a leaf.  Returns the position to evaluate, or nullptr when the
   // leaf was terminal (it is then already backed up and counted).
   const Position* SelectLeaf();
@@ -58,10 +69,21 @@ class Mcts {
   void Search(Evaluator& evaluator, bool add_noise);
 
   // Visit counts of the root's children as a distribution over all points.
+  // A proven-won root (solver) counts one visit on its winning move only.
   std::vector<float> VisitDistribution() const;
   std::vector<int> VisitCounts() const;
-  // Mean value of the root for its side to move, in [-1, 1].
+  // Mean value of the root for its side to move, in [-1, 1]; +1 / -1 when
+  // the root is proven won / lost.
   float RootValue() const;
+  // Solver (always kNone when mcts.solver is off): what is proven about the
+  // root for its side to move.  The root is analysed at its first
+  // simulation, so a fresh root is kNone until then.
+  Proven RootProven() const;
+  // The winning move of a proven-won, expanded root (a child proven lost for
+  // its side to move, else the single move the solver left); kNoMove otherwise.
+  int ProvenMove() const;
+  // The solver's counters (nullptr when mcts.solver is off).
+  const NodeSolverStats* solver_stats() const { return solver_ ? &solver_->stats() : nullptr; }
   int RootVisits() const;
   // Tree memory, and a way to pre-allocate it: a timed search (the engine)
   // reserves its budget up front so the tree never pauses to reallocate
@@ -96,6 +118,9 @@ class Mcts {
     int16_t num_visited = 0;   // edges with a child node (a prefix, see above)
     int8_t terminal = -1;      // -1 unknown/ongoing; else Outcome
     bool expanded = false;
+    // Solver only: +1 the side to move here wins, -1 it loses, 0 unknown.
+    // A proven node other than the root is a leaf with an exact value.
+    int8_t proven = 0;
   };
   struct Edge {                // 16 bytes
     float prior = 0.0f;        // prior used in selection (noised at the root)
@@ -107,6 +132,10 @@ class Mcts {
   int SelectEdge(int node) const;
   void PromoteBestUnvisited(int node);
   void Backup(double leaf_value_for_leaf_mover);
+  // MCTS-solver: the leaf of path_ was just proven; prove its ancestors
+  // (a child proven lost for its side to move proves its parent won; a
+  // parent all of whose children exist and are proven won is lost).
+  void SolverBackup();
   void ResetRootPriors(bool add_noise);
   int CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const;
 
@@ -119,6 +148,9 @@ class Mcts {
   std::vector<int> path_;
   std::vector<int> scratch_legal_;
   std::vector<float> scratch_prior_;
+  std::unique_ptr<NodeSolver> solver_;  // only when params_.solver
+  bool pending_restricted_ = false;     // the pending leaf's children are pending_moves_
+  std::vector<int> pending_moves_;
   Board leaf_board_;
   Position leaf_position_;
   bool pending_ = false;

@@ -110,7 +110,24 @@ void SelfPlayGame::Finish() {
   record_.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
 }
 
+void SelfPlayGame::Adjudicate() {
+  const Board& b = mcts_.root_board();
+  const Proven p = mcts_.RootProven();
+  if (p == Proven::kWin) {
+    GOMOKU_CHECK(mcts_.ProvenMove() != kNoMove, "a proven-won root without its winning move");
+    record_.AddMove(b, mcts_.VisitDistribution(), mcts_.RootValue(), mcts_.ProvenMove(), mcts_.last_generation());
+  }
+  record_.winner = p == Proven::kWin ? b.to_move() : Opponent(b.to_move());
+  record_.adjudicated = true;
+  move_started_ = false;
+  finished_ = true;
+}
+
 void SelfPlayGame::FinishMove() {
+  if (params_.adjudicate_proven && mcts_.RootProven() != Proven::kNone) {
+    Adjudicate();
+    return;
+  }
   const Board& b = mcts_.root_board();
   std::vector<int> visits = mcts_.VisitCounts();
   int searched = record_.num_moves();
@@ -129,7 +146,9 @@ const Position* SelfPlayGame::Step() {
       mcts_.StartMove(/*add_noise=*/true);
       move_started_ = true;
     }
-    if (mcts_.MoveDone()) {
+    // A proven-won root ends the search at once (MoveDone); adjudication
+    // ends the game at a proven loss too, without searching it.
+    if (mcts_.MoveDone() || (params_.adjudicate_proven && mcts_.RootProven() == Proven::kLoss)) {
       FinishMove();
       continue;
     }

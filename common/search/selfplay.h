@@ -23,6 +23,11 @@ struct SelfPlayParams {
   float final_temperature = 0.0f;
   int random_opening_moves = 0;
   int max_moves = 0;  // 0 = board size squared
+  // selfplay.adjudicate_proven (needs mcts.solver to prove anything): the game
+  // ends as soon as the root is proven, with the proven result; the record is
+  // marked adjudicated.  A proven win is recorded as a last sample (policy on
+  // the winning move, q = 1); a proven loss is not.
+  bool adjudicate_proven = false;
 };
 
 class SelfPlayGame {
@@ -40,6 +45,7 @@ class SelfPlayGame {
  private:
   void FinishMove();
   void Finish();
+  void Adjudicate();
 
   SelfPlayParams params_;
   Mcts mcts_;

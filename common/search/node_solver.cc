@@ -1,0 +1,141 @@
+#include "common/search/node_solver.h"
+
+#include <algorithm>
+
+#include "common/base/errors.h"
+
+namespace gz {
+
+const char* ProvenName(Proven p) {
+  switch (p) {
+    case Proven::kNone: return "none";
+    case Proven::kWin: return "win";
+    case Proven::kLoss: return "loss";
+  }
+  return "?";
+}
+
+NodeSolver::NodeSolver(int64_t vcf_nodes, ThreatSolverOptions options) : solver_(options), vcf_nodes_(vcf_nodes) {
+  GOMOKU_CHECK(vcf_nodes >= 1, "mcts.solver_vcf_nodes must be >= 1, got " << vcf_nodes);
+}
+
+VcfResult NodeSolver::Vcf(const Board& board, int8_t attacker) {
+  VcfResult r = solver_.Vcf(board, attacker, vcf_nodes_);
+  ++stats_.vcf_queries;
+  stats_.vcf_nodes += r.nodes;
+  return r;
+}
+
+std::vector<uint8_t> NodeSolver::RefutationZone(const Board& board, const std::vector<int>& line) {
+  const int n = board.size();
+  const int8_t s = board.to_move(), o = Opponent(s);
+  std::vector<uint8_t> zone(board.num_points(), 0);
+  if (board.rule() != Rule::kFreestyle && board.rule() != Rule::kStandard) {
+    // Forbidden points depend on stones further away: no shortcut, query every move.
+    std::fill(zone.begin(), zone.end(), 1);
+    return zone;
+  }
+  // The line's points: o's moves, s's forced replies, o's final five points.
+  std::vector<int> points;
+  std::vector<int8_t> cells = board.cells();
+  for (size_t i = 0; i < line.size(); ++i) {
+    const int a = line[i];
+    points.push_back(a);
+    cells[a] = o;
+    const Board after = Board::FromStones(n, board.rule(), cells, s, a);
+    if (after.terminal()) break;
+    const std::vector<int> fives = FivePoints(after, o);
+    points.insert(points.end(), fives.begin(), fives.end());
+    if (i + 1 < line.size() && fives.size() == 1) cells[fives[0]] = s;  // the forced reply
+  }
+  static const int kSteps[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+  for (int p : points) {
+    const int r = p / n, c = p % n;
+    for (const auto& d : kSteps)
+      for (int k = -4; k <= 4; ++k) {
+        const int rr = r + k * d[0], cc = c + k * d[1];
+        if (rr >= 0 && rr < n && cc >= 0 && cc < n) zone[rr * n + cc] = 1;
+      }
+  }
+  for (const FourMove& f : FourMoves(board, s)) zone[f.move] = 1;
+  return zone;
+}
+
+NodeVerdict NodeSolver::Analyse(const Board& board) {
+  GOMOKU_CHECK(!board.terminal(), "NodeSolver::Analyse on a finished game");
+  ++stats_.analyses;
+  const int8_t s = board.to_move(), o = Opponent(s);
+  NodeVerdict v;
+  auto win = [&](int move, const char* reason) {
+    v.proven = Proven::kWin;
+    v.win_move = move;
+    v.restricted = true;
+    v.moves = {move};
+    v.reason = reason;
+    ++stats_.proven_wins;
+    return v;
+  };
+  auto loss = [&](std::vector<int> moves, const char* reason) {
+    v.proven = Proven::kLoss;
+    v.restricted = !moves.empty();
+    v.moves = std::move(moves);
+    v.reason = reason;
+    ++stats_.proven_losses;
+    return v;
+  };
+  auto legal_of = [&](const std::vector<int>& pts) {
+    std::vector<int> out;
+    for (int p : pts)
+      if (board.IsLegal(p)) out.push_back(p);
+    return out;
+  };
+
+  // 1. A five of our own.
+  const std::vector<int> own = legal_of(FivePoints(board, s));
+  if (!own.empty()) return win(own.front(), "five");
+
+  // 2, 3. The opponent's five points must be blocked.
+  const std::vector<int> theirs = FivePoints(board, o);
+  if (theirs.size() >= 2) return loss(legal_of(theirs), "double_five");
+  if (theirs.size() == 1) {
+    const int block = theirs.front();
+    if (!board.IsLegal(block)) return loss({}, "block");
+    // Vcf starts with the forced block when the defender has a five point.
+    const VcfResult r = Vcf(board, s);
+    if (r.proven_win()) return win(r.line.front(), "vcf");
+    v.restricted = true;
+    v.moves = {block};
+    v.reason = "block";
+    ++stats_.restricted;
+    return v;
+  }
+
+  // 4. Our own VCF.
+  const VcfResult mine = Vcf(board, s);
+  if (mine.proven_win() && board.IsLegal(mine.line.front())) return win(mine.line.front(), "vcf");
+
+  // 5. The null-move test: what would the opponent do if we passed?
+  const VcfResult threat = Vcf(board, o);
+  if (!threat.proven_win()) return v;
+  ++stats_.null_move_threats;
+  const std::vector<uint8_t> zone = RefutationZone(board, threat.line);
+  std::vector<int> kept;
+  for (int m : board.LegalMoves()) {
+    if (!zone[m]) continue;  // the line still wins after m
+    Board child = board;
+    child.Play(m);
+    if (child.terminal()) {  // cannot happen (no five of ours), but a finished game is no loss
+      kept.push_back(m);
+      continue;
+    }
+    if (!Vcf(child, o).proven_win()) kept.push_back(m);
+  }
+  if (kept.empty()) return loss({}, "no_refutation");
+  v.restricted = true;
+  v.moves = std::move(kept);
+  v.reason = "null_move";
+  ++stats_.restricted;
+  return v;
+}
+
+}  // namespace gz

@@ -1,0 +1,323 @@
+// common/search/node_solver: what the threat solver proves at expansion, on
+// hand-built positions and on random ones, with the restricted move sets
+// checked against brute force (every legal move, a VCF query after each).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "common/game/threats.h"
+#include "common/search/node_solver.h"
+#include "tests/search/solver_positions.h"
+
+using namespace gz;
+using gz::testing::P;
+using gz::testing::Picture;
+
+namespace {
+
+constexpr int64_t kBig = 1'000'000;
+
+// The exact refutation set: legal moves after which the opponent has no VCF.
+std::vector<int> BruteForceRefutations(const Board& b) {
+  ThreatSolver s;
+  std::vector<int> out;
+  for (int m : b.LegalMoves()) {
+    Board c = b;
+    c.Play(m);
+    if (c.terminal() || !s.Vcf(c, Opponent(b.to_move()), kBig).proven_win()) out.push_back(m);
+  }
+  return out;
+}
+
+bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+}  // namespace
+
+TEST_CASE("a five point of the side to move: proven win, the five is the only move") {
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {
+    Board b = Picture(rule, kBlack,
+                      {".........",
+                       "....O....",
+                       ".........",
+                       "..O......",
+                       ".XXXX....",
+                       ".........",
+                       "......O..",
+                       ".........",
+                       "O........"});
+    NodeSolver s(1000);
+    NodeVerdict v = s.Analyse(b);
+    CHECK(v.proven == Proven::kWin);
+    CHECK(std::string(v.reason) == "five");
+    CHECK(v.win_move == P(9, 4, 0));  // the lowest of (4,0) and (4,5)
+    CHECK(v.restricted);
+    CHECK(v.moves == std::vector<int>{P(9, 4, 0)});
+
+    // The same stones, white to move: an open four against it, proven lost.
+    Board w = Picture(rule, kWhite,
+                      {".........",
+                       "....O....",
+                       ".........",
+                       "..O......",
+                       ".XXXX....",
+                       ".........",
+                       "......O..",
+                       ".........",
+                       "........."});
+    v = s.Analyse(w);
+    CHECK(v.proven == Proven::kLoss);
+    CHECK(std::string(v.reason) == "double_five");
+    CHECK(v.moves == std::vector<int>{P(9, 4, 0), P(9, 4, 5)});
+  }
+}
+
+TEST_CASE("facing a four: the block is the only move") {
+  Board b = Picture(Rule::kFreestyle, kWhite,
+                    {".........",
+                     "....O....",
+                     ".........",
+                     "..O......",
+                     "XXXX.....",
+                     "........O",
+                     ".........",
+                     ".........",
+                     "........."});
+  NodeSolver s(1000);
+  NodeVerdict v = s.Analyse(b);
+  CHECK(v.proven == Proven::kNone);
+  CHECK(std::string(v.reason) == "block");
+  CHECK(v.moves == std::vector<int>{P(9, 4, 4)});
+}
+
+TEST_CASE("broken fours X_XXX and XX_XX: the gap is the five, and the block") {
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {
+    const std::vector<std::string> rows = {".........",
+                                           ".X.XXX...",
+                                           ".........",
+                                           "......O..",
+                                           "...O.....",
+                                           ".........",
+                                           ".O.......",
+                                           ".......O.",
+                                           "........."};
+    NodeSolver s(1000);
+    NodeVerdict v = s.Analyse(Picture(rule, kBlack, rows));
+    CHECK(v.proven == Proven::kWin);
+    CHECK(v.win_move == P(9, 1, 2));
+    v = s.Analyse(Picture(rule, kWhite, rows));
+    CHECK(v.proven == Proven::kNone);
+    CHECK(v.moves == std::vector<int>{P(9, 1, 2)});
+
+    const std::vector<std::string> diag = {"O........",
+                                           ".X.......",
+                                           "..X......",
+                                           "........O",
+                                           "....X....",
+                                           ".....X...",
+                                           "O........",
+                                           "........O",
+                                           "........."};
+    v = s.Analyse(Picture(rule, kWhite, diag));
+    CHECK(std::string(v.reason) == "block");
+    CHECK(v.moves == std::vector<int>{P(9, 3, 3)});
+  }
+}
+
+TEST_CASE("overline: a five under freestyle, not under standard") {
+  const std::vector<std::string> rows = {"XXX.XX...",
+                                         ".........",
+                                         "....O....",
+                                         "......O..",
+                                         "..O......",
+                                         "........O",
+                                         ".........",
+                                         "...O.....",
+                                         "........."};
+  NodeSolver s(1000);
+  NodeVerdict fs = s.Analyse(Picture(Rule::kFreestyle, kBlack, rows));
+  CHECK(fs.proven == Proven::kWin);
+  CHECK(std::string(fs.reason) == "five");
+  CHECK(fs.win_move == P(9, 0, 3));
+  NodeVerdict st = s.Analyse(Picture(Rule::kStandard, kBlack, rows));
+  CHECK(std::string(st.reason) != "five");
+  CHECK(st.win_move != P(9, 0, 3));
+  // White to move under standard need not block the overline point.
+  NodeVerdict stw = s.Analyse(Picture(Rule::kStandard, kWhite, rows));
+  CHECK(std::string(stw.reason) != "block");
+  CHECK(!(stw.restricted && stw.moves == std::vector<int>{P(9, 0, 3)}));
+  NodeVerdict fsw = s.Analyse(Picture(Rule::kFreestyle, kWhite, rows));
+  CHECK(fsw.moves == std::vector<int>{P(9, 0, 3)});
+}
+
+namespace {
+// Black's four-three on 11x11 (tests/game/test_threats.cc): (5,6) is a four
+// with five point (5,7) and an open three on column 6.
+const std::vector<std::string> kFourThree = {"O.........O",
+                                             "...........",
+                                             "...........",
+                                             "...........",
+                                             "...........",
+                                             "..OXXX.....",
+                                             "......X....",
+                                             "......X....",
+                                             "...........",
+                                             "...........",
+                                             "O.........O"};
+}  // namespace
+
+TEST_CASE("four-three: found by VCF, and the side facing it may only refute it") {
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {
+    NodeSolver s(10'000);
+    NodeVerdict v = s.Analyse(Picture(rule, kBlack, kFourThree));
+    CHECK(v.proven == Proven::kWin);
+    CHECK(std::string(v.reason) == "vcf");
+    CHECK(v.win_move == P(11, 5, 6));
+    CHECK(v.moves == std::vector<int>{P(11, 5, 6)});
+
+    const Board w = Picture(rule, kWhite, kFourThree);
+    v = s.Analyse(w);
+    REQUIRE(std::string(v.reason) == "null_move");
+    CHECK(v.proven == Proven::kNone);
+    CHECK(v.moves == BruteForceRefutations(w));
+    CHECK(Contains(v.moves, P(11, 5, 6)));   // the four-three point itself
+    CHECK_FALSE(Contains(v.moves, P(11, 0, 5)));
+    CHECK(v.moves.size() < w.LegalMoves().size() / 4);
+  }
+}
+
+TEST_CASE("facing an open three: exactly the moves after which the opponent has no VCF") {
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {
+    const Board b = Picture(rule, kWhite,
+                            {"O..........",
+                             "...........",
+                             "...........",
+                             "...........",
+                             "...........",
+                             "....XXX....",
+                             "...........",
+                             "...........",
+                             "..........O",
+                             "...........",
+                             "..........."});
+    NodeSolver s(10'000);
+    NodeVerdict v = s.Analyse(b);
+    REQUIRE(std::string(v.reason) == "null_move");
+    CHECK(v.restricted);
+    const std::vector<int> exact = BruteForceRefutations(b);
+    CHECK(v.moves == exact);
+    CHECK(Contains(v.moves, P(11, 5, 3)));  // the ends
+    CHECK(Contains(v.moves, P(11, 5, 7)));
+    CHECK_FALSE(Contains(v.moves, P(11, 0, 10)));
+    CHECK_FALSE(Contains(v.moves, P(11, 9, 1)));
+  }
+}
+
+TEST_CASE("a defence that makes its own four is a refutation; a four whose block helps is not") {
+  // Black's open three on row 5; white's column 3 (2,3),(3,3),(4,3) capped by
+  // X at (1,3).  White (5,3) blocks the three and makes a four; white (6,3) is
+  // a broken four whose forced block (5,3) gives black an open four.
+  const Board b = Picture(Rule::kFreestyle, kWhite,
+                          {"...........",
+                           "...X.......",
+                           "...O.......",
+                           "...O.......",
+                           "...O.......",
+                           "....XXX....",
+                           "...........",
+                           "...........",
+                           "X.........O",
+                           "...........",
+                           "X.........."});
+  NodeSolver s(10'000);
+  NodeVerdict v = s.Analyse(b);
+  REQUIRE(std::string(v.reason) == "null_move");
+  CHECK(v.moves == BruteForceRefutations(b));
+  CHECK(Contains(v.moves, P(11, 5, 3)));
+  CHECK_FALSE(Contains(v.moves, P(11, 6, 3)));
+
+  // The VCF view of the same idea: black's four-three refuted by white's
+  // counter-four (tests/game/test_threats.cc): nothing proven for black.
+  std::vector<std::string> refuted = kFourThree;
+  refuted[6][7] = 'O';
+  refuted[7][7] = 'O';
+  refuted[8][7] = 'O';
+  refuted[9][7] = 'X';
+  NodeVerdict r = s.Analyse(Picture(Rule::kFreestyle, kBlack, refuted));
+  CHECK(r.proven != Proven::kWin);
+}
+
+TEST_CASE("random positions: every proof holds and every restricted set is the brute-force one") {
+  std::mt19937_64 rng(77);
+  int null_moves = 0, wins = 0, losses = 0, checked = 0;
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard})
+    for (int trial = 0; trial < 150; ++trial) {
+      Board b(9, rule);
+      const int stones = 12 + static_cast<int>(rng() % 14);
+      int misses = 0;
+      while (b.move_count() < stones && misses < 200) {
+        const int m = static_cast<int>(rng() % 81);
+        if (!b.IsLegal(m) || b.MakesFive(m, b.to_move())) {
+          ++misses;
+          continue;
+        }
+        b.Play(m);
+      }
+      if (b.terminal()) continue;
+      NodeSolver s(kBig);
+      NodeVerdict v = s.Analyse(b);
+      ++checked;
+      const int8_t me = b.to_move(), them = Opponent(me);
+      ThreatSolver oracle;
+      if (v.proven == Proven::kWin) {
+        ++wins;
+        REQUIRE(b.IsLegal(v.win_move));
+        Board c = b;
+        c.Play(v.win_move);
+        // After the winning move the opponent has no defence: we either won or
+        // still have a VCF whatever it plays (its reply is forced or loses).
+        if (!c.terminal()) {
+          const std::vector<int> fives = FivePoints(c, me);
+          REQUIRE(!fives.empty());
+          CHECK(FivePoints(c, them).empty());
+        }
+      }
+      if (v.proven == Proven::kLoss) {
+        ++losses;
+        for (int m : b.LegalMoves()) {
+          Board c = b;
+          c.Play(m);
+          CHECK((c.terminal() ? c.outcome() != Outcome::kDraw : oracle.Vcf(c, them, kBig).proven_win()));
+        }
+      }
+      if (std::string(v.reason) == "null_move" || std::string(v.reason) == "no_refutation") {
+        ++null_moves;
+        const std::vector<int> exact = BruteForceRefutations(b);
+        if (v.proven == Proven::kLoss) CHECK(exact.empty());
+        else CHECK(v.moves == exact);
+      }
+      if (v.proven == Proven::kNone && !v.restricted) {
+        // Nothing found: with this budget the searches are exhaustive.
+        CHECK_FALSE(oracle.Vcf(b, me, kBig).proven_win());
+        CHECK_FALSE(oracle.Vcf(b, them, kBig).proven_win());
+      }
+    }
+  INFO("checked " << checked << " wins " << wins << " losses " << losses << " null-move " << null_moves);
+  CHECK(null_moves >= 20);
+  CHECK(wins >= 20);
+  CHECK(losses >= 5);
+}
+
+TEST_CASE("a small budget keeps moves rather than dropping them, and never proves wrongly") {
+  const Board w = Picture(Rule::kFreestyle, kWhite, kFourThree);
+  const std::vector<int> exact = BruteForceRefutations(w);
+  for (int64_t budget : {1, 2, 3, 5, 10, 100}) {
+    NodeSolver s(budget);
+    NodeVerdict v = s.Analyse(w);
+    CHECK(v.proven != Proven::kWin);
+    CHECK(v.proven != Proven::kLoss);
+    if (v.restricted)
+      for (int m : exact) CHECK(Contains(v.moves, m));
+  }
+  CHECK_THROWS(NodeSolver(0));
+}
