@@ -90,19 +90,22 @@ NodeVerdict NodeSolver::Analyse(const Board& board) {
     return out;
   };
 
-  // 1. A five of our own.
-  const std::vector<int> own = legal_of(FivePoints(board, s));
-  if (!own.empty()) return win(own.front(), "five");
+  // 1, 3, 4. A five or a VCF of our own: Vcf answers both (a five point is a
+  // one-move line), and starts with the forced block when o has one five
+  // point (two or more: no VCF).
+  const VcfResult mine = Vcf(board, s);
+  if (mine.proven_win() && board.IsLegal(mine.line.front()))
+    return win(mine.line.front(), board.MakesFive(mine.line.front(), s) ? "five" : "vcf");
 
-  // 2, 3. The opponent's five points must be blocked.
-  const std::vector<int> theirs = FivePoints(board, o);
-  if (theirs.size() >= 2) return loss(legal_of(theirs), "double_five");
-  if (theirs.size() == 1) {
+  // 2, 3. The opponent's five points must be blocked.  Its VCF query finds
+  // them too (a one-move line), so quiet positions cost two queries in all.
+  const VcfResult threat = Vcf(board, o);
+  if (!threat.proven_win()) return v;
+  if (threat.line.size() == 1 && board.MakesFive(threat.line.front(), o)) {
+    const std::vector<int> theirs = FivePoints(board, o);
+    if (theirs.size() >= 2) return loss(legal_of(theirs), "double_five");
     const int block = theirs.front();
     if (!board.IsLegal(block)) return loss({}, "block");
-    // Vcf starts with the forced block when the defender has a five point.
-    const VcfResult r = Vcf(board, s);
-    if (r.proven_win()) return win(r.line.front(), "vcf");
     v.restricted = true;
     v.moves = {block};
     v.reason = "block";
@@ -110,13 +113,7 @@ NodeVerdict NodeSolver::Analyse(const Board& board) {
     return v;
   }
 
-  // 4. Our own VCF.
-  const VcfResult mine = Vcf(board, s);
-  if (mine.proven_win() && board.IsLegal(mine.line.front())) return win(mine.line.front(), "vcf");
-
-  // 5. The null-move test: what would the opponent do if we passed?
-  const VcfResult threat = Vcf(board, o);
-  if (!threat.proven_win()) return v;
+  // 5. The null-move test: o would win by VCF if we passed.
   ++stats_.null_move_threats;
   const std::vector<uint8_t> zone = RefutationZone(board, threat.line);
   std::vector<int> kept;

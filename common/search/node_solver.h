@@ -26,9 +26,10 @@
 // The budget only decides how often a query ends unknown (nothing proven,
 // the move kept).
 //
-// Cost: two FivePoints scans (O(n^2) each), two VCF queries of at most
-// `vcf_nodes` attacker nodes, and only when o has a VCF one more query per
-// move near its line.  bench_mcts prints the cost per expansion.
+// Cost: two VCF queries of at most `vcf_nodes` attacker nodes (each loads the
+// board, O(n^2), and answers the five points as one-move lines), a FivePoints
+// scan when o has a five point, and only when o has a VCF one more query per
+// move near its line.  `bench_mcts --solver` prints the cost per analysis.
 // Thread-safety: none; a NodeSolver (it owns a ThreatSolver and its table)
 // belongs to one search.
 #pragma once
