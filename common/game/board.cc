@@ -113,6 +113,7 @@ void Board::RecomputeOutcome() {
     if (cells_[m] == kEmpty) continue;
     ++move_count_;
     int8_t c = cells_[m];
+    if (c == kBlocked) continue;
     cells_[m] = kEmpty;
     bool five = MakesFive(m, c);
     cells_[m] = c;
@@ -123,7 +124,7 @@ void Board::RecomputeOutcome() {
 }
 
 void Board::Remove(int move) {
-  if (move < 0 || move >= num_points() || cells_[move] == kEmpty)
+  if (move < 0 || move >= num_points() || cells_[move] == kEmpty || cells_[move] == kBlocked)
     GOMOKU_THROW(RulesError, "no stone at point " << move << " to take back");
   to_move_ = cells_[move];
   cells_[move] = kEmpty;
@@ -165,11 +166,12 @@ Board Board::FromStones(int size, Rule rule, const std::vector<int8_t>& cells, i
   if (static_cast<int>(cells.size()) != size * size)
     GOMOKU_THROW(RulesError, "position has " << cells.size() << " cells, expected " << size * size);
   for (int8_t c : cells)
-    if (c != kEmpty && c != kBlack && c != kWhite)
+    if (c != kEmpty && c != kBlack && c != kWhite && c != kBlocked)
       GOMOKU_THROW(RulesError, "invalid cell value " << int(c));
   if (to_move != kBlack && to_move != kWhite)
     GOMOKU_THROW(RulesError, "invalid side to move " << int(to_move));
-  if (last_move != kNoMove && (last_move < 0 || last_move >= size * size || cells[last_move] == kEmpty))
+  if (last_move != kNoMove &&
+      (last_move < 0 || last_move >= size * size || cells[last_move] == kEmpty || cells[last_move] == kBlocked))
     GOMOKU_THROW(RulesError, "invalid last move " << last_move);
   b.cells_ = cells;
   b.to_move_ = to_move;
@@ -183,7 +185,7 @@ std::string Board::ToString() const {
   for (int r = 0; r < size_; ++r) {
     for (int c = 0; c < size_; ++c) {
       int m = r * size_ + c;
-      char ch = cells_[m] == kBlack ? 'X' : cells_[m] == kWhite ? 'O' : '.';
+      char ch = cells_[m] == kBlack ? 'X' : cells_[m] == kWhite ? 'O' : cells_[m] == kBlocked ? '#' : '.';
       os << ch << (c + 1 < size_ ? " " : "");
     }
     os << '\n';

@@ -24,6 +24,11 @@ Rule ParseRule(const std::string& s);  // "freestyle" | "standard" | "renju"; th
 constexpr int8_t kEmpty = 0;
 constexpr int8_t kBlack = 1;
 constexpr int8_t kWhite = 2;
+// A point nobody may play and that belongs to no line: the Gomocup manager's
+// BOARD field 3 in a continuous game (the stones of a line already scored).
+// Only Board::FromStones places it; it never appears in self-play, game files
+// or on the wire.
+constexpr int8_t kBlocked = 3;
 inline int8_t Opponent(int8_t c) { return c == kBlack ? kWhite : kBlack; }
 
 constexpr int kMinBoardSize = 5;
@@ -92,7 +97,9 @@ class Board {
 
   Position ToPosition() const;
   // Builds a board from explicit stones (engine BOARD command, tests).  The
-  // side to move is given; outcome is computed.  Throws RulesError on bad data.
+  // side to move is given; outcome is computed.  Cells may also be kBlocked
+  // (counted in move_count(), never a winning stone).  Throws RulesError on
+  // bad data.
   static Board FromStones(int size, Rule rule, const std::vector<int8_t>& cells, int8_t to_move,
                           int last_move = kNoMove);
 

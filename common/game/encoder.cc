@@ -26,7 +26,7 @@ void EncodePosition(const Position& pos, int sym, const std::vector<int>& forbid
   const int8_t me = pos.to_move;
   for (int p = 0; p < pts; ++p) {
     int8_t c = pos.cells[p];
-    if (c == kEmpty) continue;
+    if (c != kBlack && c != kWhite) continue;  // empty, or kBlocked (nobody's stone)
     int q = TransformPoint(sym, p, n);
     out[(c == me ? 0 : 1) * pts + q] = 1.0f;
   }

@@ -3,7 +3,7 @@
 //
 // Planes (kNumPlanes x size x size, float32, row-major [plane][row][col]):
 //   0: stones of the side to move (1/0)
-//   1: stones of the opponent (1/0)
+//   1: stones of the opponent (1/0)  (a kBlocked point is in neither plane)
 //   2: the last move (one-hot; all zero before the first move)
 //   3: colour of the side to move (all ones if black to move, all zeros if white)
 //   4: renju only (pos.rule == Rule::kRenju): the empty points forbidden for

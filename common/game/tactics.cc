@@ -6,7 +6,7 @@ namespace {
 int FirstFiveFor(const Board& board, int8_t colour) {
   if (board.terminal()) return kNoMove;
   for (int m = 0; m < board.num_points(); ++m)
-    if (board.at(m) == kEmpty && board.MakesFive(m, colour)) return m;
+    if (board.at(m) == kEmpty && board.MakesFive(m, colour) && board.IsLegal(m)) return m;
   return kNoMove;
 }
 

@@ -11,7 +11,8 @@ namespace gz {
 int FindWinningMove(const Board& board);
 
 // A legal point where the opponent would complete a winning line next move,
-// or kNoMove.  When there are several the lowest point is returned (the game
+// or kNoMove (also when the only blocks are illegal: under renju black cannot
+// block on a forbidden point).  When there are several the lowest point is returned (the game
 // is lost anyway against correct play).
 int FindForcedBlock(const Board& board);
 

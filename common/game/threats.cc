@@ -109,8 +109,16 @@ class Grid {
     stamp_ = 0;
     hash_ = 0;
     for (int m = 0; m < b.num_points(); ++m) cells_[g_->to_padded[m]] = kEmpty;
-    for (int m = 0; m < b.num_points(); ++m)
-      if (b.at(m) != kEmpty) Place(g_->to_padded[m], b.at(m));
+    for (int m = 0; m < b.num_points(); ++m) {
+      if (b.at(m) == kBlocked) {  // nobody's point: a wall inside the board
+        const int p = g_->to_padded[m];
+        cells_[p] = kWall;
+        hash_ ^= Zobrist()[0][p] ^ Zobrist()[1][p];
+        if (renju_) board_cells_[m] = kBlocked;
+      } else if (b.at(m) != kEmpty) {
+        Place(g_->to_padded[m], b.at(m));
+      }
+    }
   }
 
   const Geometry& geo() const { return *g_; }

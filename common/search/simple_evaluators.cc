@@ -30,14 +30,32 @@ void RolloutEvaluator::Evaluate(std::span<const Position> positions, std::span<E
     std::vector<int> empties;
     for (int r = 0; r < rollouts_; ++r) {
       Board b = start;
-      empties = b.LegalMoves();
-      while (!b.terminal()) {
-        std::uniform_int_distribution<size_t> pick(0, empties.size() - 1);
-        size_t k = pick(rng);
-        int m = empties[k];
-        empties[k] = empties.back();
-        empties.pop_back();
-        b.Play(m);
+      if (rule_ == Rule::kRenju) {
+        // Every empty point (white may take black's forbidden ones); black
+        // draws again until its point is legal.  A position where black has
+        // no legal point is a draw, so some point always is.
+        empties.clear();
+        for (int p = 0; p < pts; ++p)
+          if (b.at(p) == kEmpty) empties.push_back(p);
+        while (!b.terminal()) {
+          std::uniform_int_distribution<size_t> pick(0, empties.size() - 1);
+          size_t k = pick(rng);
+          while (b.to_move() == kBlack && !b.IsLegal(empties[k])) k = pick(rng);
+          int m = empties[k];
+          empties[k] = empties.back();
+          empties.pop_back();
+          b.Play(m);
+        }
+      } else {
+        empties = b.LegalMoves();
+        while (!b.terminal()) {
+          std::uniform_int_distribution<size_t> pick(0, empties.size() - 1);
+          size_t k = pick(rng);
+          int m = empties[k];
+          empties[k] = empties.back();
+          empties.pop_back();
+          b.Play(m);
+        }
       }
       Outcome o = b.outcome();
       if (o == Outcome::kDraw) continue;

@@ -396,3 +396,36 @@ TEST_CASE("renju: black with only forbidden points left draws") {
   }
   CHECK(found >= 3);
 }
+
+TEST_CASE("blocked points (continuous games): nobody plays them, no line runs through them") {
+  const int n = 9;
+  std::vector<int8_t> cells(n * n, kEmpty);
+  // Row 0: X X # X . -> black at (0,4) is no five; row 2: X X X X . -> five at (2,4).
+  for (int c : {0, 1, 3}) cells[P(n, 0, c)] = kBlack;
+  cells[P(n, 0, 2)] = kBlocked;
+  for (int c : {5, 6, 7, 8}) cells[P(n, 8, c)] = kWhite;
+  cells[P(n, 8, 0)] = kWhite;
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju}) {
+    Board b = Board::FromStones(n, rule, cells, kBlack);
+    CHECK(b.outcome() == Outcome::kOngoing);
+    CHECK(b.move_count() == 9);
+    CHECK_FALSE(b.IsLegal(P(n, 0, 2)));
+    CHECK_FALSE(b.MakesFive(P(n, 0, 4), kBlack));
+    const auto legal = b.LegalMoves();
+    CHECK(std::find(legal.begin(), legal.end(), P(n, 0, 2)) == legal.end());
+    CHECK_THROWS_AS(b.Play(P(n, 0, 2)), RulesError);
+    CHECK_THROWS_AS(b.Remove(P(n, 0, 2)), RulesError);
+    CHECK(b.ToString().find('#') != std::string::npos);
+    b.Play(P(n, 0, 4));
+    CHECK_FALSE(b.terminal());
+    // White's four on row 8 still wins at (8,4) whatever the blocked point.
+    CHECK(b.MakesFive(P(n, 8, 4), kWhite));
+  }
+  // Five blocked points in a row are nobody's five.
+  std::vector<int8_t> line(n * n, kEmpty);
+  for (int c = 0; c < 5; ++c) line[P(n, 4, c)] = kBlocked;
+  CHECK(Board::FromStones(n, Rule::kFreestyle, line, kBlack).outcome() == Outcome::kOngoing);
+  CHECK_THROWS_AS(Board::FromStones(n, Rule::kFreestyle, line, kBlack, P(n, 4, 0)), RulesError);  // not a last move
+  line[0] = 4;
+  CHECK_THROWS_AS(Board::FromStones(n, Rule::kFreestyle, line, kBlack), RulesError);
+}

@@ -573,3 +573,24 @@ TEST_CASE("renju: a white four whose block is forbidden for black wins at once")
   Board forced = Stones(n, Rule::kRenju, x, {{4, 5}, {5, 5}, {6, 5}, {7, 5}, {0, 0}, {0, 10}, {10, 0}}, kBlack);
   CHECK(s.Vcf(forced, kBlack, 10000).status == VcfStatus::kNoVcf);
 }
+
+TEST_CASE("blocked points are walls for the threat solver") {
+  const int n = 9;
+  std::vector<int8_t> cells(n * n, kEmpty);
+  // X X X X # on row 4: no five point at the blocked end; the other end (4,0) stays one.
+  for (int c = 1; c <= 4; ++c) cells[P(n, 4, c)] = kBlack;
+  cells[P(n, 4, 5)] = kBlocked;
+  for (int c : {0, 2, 4, 6}) cells[P(n, 0, c)] = kWhite;
+  for (Rule rule : {Rule::kFreestyle, Rule::kRenju}) {
+    Board b = Board::FromStones(n, rule, cells, kBlack);
+    CHECK(FivePoints(b, kBlack) == std::vector<int>{P(n, 4, 0)});
+    cells[P(n, 4, 0)] = kBlocked;
+    Board dead = Board::FromStones(n, rule, cells, kBlack);
+    cells[P(n, 4, 0)] = kEmpty;
+    CHECK(FivePoints(dead, kBlack).empty());
+    CHECK(FourMoves(dead, kBlack).empty());
+    ThreatSolver s;
+    CHECK(s.Vcf(dead, kBlack, 1000).status == VcfStatus::kNoVcf);
+    CHECK(s.Vcf(b, kBlack, 1000).proven_win());
+  }
+}

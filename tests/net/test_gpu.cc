@@ -36,7 +36,7 @@ Position RandomPosition(int size, std::mt19937& rng) {
   const int fill = static_cast<int>(rng() % 101);
   for (int8_t& c : pos.cells) {
     const int r = static_cast<int>(rng() % 200);
-    c = r < fill ? kBlack : (r < 2 * fill ? kWhite : kEmpty);
+    c = r < fill ? kBlack : (r < 2 * fill ? kWhite : (r == 199 ? kBlocked : kEmpty));
   }
   pos.to_move = (rng() % 2) ? kBlack : kWhite;
   const int kind = static_cast<int>(rng() % 6);

@@ -69,6 +69,12 @@ TEST_CASE("encoder plane 4: black's forbidden points under renju, for either sid
   CHECK(std::equal(x.begin(), x.begin() + 4 * pts, y.begin()));
   CHECK(ForbiddenPlanePoints(b.ToPosition()) == std::vector<int>{3});
   CHECK(ForbiddenPlanePoints(fs).empty());
+  // A blocked point (continuous games) is in no plane.
+  Position blocked = fs;
+  blocked.cells[40] = kBlocked;
+  EncodePosition(blocked, 0, y.data());
+  for (int k = 0; k < kNumPlanes; ++k)
+    if (k != 3) CHECK(y[k * pts + 40] == 0.0f);
 }
 
 TEST_CASE("encoding under a symmetry equals transforming each plane") {

@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cmath>
 #include <map>
 
 #include "common/base/errors.h"
+#include "common/game/renju.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
 #include "tests/support/play_games.h"
@@ -140,4 +142,66 @@ TEST_CASE("streaming: next() returning nullptr ends refills; stop drops games in
   CHECK_THROWS_AS(PlayGamesStreaming(0, [] { return std::unique_ptr<SelfPlayGame>(); },
                                      [](std::unique_ptr<SelfPlayGame>) {}, ev),
                   GomokuError);
+}
+
+// Issue 17: renju self-play.  Every black move of every game is a legal
+// (non-forbidden) point, the search never gives a forbidden point a child or
+// a visit, the record says renju, and the encoder saw the renju rule.
+namespace {
+class RuleRecorder : public Evaluator {
+ public:
+  void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override {
+    for (const Position& p : positions) renju_positions += p.rule == Rule::kRenju;
+    inner.Evaluate(positions, results);
+  }
+  std::string Describe() const override { return "rule recorder"; }
+  RolloutEvaluator inner{Rule::kRenju, 1, 5};
+  int renju_positions = 0;
+};
+}  // namespace
+
+TEST_CASE("renju self-play on 9x9: black never plays or searches a forbidden point") {
+  SelfPlayParams p = SmallParams();
+  p.mcts.simulations = 80;
+  int black_moves = 0, forbidden_avoided = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    SelfPlayGame g(p, 9, Rule::kRenju, seed, 0, 0);
+    RuleRecorder ev;
+    PlayToEnd(g, ev);
+    REQUIRE(g.finished());
+    CHECK(ev.renju_positions > 0);
+    const GameRecord& r = g.record();
+    CHECK(r.rule == Rule::kRenju);
+    CHECK(GameRecord::FromNpzBytes(r.ToNpzBytes(), "renju game").rule == Rule::kRenju);
+    Board b(9, Rule::kRenju);
+    for (int m : r.opening) b.Play(m);
+    for (int t = 0; t < r.num_moves(); ++t) {
+      if (b.to_move() == kBlack) {
+        ++black_moves;
+        for (int f : ForbiddenPoints(b)) {
+          CHECK(r.policy[t * 81 + f] == 0.0f);  // never searched
+          ++forbidden_avoided;
+        }
+      }
+      REQUIRE(b.IsLegal(r.moves[t]));
+      b.Play(r.moves[t]);  // would throw on a forbidden point
+    }
+    CHECK(b.terminal());
+  }
+  INFO(black_moves << " black moves, " << forbidden_avoided << " forbidden points avoided");
+  CHECK(black_moves > 30);
+}
+
+TEST_CASE("renju rollouts: black's random playouts never hit a forbidden point") {
+  // A position with a forbidden point for black (X X X . X X): rollouts must
+  // not throw, and freestyle rollouts of the same stones are unchanged.
+  Board b(9, Rule::kRenju);
+  for (int m : {0, 80, 1, 78, 2, 76, 4, 74, 5, 60}) b.Play(m);
+  REQUIRE(b.to_move() == kBlack);
+  REQUIRE(!b.IsLegal(3));
+  RolloutEvaluator rj(Rule::kRenju, 200, 3);
+  std::vector<Position> pos = {b.ToPosition()};
+  std::vector<EvalResult> res(1);
+  rj.Evaluate(pos, res);
+  CHECK(std::isfinite(res[0].value));
 }

@@ -6,7 +6,7 @@
 //
 // Row layout (CompactRowBytes(size) bytes, no alignment requirement):
 //   [0, P)      cells, one byte each: bits 0-1 the stone, kEmpty 0 / kBlack 1 /
-//               kWhite 2 (board.h); bit 2 (value 4) set on an empty point
+//               kWhite 2 / kBlocked 3 (board.h); bit 2 (value 4) set on an empty point
 //               forbidden for black (renju, encoder plane 4), P = size*size
 //   [P, P+2)    last move, int16 little-endian (-1 = none; values outside
 //               [0, P) put no stone in the last-move plane, as in the encoder)
@@ -58,7 +58,7 @@ GZ_HOST_DEVICE inline void EncodeCompactPoint(const uint8_t* row, int size, int 
   const int sym = row[points + 3];
   const int q = CompactTransformPoint(sym, p, size);
   planes[q] = (cell != 0 && cell == me) ? 1.0f : 0.0f;
-  planes[points + q] = (cell != 0 && cell != me) ? 1.0f : 0.0f;
+  planes[points + q] = ((cell == 1 || cell == 2) && cell != me) ? 1.0f : 0.0f;  // kBlocked 3: neither
   planes[2 * points + q] = (last >= 0 && last < points && last == p) ? 1.0f : 0.0f;
   planes[3 * points + q] = (me == 1) ? 1.0f : 0.0f;  // kBlack to move
   planes[4 * points + q] = forbidden ? 1.0f : 0.0f;  // renju: forbidden for black
