@@ -206,6 +206,7 @@ const Position* Mcts::SelectLeaf() {
   leaf_position_.cells.assign(leaf_board_.cells().begin(), leaf_board_.cells().end());
   leaf_position_.last_move = leaf_board_.last_move();
   leaf_position_.to_move = leaf_board_.to_move();
+  leaf_position_.rule = leaf_board_.rule();  // the encoder's renju plane
   pending_ = true;
   return &leaf_position_;
 }
@@ -227,6 +228,11 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   float mx = -1e30f;
   if (solver_ && pending_restricted_) {
     for (int m : pending_moves_) {  // the solver's forced moves (legal, ascending)
+      legal.push_back(m);
+      mx = std::max(mx, logp[m]);
+    }
+  } else if (leaf_board_.rule() == Rule::kRenju && leaf_board_.to_move() == kBlack) {
+    for (int m : leaf_board_.LegalMoves()) {  // renju: black's forbidden points are no children
       legal.push_back(m);
       mx = std::max(mx, logp[m]);
     }
