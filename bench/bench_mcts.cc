@@ -140,8 +140,15 @@ void SolverBench(bool quick, const Board& empty) {
   std::printf("  simulations/s (%d searches of %d):\n", searches, sims);
   for (const auto& [name, b] : {std::pair<const char*, const Board*>{"empty 15x15", &empty}, {"mid-game 15x15 (quiet)", &mid}}) {
     int64_t evals_off = 0, evals_on = 0;
-    const double off = SimsPerSecond(*b, sims, searches, false, 1000, &evals_off);
-    const double on = SimsPerSecond(*b, sims, searches, true, 1000, &evals_on);
+    // Interleaved halves (off, on, off, on), harmonic mean per mode.
+    double off_s = 0, on_s = 0;
+    for (int half = 0; half < 2; ++half) {
+      off_s += 1.0 / SimsPerSecond(*b, sims, searches / 2, false, 1000, &evals_off);
+      int64_t e = 0;
+      on_s += 1.0 / SimsPerSecond(*b, sims, searches / 2, true, 1000, &e);
+      evals_on += e;
+    }
+    const double off = 2.0 / off_s, on = 2.0 / on_s;
     // Extra time per simulation with the solver, spread over its expansions.
     const double per_expansion_us =
         evals_on > 0 ? (1.0 / on - 1.0 / off) * sims * searches / static_cast<double>(evals_on) * 1e6 : 0.0;
@@ -163,20 +170,30 @@ void SolverBench(bool quick, const Board& empty) {
 }
 
 void SelfPlayModes(Evaluator& ev, const char* what, int board, int sims, int games) {
-  std::printf("  self-play, %s, %dx%d, %d simulations, %d games, 4 in flight (PlayGamesStreaming):\n", what, board,
-              board, sims, games);
+  std::printf("  self-play, %s, %dx%d, %d simulations, %d games x 2 interleaved rounds, 4 in flight "
+              "(PlayGamesStreaming):\n", what, board, board, sims, games);
   struct Mode {
     const char* name;
     bool solver, adjudicate;
   };
-  double base = 0;
-  for (const Mode& m : {Mode{"solver off", false, false}, Mode{"solver on", true, false},
-                        Mode{"solver on + adjudicate", true, true}}) {
-    const SelfPlayRate r = PlaySelfPlay(ev, board, sims, games, 4, m.solver, m.adjudicate, 1000);
-    const double gpm = r.games / r.seconds * 60.0;
-    if (base == 0) base = gpm;
-    std::printf("    %-24s %8.1f games/min  %6.1f searched moves/game  %3.0f%% adjudicated  (x%.2f)\n", m.name, gpm,
-                r.moves / r.games, 100.0 * r.adjudicated / r.games, gpm / base);
+  const Mode modes[] = {{"solver off", false, false}, {"solver on", true, false}, {"solver on + adjudicate", true, true}};
+  // Two interleaved rounds (off, on, adj, off, on, adj): a machine whose load
+  // changes during the run biases no mode.
+  SelfPlayRate sum[3];
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < 3; ++i) {
+      const SelfPlayRate r = PlaySelfPlay(ev, board, sims, games, 4, modes[i].solver, modes[i].adjudicate, 1000);
+      sum[i].seconds += r.seconds;
+      sum[i].games += r.games;
+      sum[i].moves += r.moves;
+      sum[i].adjudicated += r.adjudicated;
+    }
+  const double base = sum[0].games / sum[0].seconds;
+  for (int i = 0; i < 3; ++i) {
+    const SelfPlayRate& r = sum[i];
+    std::printf("    %-24s %8.1f games/min  %6.1f searched moves/game  %3.0f%% adjudicated  (x%.2f)\n", modes[i].name,
+                r.games / r.seconds * 60.0, r.moves / r.games, 100.0 * r.adjudicated / r.games,
+                r.games / r.seconds / base);
   }
 }
 
