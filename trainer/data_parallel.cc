@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -198,6 +199,9 @@ struct DataParallel::Impl {
     try {
       if (backend == "nccl") {
 #ifdef GOMOKU_WITH_NCCL
+        // NCCL applies the timeout only with blocking waits: a dead peer must
+        // be an error, not a hang.
+        ::setenv("NCCL_BLOCKING_WAIT", "1", /*overwrite=*/0);
         auto o = c10d::ProcessGroupNCCL::Options::create();
         o->timeout = timeout;
         group = c10::make_intrusive<c10d::ProcessGroupNCCL>(prefixed, rank, world, o);

@@ -168,10 +168,16 @@ TEST_CASE("world_size 1: a 1-rank Gloo group trains bit for bit as the one-proce
 
 TEST_CASE("two Gloo ranks in two processes equal the single-process reference to 1e-5") {
   const std::string dir = FreshTestDir("dp_equiv");
-  for (double bucket_mb : {25.0, 0.002}) {  // one bucket; many buckets
-    INFO("train.allreduce_bucket_mb = " << bucket_mb);
+  struct Variant {
+    double bucket_mb;
+    bool file_store;
+  };
+  // One bucket; many buckets; a FileStore instead of the TCPStore.
+  for (const Variant v : {Variant{25.0, false}, Variant{0.002, false}, Variant{25.0, true}}) {
+    INFO("train.allreduce_bucket_mb = " << v.bucket_mb << ", file store " << v.file_store);
     Config c = DpConfig(dir, 2, FreePort());
-    c.train.allreduce_bucket_mb = bucket_mb;
+    c.train.allreduce_bucket_mb = v.bucket_mb;
+    if (v.file_store) c.train.dist_store = "file://" + dir + "/store/c10d";
     const std::string cfg = WriteConfigFile(c, dir + "/c.json");
     const int steps = 2;
     Helper r0({"--config", cfg, "--rank", "0", "--steps", std::to_string(steps), "--out", dir + "/r0.pt"},
