@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <sstream>
 
 #include "common/base/errors.h"
+#include "common/game/renju.h"
 
 namespace gz {
 namespace {
@@ -100,6 +102,11 @@ bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock:
     else BoardLine(line);
     return true;
   }
+  if (in_swap2_block_) {
+    if (command == "DONE") Swap2Done(received, replies);
+    else Swap2Line(line);
+    return true;
+  }
 
   if (command == "START") {
     Start(args, replies);
@@ -110,7 +117,9 @@ bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock:
       replies.push_back("OK");
     }
   } else if (command == "RECTSTART") {
-    replies.push_back("ERROR rectangular boards are not supported; use START with a square size");
+    const auto wh = ParseCoordinates(args);
+    if (wh && wh->first == wh->second) Start(std::to_string(wh->first), replies);  // a square is a START
+    else replies.push_back("ERROR rectangular boards are not supported; use START with a square size");
   } else if (command == "BEGIN") {
     if (!board_) replies.push_back("ERROR no game started; send START first");
     else if (board_->move_count() != 0) replies.push_back("ERROR BEGIN needs an empty board (use BOARD for a position)");
@@ -122,6 +131,10 @@ bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock:
     // lines are not taken for commands; the error is the one reply at DONE.
     in_board_block_ = true;
     board_stones_.clear();
+    board_error_ = board_ ? "" : "no game started; send START first";
+  } else if (command == "SWAP2BOARD") {
+    in_swap2_block_ = true;
+    swap2_stones_.clear();
     board_error_ = board_ ? "" : "no game started; send START first";
   } else if (command == "TAKEBACK") {
     Takeback(args, replies);
@@ -143,6 +156,7 @@ void GomocupSession::NewGame(int size) {
   history_.clear();
   last_decision_.reset();
   in_board_block_ = false;
+  in_swap2_block_ = false;
   player_.ClearTree();
 }
 
@@ -205,10 +219,18 @@ void GomocupSession::Turn(const std::string& args, std::chrono::steady_clock::ti
     replies.push_back("ERROR TURN: point " + FormatCoordinates(move, board_->size()) + " is occupied");
     return;
   }
+  if (!board_->IsLegal(move)) {  // renju: black's forbidden point
+    replies.push_back("ERROR TURN: point " + FormatCoordinates(move, board_->size()) + " is " +
+                      (board_->rule() == Rule::kRenju && board_->to_move() == kBlack
+                           ? std::string("forbidden for black under renju: ") +
+                                 ForbiddenReasonName(ForbiddenReasonForBlack(*board_, move))
+                           : std::string("not a legal move")));
+    return;
+  }
   board_->Play(move);
   history_.push_back(move);
   if (board_->terminal()) {
-    replies.push_back(board_->outcome() == Outcome::kDraw ? "ERROR the board is full; the game is a draw"
+    replies.push_back(board_->outcome() == Outcome::kDraw ? "ERROR the game is a draw (no legal move is left)"
                                                           : "ERROR the opponent's move ended the game");
     return;
   }
@@ -254,8 +276,9 @@ void GomocupSession::Info(const std::string& args) {
     tc_.time_left_ms = *v;
     tc_.time_left_known = true;
   } else if (key == "rule") {
-    if (*v & 4) spdlog::warn("engine: renju (rule bit 4) is not supported; playing without renju restrictions");
-    Rule rule = (*v & 1) ? Rule::kStandard : Rule::kFreestyle;
+    // Bits: 1 exactly five, 2 continuous game (BOARD may carry field 3), 4 renju, 8 caro.
+    if (*v & 8) spdlog::warn("engine: caro (rule bit 8) is not supported; playing without it");
+    Rule rule = (*v & 4) ? Rule::kRenju : (*v & 1) ? Rule::kStandard : Rule::kFreestyle;
     if (rule != rule_) {
       rule_ = rule;
       if (board_) {
@@ -284,12 +307,9 @@ void GomocupSession::BoardLine(const std::string& line) {
                    std::to_string(n) + "x" + std::to_string(n) + " board";
     return;
   }
-  if (*f == 3) {
-    board_error_ = "BOARD: field 3 (continuous-game stones) is not supported";
-    return;
-  }
-  if (*f != 1 && *f != 2) {
-    board_error_ = "BOARD: field must be 1 (own) or 2 (opponent), got " + std::to_string(*f);
+  if (*f != 1 && *f != 2 && *f != 3) {
+    board_error_ = "BOARD: field must be 1 (own), 2 (opponent) or 3 (continuous game: nobody's), got " +
+                   std::to_string(*f);
     return;
   }
   const int point = static_cast<int>(*y * n + *x);
@@ -309,7 +329,8 @@ void GomocupSession::BoardDone(std::chrono::steady_clock::time_point received, s
   }
   const int n = board_->size();
   int own = 0, opp = 0;
-  for (auto& [p, field] : board_stones_) (field == 1 ? own : opp) += 1;
+  for (auto& [p, field] : board_stones_)
+    if (field != 3) (field == 1 ? own : opp) += 1;  // field 3: blocked, nobody's stone
   int8_t own_colour;
   if (own == opp) own_colour = kBlack;           // we moved first
   else if (own + 1 == opp) own_colour = kWhite;  // the opponent moved first
@@ -321,16 +342,19 @@ void GomocupSession::BoardDone(std::chrono::steady_clock::time_point received, s
   std::vector<int8_t> cells(n * n, kEmpty);
   int last = kNoMove;
   for (auto& [p, field] : board_stones_) {
-    cells[p] = field == 1 ? own_colour : Opponent(own_colour);
+    cells[p] = field == 3 ? kBlocked : field == 1 ? own_colour : Opponent(own_colour);
     if (field == 2) last = p;
   }
   Board b = Board::FromStones(n, rule_, cells, own_colour, last);
   *board_ = b;
   history_.clear();
-  for (auto& [p, field] : board_stones_) history_.push_back(p);
+  for (auto& [p, field] : board_stones_)
+    if (field != 3) history_.push_back(p);
   if (board_->terminal()) {
-    replies.push_back(board_->outcome() == Outcome::kDraw ? "ERROR BOARD: the board is full"
-                                                          : "ERROR BOARD: the position already has five in a row");
+    replies.push_back(board_->outcome() != Outcome::kDraw ? "ERROR BOARD: the position already has five in a row"
+                      : board_->move_count() == board_->num_points()
+                          ? "ERROR BOARD: the board is full"
+                          : "ERROR BOARD: black has only forbidden points left (a draw)");
     return;
   }
   Think(received, replies);
@@ -343,11 +367,7 @@ void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::
     return;
   }
   const int empties = board.num_points() - board.move_count();
-  SearchLimits limits;
-  limits.deadline = received + ThinkingTime(tc_, empties);
-  limits.max_simulations = max_simulations_;
-  limits.tree_memory_bytes = TreeMemoryBudget(tc_);
-  limits.stop = stop_;
+  const SearchLimits limits = LimitsUntil(received + ThinkingTime(tc_, empties));
   MoveDecision d;
   try {
     d = player_.ChooseMove(board, limits);
@@ -375,6 +395,142 @@ void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::
   last_decision_ = d;
   replies.push_back(msg.str());
   replies.push_back(FormatCoordinates(d.move, size));
+}
+
+SearchLimits GomocupSession::LimitsUntil(std::chrono::steady_clock::time_point deadline) const {
+  SearchLimits limits;
+  limits.deadline = deadline;
+  limits.max_simulations = max_simulations_;
+  limits.tree_memory_bytes = TreeMemoryBudget(tc_);
+  limits.stop = stop_;
+  return limits;
+}
+
+MoveDecision GomocupSession::Evaluate(const Board& board, std::chrono::steady_clock::time_point deadline) {
+  player_.ClearTree();  // every swap2 position is a new root
+  MoveDecision d = player_.ChooseMove(board, LimitsUntil(deadline));
+  player_.ClearTree();
+  return d;
+}
+
+void GomocupSession::Swap2Line(const std::string& line) {
+  if (!board_error_.empty()) return;
+  const int n = board_->size();
+  std::string error;
+  const int point = ParsePoint(line, &error);
+  if (point == kNoMove) {
+    board_error_ = "SWAP2BOARD: " + error;
+    return;
+  }
+  if (std::find(swap2_stones_.begin(), swap2_stones_.end(), point) != swap2_stones_.end()) {
+    board_error_ = "SWAP2BOARD: point " + FormatCoordinates(point, n) + " is listed twice";
+    return;
+  }
+  swap2_stones_.push_back(point);
+}
+
+// Swap2 (Gomocup's SWAP2BOARD): every answer comes from the search's value of
+// a position, `value` being the expected result for the side to move there
+// (white after three or five stones).  margin: how far from even a position
+// may be for the engine to call it balanced.
+void GomocupSession::Swap2Done(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
+  in_swap2_block_ = false;
+  if (!board_error_.empty()) {
+    replies.push_back("ERROR " + board_error_);
+    return;
+  }
+  const int n = board_->size();
+  const size_t k = swap2_stones_.size();
+  if (k != 0 && k != 3 && k != 5) {
+    replies.push_back("ERROR SWAP2BOARD: expected 0, 3 or 5 stones, got " + std::to_string(k));
+    return;
+  }
+  if (n < 7) {
+    replies.push_back("ERROR SWAP2BOARD: the board is too small for swap2 (7x7 at least)");
+    return;
+  }
+  // Stones alternate black, white, black, ... in the order given.
+  Board b(n, rule_);
+  for (int p : swap2_stones_) {
+    if (!b.IsLegal(p)) {
+      replies.push_back("ERROR SWAP2BOARD: stone " + FormatCoordinates(p, n) + " is not a legal move there");
+      return;
+    }
+    b.Play(p);
+  }
+  if (b.terminal()) {
+    replies.push_back("ERROR SWAP2BOARD: the position is already decided");
+    return;
+  }
+  constexpr float kBalanced = 0.15f;
+  const auto budget = ThinkingTime(tc_, b.num_points() - b.move_count());
+  auto share = [&](int part, int parts) { return received + budget * (part + 1) / parts; };
+  std::ostringstream msg;
+  msg << "MESSAGE swap2:";
+  std::string answer;
+  Board result = b;  // the position after our answer, for board()
+  if (k == 0) {
+    // Place three stones (black, white, black) so that the position is as even
+    // as the search can tell: the opponent then chooses the colour.
+    const int c = n / 2;
+    auto at = [&](int dx, int dy) { return (c + dy) * n + (c + dx); };
+    const std::vector<std::vector<int>> candidates = {
+        {at(0, 0), at(1, 0), at(2, 1)},    // direct white, black one knight's step on
+        {at(0, 0), at(1, 1), at(2, 0)},    // indirect white
+        {at(0, 0), at(1, 0), at(-1, 2)},   // direct white, black further out
+        {at(0, 0), at(1, 1), at(-2, 1)}};  // indirect white, black further out
+    float best_gap = 2.0f;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      Board t(n, rule_);
+      for (int p : candidates[i]) t.Play(p);
+      const MoveDecision d = Evaluate(t, share(static_cast<int>(i), static_cast<int>(candidates.size())));
+      msg << " opening " << i << " value " << FormatValue(d.value);
+      if (std::fabs(d.value) < best_gap) {
+        best_gap = std::fabs(d.value);
+        result = t;
+        answer.clear();
+        for (int p : candidates[i]) answer += (answer.empty() ? "" : " ") + FormatCoordinates(p, n);
+      }
+    }
+  } else if (k == 3) {
+    // We are the second player: take black (SWAP), stay white and play the
+    // fourth stone, or, when the position is even, add two stones (white,
+    // black) and hand the choice back.
+    const MoveDecision d = Evaluate(b, share(0, 2));
+    msg << " white to move, value " << FormatValue(d.value);
+    if (d.value < -kBalanced) {
+      answer = "SWAP";
+    } else if (d.value > kBalanced) {
+      answer = FormatCoordinates(d.move, n);
+      result.Play(d.move);
+    } else {
+      Board four = b;
+      four.Play(d.move);
+      const MoveDecision e = Evaluate(four, share(1, 2));
+      four.Play(e.move);
+      msg << "; after " << FormatCoordinates(d.move, n) << " " << FormatCoordinates(e.move, n) << " black's value "
+          << FormatValue(e.value);
+      answer = FormatCoordinates(d.move, n) + " " + FormatCoordinates(e.move, n);
+      result = four;
+    }
+  } else {
+    // Five stones: choose the colour.  Staying white means playing the sixth stone.
+    const MoveDecision d = Evaluate(b, share(0, 1));
+    msg << " white to move, value " << FormatValue(d.value);
+    if (d.value >= 0) {
+      answer = FormatCoordinates(d.move, n);
+      result.Play(d.move);
+    } else {
+      answer = "SWAP";
+    }
+  }
+  msg << " -> " << answer;
+  spdlog::info("engine: {}", msg.str().substr(8));
+  *board_ = result;
+  history_.clear();
+  last_decision_.reset();
+  replies.push_back(msg.str());
+  replies.push_back(answer);
 }
 
 }  // namespace gz

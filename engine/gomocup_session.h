@@ -5,8 +5,10 @@
 //
 // Coordinates are 0-based "X,Y" with X = column and Y = row; the board stores
 // row * size + col.  Replies never contain a line break.  Commands:
-//   START n -> OK | ERROR      RESTART -> OK      RECTSTART w,h -> ERROR
+//   START n -> OK | ERROR      RESTART -> OK      RECTSTART w,h -> OK (w == h) | ERROR
 //   BEGIN -> move              TURN X,Y -> move   BOARD / X,Y,f ... / DONE -> move
+//   SWAP2BOARD / X,Y ... / DONE -> the swap2 answer (three stones, SWAP, one or
+//     two stones; docs/engine.md "Swap2")
 //   TAKEBACK X,Y -> OK         INFO key value -> (nothing)
 //   ABOUT -> name="..", ...    END -> (nothing; Handle returns false)
 //   anything else -> UNKNOWN ...; bad coordinates / occupied points -> ERROR ...
@@ -70,6 +72,12 @@ class GomocupSession {
   void Info(const std::string& args);
   void BoardLine(const std::string& line);
   void BoardDone(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
+  void Swap2Line(const std::string& line);
+  void Swap2Done(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
+  // The search's view of `board` (white or black to move) under a share of
+  // this turn's time: a move and the value for its side.
+  MoveDecision Evaluate(const Board& board, std::chrono::steady_clock::time_point deadline);
+  SearchLimits LimitsUntil(std::chrono::steady_clock::time_point deadline) const;
   void Think(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
   // Parses and validates "X,Y" against the board; returns the point or sets *error.
   int ParsePoint(const std::string& args, std::string* error) const;
@@ -87,6 +95,8 @@ class GomocupSession {
   std::optional<MoveDecision> last_decision_;
 
   bool in_board_block_ = false;
+  bool in_swap2_block_ = false;
+  std::vector<int> swap2_stones_;  // the SWAP2BOARD block's points, in order (black, white, black, ...)
   std::vector<std::pair<int, int>> board_stones_;  // (point, field) of the BOARD block
   std::string board_error_;                        // first problem in the BOARD block
 };

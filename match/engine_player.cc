@@ -11,6 +11,7 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/game/renju.h"
 
 namespace gz {
 namespace {
@@ -163,7 +164,7 @@ std::optional<Forfeit> EngineMatchPlayer::NewGame(int size, Rule rule) {
   }
   for (const std::string& info :
        {"INFO timeout_turn " + std::to_string(limits_.turn_ms), std::string("INFO timeout_match 0"),
-        std::string("INFO max_memory 0"), "INFO rule " + std::string(rule == Rule::kStandard ? "1" : "0")})
+        std::string("INFO max_memory 0"), "INFO rule " + std::to_string(GomocupRuleValue(rule))})
     if (auto f = Send(info)) return Forfeit{"start", f->reason};
   return std::nullopt;
 }
@@ -232,7 +233,9 @@ MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point dead
     }
     const int point = y * board.size() + x;
     if (!board.IsLegal(point)) {
-      r.forfeit = Forfeit{"illegal", "move " + std::to_string(x) + "," + std::to_string(y) + " is on an occupied point"};
+      const std::string where = "move " + std::to_string(x) + "," + std::to_string(y);
+      r.forfeit = Forfeit{"illegal", board.at(point) != kEmpty ? where + " is on an occupied point"
+                                                               : where + " is " + IllegalBecause(board, point)};
       return r;
     }
     r.move = point;
@@ -251,6 +254,24 @@ void EngineMatchPlayer::EndGame() noexcept {
     // already dead: the destructor reaps it
   }
   process_.reset();  // kills (SIGKILL) and reaps a process still running
+}
+
+int GomocupRuleValue(Rule rule) {
+  switch (rule) {
+    case Rule::kFreestyle: return 0;
+    case Rule::kStandard: return 1;
+    case Rule::kRenju: return 4;
+  }
+  return 0;
+}
+
+std::string IllegalBecause(const Board& board, int point) {
+  if (point >= 0 && point < board.num_points() && board.at(point) == kEmpty && !board.terminal() &&
+      board.rule() == Rule::kRenju && board.to_move() == kBlack) {
+    const ForbiddenReason why = ForbiddenReasonForBlack(board, point);
+    if (why != ForbiddenReason::kNone) return std::string("forbidden for black under renju: ") + ForbiddenReasonName(why);
+  }
+  return "not a legal move";
 }
 
 std::string ProbeEngine(const EngineCommand& command, int size, Rule rule, const std::string& stderr_path) {

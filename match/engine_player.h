@@ -67,6 +67,14 @@ class EngineMatchPlayer : public MatchPlayer {
   bool told_position_ = false;
 };
 
+// The Gomocup INFO rule value of a rule: 0 freestyle, 1 exactly five
+// (standard), 4 renju.
+int GomocupRuleValue(Rule rule);
+
+// Why an empty point is not a legal move on `board` ("forbidden for black
+// under renju: double-three", or "not a legal move").
+std::string IllegalBecause(const Board& board, int point);
+
 // Starts the brain once and checks that it answers START size with OK.
 // Returns "" when it does, else why not (one line).
 std::string ProbeEngine(const EngineCommand& command, int size, Rule rule, const std::string& stderr_path = "");

@@ -57,7 +57,7 @@ GameResult PlayGame(MatchPlayer& black, MatchPlayer& white, int size, Rule rule,
       MatchPlayer& p = colour == kBlack ? black : white;
       MoveReply r = p.Move(board, g.moves);
       if (!r.forfeit && !board.IsLegal(r.move))
-        r.forfeit = Forfeit{"illegal", "point " + std::to_string(r.move) + " is not a legal move"};
+        r.forfeit = Forfeit{"illegal", "point " + std::to_string(r.move) + " is " + IllegalBecause(board, r.move)};
       if (r.forfeit) {
         forfeit(p, colour, *r.forfeit);
         break;
@@ -69,7 +69,9 @@ GameResult PlayGame(MatchPlayer& black, MatchPlayer& white, int size, Rule rule,
       const Outcome o = board.outcome();
       g.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
       g.end = g.winner == 0 ? "full" : "five";
-      g.reason = g.winner == 0 ? "the board is full" : std::string(ColourName(g.winner)) + " made five";
+      g.reason = g.winner == 0 ? (board.move_count() == board.num_points() ? "the board is full"
+                                                                            : "black has only forbidden points left")
+                               : std::string(ColourName(g.winner)) + " made five";
     }
   }
   black.EndGame();

@@ -9,6 +9,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <iterator>
+#include <random>
+#include <sstream>
 #include <regex>
 #include <set>
 #include <thread>
@@ -112,7 +115,7 @@ class Manager {
     REQUIRE(StartsWith(Reply(), "name=\"gomoku-zero\""));
   }
 
-  void NewBoard(int size) { board_.emplace(size, Rule::kFreestyle); }
+  void NewBoard(int size, Rule rule = Rule::kFreestyle) { board_.emplace(size, rule); }
   Board& board() { return *board_; }
   ChildProcess& process() { return engine_; }
   double last_reply_ms() const { return last_reply_ms_; }
@@ -239,6 +242,131 @@ TEST_CASE("scripted manager session through every mandatory command") {
   auto code = m.process().WaitExit(10000ms);
   REQUIRE(code.has_value());
   REQUIRE(*code == 0);
+}
+
+namespace {
+std::vector<std::string> Words(const std::string& s) {
+  std::istringstream is(s);
+  return {std::istream_iterator<std::string>(is), std::istream_iterator<std::string>()};
+}
+int PointOf(const std::string& xy, int n) {
+  auto p = ParseCoordinates(xy);
+  INFO("coordinates: " << xy);
+  REQUIRE(p.has_value());
+  REQUIRE(p->first >= 0);
+  REQUIRE(p->second >= 0);
+  REQUIRE(p->first < n);
+  REQUIRE(p->second < n);
+  return p->second * n + p->first;
+}
+}  // namespace
+
+// Issue 17: a manager script plays one whole game per rule against the real
+// engine: a swap2 opening (SWAP2BOARD with 0, 3 and, when the engine adds two
+// stones, 5 stones), then a continuous-game BOARD (INFO rule bit 2; one
+// field-3 point, nobody's), then TURN to the end.  The script referees every
+// reply with our rules (a renju black reply on a forbidden point fails) and
+// plays its own moves at random among the legal ones.
+TEST_CASE("manager script: a full game of each rule with a swap2 opening and a continuous-game BOARD") {
+  struct Case {
+    Rule rule;
+    int info_rule;  // Gomocup bits: 1 exactly five, 2 continuous, 4 renju
+  };
+  const int n = 9;
+  std::mt19937 rng(17);
+  for (const Case c : {Case{Rule::kFreestyle, 2}, Case{Rule::kStandard, 3}, Case{Rule::kRenju, 6}}) {
+    INFO("rule " << RuleName(c.rule));
+    Manager m({"--max-simulations", "300"});
+    m.Send("INFO timeout_turn 300");
+    m.Send("INFO rule " + std::to_string(c.info_rule));
+    m.Send("START " + std::to_string(n));
+    REQUIRE(m.Reply() == "OK");
+    m.NewBoard(n, c.rule);
+    Board& b = m.board();
+    std::vector<int> order;  // every stone in the order placed
+    auto place = [&](int p) {
+      INFO("stone " << Xy(p, n) << " on\n" << b.ToString());
+      REQUIRE(b.IsLegal(p));
+      b.Play(p);
+      order.push_back(p);
+    };
+    // Swap2 stage 1: the engine places black, white, black.
+    m.Send("SWAP2BOARD");
+    m.Send("DONE");
+    const std::vector<std::string> three = Words(m.Reply());
+    REQUIRE(three.size() == 3);
+    for (auto& w : three) place(PointOf(w, n));
+    // Stage 2: asked again as the second player.
+    m.Send("SWAP2BOARD");
+    for (int p : order) m.Send(Xy(p, n));
+    m.Send("DONE");
+    const std::string second = m.Reply();
+    int8_t engine = kBlack;
+    if (second == "SWAP") {
+      engine = kBlack;  // the engine takes black; white (the script) is to move
+    } else {
+      const std::vector<std::string> w = Words(second);
+      REQUIRE((w.size() == 1 || w.size() == 2));
+      for (auto& x : w) place(PointOf(x, n));
+      if (w.size() == 1) {
+        engine = kWhite;  // it stayed white and played the fourth stone
+      } else {
+        // Stage 3: five stones, the (same) engine chooses the colour.
+        m.Send("SWAP2BOARD");
+        for (int p : order) m.Send(Xy(p, n));
+        m.Send("DONE");
+        const std::string third = m.Reply();
+        if (third == "SWAP") {
+          engine = kBlack;
+        } else {
+          place(PointOf(third, n));
+          engine = kWhite;
+        }
+      }
+    }
+    INFO("engine plays " << (engine == kBlack ? "black" : "white") << " after the opening");
+    REQUIRE(b.to_move() != engine);
+    // The script's move, then the position as a continuous-game BOARD with
+    // one blocked point (field 3) in a corner that is still empty.
+    auto script_move = [&] {
+      const std::vector<int> legal = b.LegalMoves();
+      REQUIRE(!legal.empty());
+      place(legal[rng() % legal.size()]);
+    };
+    script_move();
+    int blocked = kNoMove;
+    for (int corner : {0, n - 1, n * (n - 1), n * n - 1})
+      if (b.at(corner) == kEmpty) {
+        blocked = corner;
+        break;
+      }
+    REQUIRE(blocked != kNoMove);
+    std::vector<std::string> lines;
+    for (int p : order) lines.push_back(Xy(p, n) + "," + (b.at(p) == engine ? "1" : "2"));
+    lines.push_back(Xy(blocked, n) + ",3");
+    std::vector<int8_t> cells = b.cells();
+    cells[blocked] = kBlocked;
+    b = Board::FromStones(n, c.rule, cells, engine, order.back());
+    m.SendBoard(lines);
+    int moves = 0;
+    for (;;) {
+      const int own = m.Move();  // legal under the rule, or the test fails
+      CHECK(own != blocked);
+      ++moves;
+      if (b.terminal()) break;
+      const std::vector<int> legal = b.LegalMoves();
+      REQUIRE(!legal.empty());
+      const int reply = legal[rng() % legal.size()];
+      b.Play(reply);
+      if (b.terminal()) break;
+      m.Send("TURN " + Xy(reply, n));
+    }
+    WARN(RuleName(c.rule) << ": " << moves << " engine moves, outcome " << static_cast<int>(b.outcome())
+                          << ", engine " << (engine == kBlack ? "black" : "white"));
+    CHECK(b.terminal());
+    m.Send("END");
+    CHECK(m.process().WaitExit(5000ms).has_value());
+  }
 }
 
 TEST_CASE("END during a long think stops the search and exits") {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -282,7 +283,7 @@ TEST_CASE("session: BOARD infers the side to move, wins and blocks") {
   }
   SECTION("bad BOARD blocks give one ERROR at DONE and leave the engine usable") {
     for (auto lines : {std::vector<std::string>{"1,1,1", "2,2,1"},       // too many own stones
-                       std::vector<std::string>{"1,1,3"},                // continuous-game field
+                       std::vector<std::string>{"1,1,4"},                // no such field
                        std::vector<std::string>{"1,1,2", "1,1,2"},       // duplicate
                        std::vector<std::string>{"15,1,2"},               // off the board
                        std::vector<std::string>{"1,1"}}) {               // malformed
@@ -312,6 +313,131 @@ TEST_CASE("session: INFO rule switches exact-five on the board") {
   h.Send("INFO rule x");  // ignored
   REQUIRE(h.session.rule() == Rule::kStandard);
   REQUIRE(h.out.empty());
+  h.Send("INFO rule 4");  // renju
+  REQUIRE(h.session.rule() == Rule::kRenju);
+  REQUIRE(h.session.board()->rule() == Rule::kRenju);
+  h.Send("INFO rule 5");  // renju wins over exactly-five
+  REQUIRE(h.session.rule() == Rule::kRenju);
+}
+
+TEST_CASE("session: renju refuses black's forbidden point and never plays one") {
+  Harness h(200);
+  h.Send("INFO rule 4");
+  h.Send("START 9");
+  REQUIRE(h.Answer() == "OK");
+  // We are white: black X X X . X X on row 0 (the gap 3,0 is an overline point).
+  h.Send("BOARD");
+  for (const char* l : {"0,0,2", "8,8,1", "1,0,2", "6,8,1", "2,0,2", "4,8,1", "4,0,2", "2,8,1", "5,0,2"}) h.Send(l);
+  h.Send("DONE");
+  const int white_move = h.AnswerMove();
+  REQUIRE(h.session.board()->to_move() == kBlack);
+  if (white_move != 3) {
+    // The opponent (black) tries the forbidden point: ERROR, nothing changes.
+    const int before = h.session.board()->move_count();
+    h.Send("TURN 3,0");
+    REQUIRE(h.Answer() == "ERROR TURN: point 3,0 is forbidden for black under renju: overline");
+    REQUIRE(h.session.board()->move_count() == before);
+  }
+  // As black, the engine never answers a forbidden point.
+  Harness b(150);
+  b.Send("INFO rule 4");
+  b.Send("START 9");
+  b.Send("BOARD");
+  for (const char* l : {"0,0,1", "8,8,2", "1,0,1", "6,8,2", "2,0,1", "4,8,2", "4,0,1", "2,8,2", "5,0,1", "0,8,2"})
+    b.Send(l);
+  b.Send("DONE");
+  const int m = b.AnswerMove();
+  CHECK(m != 3);
+  CHECK(b.session.board()->at(m) == kBlack);
+}
+
+TEST_CASE("session: BOARD field 3 (continuous game) marks nobody's points") {
+  Harness h;
+  h.Send("INFO rule 2");  // continuous game
+  h.Send("START 15");
+  h.Send("BOARD");
+  // A scored black line (field 3) on row 0, then ordinary stones.
+  for (const char* l : {"0,0,3", "1,0,3", "2,0,3", "3,0,3", "4,0,3", "7,7,2", "8,8,1", "7,8,2"}) h.Send(l);
+  h.Send("DONE");
+  const int m = h.AnswerMove();
+  const Board& b = *h.session.board();
+  CHECK(b.at(0) == kBlocked);
+  CHECK(b.at(4) == kBlocked);
+  CHECK(m >= 5);  // never on a blocked point
+  CHECK(b.at(m) == kBlack);  // two opponent stones, one own: we were white? no: equal -> black
+}
+
+TEST_CASE("session: RECTSTART with a square answers like START, a rectangle is refused") {
+  Harness h;
+  h.Send("RECTSTART 9,9");
+  REQUIRE(h.Answer() == "OK");
+  REQUIRE(h.session.board()->size() == 9);
+  h.ExpectError("RECTSTART 9,11");
+  h.ExpectError("RECTSTART x");
+}
+
+TEST_CASE("session: SWAP2BOARD answers the three stages from the search's values") {
+  Harness h(300);
+  h.Send("INFO timeout_turn 300");
+  h.Send("INFO rule 1");
+  h.Send("START 15");
+  // Stage 1: empty board -> three stones, black white black, all distinct, legal.
+  h.Send("SWAP2BOARD");
+  REQUIRE(h.out.empty());
+  h.Send("DONE");
+  REQUIRE(h.out.size() == 2);
+  CHECK(StartsWith(h.out[0], "MESSAGE swap2:"));
+  {
+    std::istringstream is(h.Answer());
+    std::vector<std::string> parts{std::istream_iterator<std::string>(is), {}};
+    REQUIRE(parts.size() == 3);
+    Board b(15, Rule::kStandard);
+    for (auto& p : parts) {
+      auto xy = ParseCoordinates(p);
+      REQUIRE(xy);
+      b.Play(xy->second * 15 + xy->first);
+    }
+    CHECK(h.session.board()->cells() == b.cells());
+  }
+  // Stage 2: three stones -> SWAP, one stone, or two stones.
+  for (int trial = 0; trial < 2; ++trial) {
+    h.Send("SWAP2BOARD");
+    for (const char* l : trial == 0 ? std::vector<const char*>{"7,7", "8,7", "9,9"}
+                                    : std::vector<const char*>{"7,7", "0,14", "7,9"})
+      h.Send(l);
+    h.Send("DONE");
+    const std::string a = h.Answer();
+    std::istringstream is(a);
+    std::vector<std::string> parts{std::istream_iterator<std::string>(is), {}};
+    INFO(a);
+    if (a == "SWAP") continue;
+    REQUIRE((parts.size() == 1 || parts.size() == 2));
+    for (auto& p : parts) REQUIRE(ParseCoordinates(p));
+    CHECK(h.session.board()->move_count() == static_cast<int>(3 + parts.size()));
+  }
+  // Stage 3: five stones -> SWAP or the sixth stone (white's).
+  h.Send("SWAP2BOARD");
+  for (const char* l : {"7,7", "8,7", "9,9", "8,8", "8,6"}) h.Send(l);
+  h.Send("DONE");
+  const std::string a = h.Answer();
+  if (a != "SWAP") {
+    auto xy = ParseCoordinates(a);
+    REQUIRE(xy);
+    CHECK(h.session.board()->at(xy->second, xy->first) == kWhite);
+  }
+  // A bad block: one ERROR at DONE, the engine stays usable.
+  h.Send("SWAP2BOARD");
+  h.Send("7,7");
+  h.Send("7,8");
+  h.ExpectError("DONE");  // two stones
+  h.Send("SWAP2BOARD");
+  h.Send("7,7");
+  h.Send("7,7");
+  h.ExpectError("DONE");  // listed twice
+  h.Send("RESTART");
+  REQUIRE(h.Answer() == "OK");
+  h.Send("BEGIN");
+  h.AnswerMove();
 }
 
 TEST_CASE("search player reuses its tree across its own move and the opponent's reply") {

@@ -145,6 +145,60 @@ TEST_CASE("a player that answers an occupied point forfeits") {
   CHECK(g.moves == std::vector<int>{24});
 }
 
+namespace {
+// Plays a fixed script of points, then asks an inner player.
+class ScriptedPlayer : public MatchPlayer {
+ public:
+  ScriptedPlayer(std::vector<int> script, MatchPlayer& rest) : MatchPlayer("scripted"), script_(std::move(script)), rest_(rest) {}
+  std::optional<Forfeit> NewGame(int, Rule) override { return std::nullopt; }
+  MoveReply Move(const Board& b, const std::vector<int>& h) override {
+    if (next_ < script_.size()) return {script_[next_++], std::nullopt};
+    return rest_.Move(b, h);
+  }
+
+ private:
+  std::vector<int> script_;
+  size_t next_ = 0;
+  MatchPlayer& rest_;
+};
+}  // namespace
+
+TEST_CASE("renju: the referee refuses black's forbidden point (black loses); in-process players never play one") {
+  Config cfg = TinyConfig();
+  cfg.board.size = 9;
+  cfg.board.rule = "renju";
+  auto white = MakeMatchPlayer("uniform:4", cfg, 4, PlayerOptions{});
+  // Black X X X . X X on row 0, then the gap (0,3): an overline point.
+  std::vector<int> white_script = {80, 78, 76, 74, 60};
+  ScriptedPlayer w(white_script, *white);
+  StubbornPlayer never(3);
+  ScriptedPlayer b({0, 1, 2, 4, 5, 3}, never);
+  GameResult g = PlayGame(b, w, 9, Rule::kRenju, Opening{});
+  CHECK(g.end == "forfeit");
+  CHECK(g.forfeit_kind == "illegal");
+  CHECK(g.forfeit_by == "scripted");
+  CHECK(g.winner == kWhite);
+  CHECK(g.reason.find("forbidden for black under renju: overline") != std::string::npos);
+  // Under freestyle the same point is a five and wins.
+  ScriptedPlayer w2(white_script, *white);
+  ScriptedPlayer b2({0, 1, 2, 4, 5, 3}, never);
+  GameResult f = PlayGame(b2, w2, 9, Rule::kFreestyle, Opening{});
+  CHECK(f.end == "five");
+  CHECK(f.winner == kBlack);
+  // Whole renju games between in-process searchers end by the rules, never by a forfeit.
+  auto rb = MakeMatchPlayer("rollout:40", cfg, 40, PlayerOptions{});
+  auto rw = MakeMatchPlayer("rollout:40", cfg, 40, PlayerOptions{});
+  const std::vector<Opening> openings = OpeningSet(9, Rule::kRenju, 2);
+  for (size_t i = 0; i < 2 && i < openings.size(); ++i) {
+    const Opening& o = openings[i];
+    GameResult r = PlayGame(*rb, *rw, 9, Rule::kRenju, o);
+    CHECK((r.end == "five" || r.end == "full"));
+    Board replay(9, Rule::kRenju);
+    for (int m : r.moves) replay.Play(m);  // throws on a forbidden black move
+    CHECK(replay.terminal());
+  }
+}
+
 TEST_CASE("player specs: malformed ones are ConfigErrors naming the spec") {
   Config cfg = TinyConfig();
   try {
