@@ -364,7 +364,8 @@ TEST_CASE("session: BOARD field 3 (continuous game) marks nobody's points") {
   CHECK(b.at(0) == kBlocked);
   CHECK(b.at(4) == kBlocked);
   CHECK(m >= 5);  // never on a blocked point
-  CHECK(b.at(m) == kBlack);  // two opponent stones, one own: we were white? no: equal -> black
+  CHECK(b.at(m) == kWhite);  // one own stone, two opponent stones (field 3 counts for nobody): we are white
+  CHECK(b.move_count() == 9);
 }
 
 TEST_CASE("session: RECTSTART with a square answers like START, a rectangle is refused") {
