@@ -11,6 +11,7 @@
 #include "common/data/game_record.h"
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
+#include "common/net/net_api.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 #include "tests/support/wait_until.h"
@@ -82,6 +83,31 @@ TEST_CASE("numpy reads a game file written by the worker binary") {
                     "assert abs(z['policy'].sum(axis=1)-1).max()<1e-4; assert int(z['winner']) in (0,1,2)\" " +
                     d + "/w0_g0.npz";
   CHECK(Run(cmd) == 0);
+}
+
+TEST_CASE("renju self-play on 9x9 (uniform and a tiny random net): files say renju, black never plays a forbidden point") {
+  const std::string ckpt = TestTmpPath("worker_renju_tiny.ckpt");
+  CreateRandomCheckpoint(ckpt, 9, Rule::kRenju, 8, 1, /*seed=*/5, /*iteration=*/0, /*model_generation=*/0);
+  for (const std::string& weights : {std::string("uniform"), ckpt}) {
+    INFO("weights " << weights);
+    const std::string d = Fresh(weights == "uniform" ? "renju_uniform" : "renju_net");
+    REQUIRE(Run(Worker() + " --id 0 --games 2 --weights " + weights + " --out " + d +
+                " --set board.size=9 --set board.rule=renju --set mcts.simulations=32"
+                " --set selfplay.random_opening_moves=1 --set inference.device=cpu > " + d + "/log 2>&1") == 0);
+    for (int g = 0; g < 2; ++g) {
+      const GameRecord r = LoadGameRecord(d + "/w0_g" + std::to_string(g) + ".npz");
+      CHECK(r.rule == Rule::kRenju);
+      Board b(9, Rule::kRenju);
+      for (int m : r.opening) b.Play(m);
+      for (int t = 0; t < r.num_moves(); ++t) {
+        REQUIRE(b.IsLegal(r.moves[t]));
+        b.Play(r.moves[t]);  // throws on a forbidden black move
+      }
+      CHECK(b.terminal());
+      const int8_t want = b.outcome() == Outcome::kBlackWins ? kBlack : b.outcome() == Outcome::kWhiteWins ? kWhite : 0;
+      CHECK(r.winner == want);
+    }
+  }
 }
 
 TEST_CASE("config errors name the key and exit 2") {
