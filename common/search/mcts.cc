@@ -10,7 +10,7 @@ namespace gz {
 Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed), root_board_(15) {
   GOMOKU_CHECK(params.simulations >= 1, "mcts.simulations must be >= 1");
   static_assert(sizeof(Node) == 24, "the solver flag lives in the node's padding");
-  if (params.solver) solver_ = std::make_unique<NodeSolver>(params.solver_vcf_nodes);
+  if (params.solver) solver_ = SolverSlot(params.solver_vcf_nodes);
   nodes_.push_back(Node{});  // a root, so that MoveDone and RootProven are defined before Reset
 }
 

@@ -42,6 +42,31 @@ struct MctsParams {
   int solver_vcf_nodes = 1000;    // attacker nodes per VCF query
 };
 
+// Owns a search's NodeSolver.  Copyable so that Mcts stays copyable: a copy
+// gets a fresh solver with the same budget (its table is only a cache, and
+// its counters start at zero).
+class SolverSlot {
+ public:
+  SolverSlot() = default;
+  explicit SolverSlot(int64_t vcf_nodes) : solver_(std::make_unique<NodeSolver>(vcf_nodes)), vcf_nodes_(vcf_nodes) {}
+  SolverSlot(const SolverSlot& o) { *this = o; }
+  SolverSlot& operator=(const SolverSlot& o) {
+    if (this != &o) {
+      solver_ = o.solver_ ? std::make_unique<NodeSolver>(o.vcf_nodes_) : nullptr;
+      vcf_nodes_ = o.vcf_nodes_;
+    }
+    return *this;
+  }
+  SolverSlot(SolverSlot&&) noexcept = default;
+  SolverSlot& operator=(SolverSlot&&) noexcept = default;
+  explicit operator bool() const { return solver_ != nullptr; }
+  NodeSolver* operator->() const { return solver_.get(); }
+
+ private:
+  std::unique_ptr<NodeSolver> solver_;
+  int64_t vcf_nodes_ = 0;
+};
+
 class Mcts {
  public:
   Mcts(const MctsParams& params, uint64_t seed);
@@ -148,7 +173,7 @@ class Mcts {
   std::vector<int> path_;
   std::vector<int> scratch_legal_;
   std::vector<float> scratch_prior_;
-  std::unique_ptr<NodeSolver> solver_;  // only when params_.solver
+  SolverSlot solver_;                   // only when params_.solver
   bool pending_restricted_ = false;     // the pending leaf's children are pending_moves_
   std::vector<int> pending_moves_;
   Board leaf_board_;
