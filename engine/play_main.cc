@@ -16,12 +16,12 @@ namespace {
 
 const char* kUsage =
     "usage: play [--weights PATH] [--size N] [--simulations N] [--human black|white]\n"
-    "            [--time SECONDS] [--rule freestyle|standard] [engine flags]\n"
+    "            [--time SECONDS] [--rule freestyle|standard|renju] [engine flags]\n"
     "  --size N           board size (default: the checkpoint's, else 15)\n"
     "  --simulations N    simulations per engine move (then no time limit unless --time is given)\n"
     "  --human COLOUR     your colour; black moves first (default black)\n"
     "  --time SECONDS     thinking time per engine move (default 3)\n"
-    "  --rule RULE        freestyle (five or more) or standard (exactly five); default freestyle\n"
+    "  --rule RULE        freestyle (five or more), standard (exactly five) or renju; default freestyle\n"
     "engine flags:\n";
 
 double ParseSeconds(const std::string& text) {

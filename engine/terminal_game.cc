@@ -1,5 +1,7 @@
 #include "engine/terminal_game.h"
 
+#include "common/game/renju.h"
+
 #include <cctype>
 #include <istream>
 #include <ostream>
@@ -139,6 +141,11 @@ bool TerminalGame::HumanTurn(std::istream& in, std::ostream& out) {
     }
     if (board_.at(*move) != kEmpty) {
       out << "illegal move: " << FormatHumanMove(*move, board_.size()) << " is occupied\n";
+      continue;
+    }
+    if (!board_.IsLegal(*move)) {  // renju: black's forbidden point
+      out << "illegal move: " << FormatHumanMove(*move, board_.size()) << " is forbidden for black under renju ("
+          << ForbiddenReasonName(ForbiddenReasonForBlack(board_, *move)) << ")\n";
       continue;
     }
     board_.Play(*move);

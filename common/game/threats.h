@@ -3,7 +3,12 @@
 //
 // Vocabulary (all rule-aware: under Rule::kStandard a line of six or more is
 // not a five, so a point whose only completion is an overline is not a five
-// point, and a move whose only completion is an overline is not a four):
+// point, and a move whose only completion is an overline is not a four;
+// under Rule::kRenju the same holds for black, while white wins with five or
+// more, and black's forbidden points (renju.h) are respected: a black four
+// must be a legal move, a black attacker forced to block on a forbidden point
+// has no VCF, and a white four whose single five point is forbidden for black
+// cannot be blocked -- it counts like an open four.  kBlocked cells are walls):
 //   five point of c  an empty point where c would make a five (exactly
 //                    Board::MakesFive(p, c)).
 //   four of c        a move, not itself a five, after which c has at least one

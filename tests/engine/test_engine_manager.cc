@@ -19,6 +19,7 @@
 #include "common/game/board.h"
 #include "common/base/fileio.h"
 #include "common/base/child_process.h"
+#include "common/net/net_api.h"
 #include "engine/gomocup_session.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
@@ -367,6 +368,38 @@ TEST_CASE("manager script: a full game of each rule with a swap2 opening and a c
     m.Send("END");
     CHECK(m.process().WaitExit(5000ms).has_value());
   }
+}
+
+// Issue 17: tools/make_gomocup_folder.sh makes a folder a manager loads as
+// is: the brain finds its settings and checkpoint next to itself.
+TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT with its checkpoint") {
+  const std::string dir = FreshTestDir("gomocup_folder");
+  const std::string ckpt = dir + "/tiny15.ckpt";
+  CreateRandomCheckpoint(ckpt, 15, Rule::kFreestyle, 8, 1, /*seed=*/3, /*iteration=*/1, /*model_generation=*/1);
+  const std::string out = dir + "/brain";
+  REQUIRE(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + kBrain + " " + out +
+                      " " + ckpt + " > " + dir + "/script.log 2>&1") == 0);
+  CHECK(std::filesystem::exists(out + "/tiny15.ckpt"));
+  CHECK(ReadFileOrThrow(out + "/pbrain-gomoku-zero.json").find("\"weights\": \"tiny15.ckpt\"") != std::string::npos);
+  CHECK(ReadFileOrThrow(out + "/README.txt").find("pbrain-gomoku-zero") != std::string::npos);
+  ChildProcess brain({out + "/pbrain-gomoku-zero"}, PipedTestChild(dir + "/brain.stderr"));
+  auto reply = [&](const std::string& line) {
+    brain.Write(line + "\r\n");
+    for (;;) {
+      auto r = brain.ReadLine(60000ms);
+      REQUIRE(r.has_value());
+      if (!StartsWith(*r, "MESSAGE")) return *r;
+    }
+  };
+  CHECK(reply("START 15") == "OK");
+  CHECK(StartsWith(reply("ABOUT"), "name=\"gomoku-zero\""));
+  // The checkpoint was loaded: it plays only 15x15.
+  CHECK(StartsWith(reply("START 9"), "ERROR board size 9 is not supported"));
+  brain.Write("END\r\n");
+  CHECK(brain.WaitExit(10000ms).has_value());
+  // A bad checkpoint path is refused by the script.
+  CHECK(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + kBrain + " " + out +
+                    " /no/such.ckpt > /dev/null 2>&1") != 0);
 }
 
 TEST_CASE("END during a long think stops the search and exits") {
