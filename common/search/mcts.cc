@@ -7,6 +7,18 @@
 
 namespace gz {
 
+namespace {
+// Renju, black to move: `legal` becomes the board's legal moves (the empty
+// points less black's forbidden ones, ascending); returns their largest
+// log-prior.
+[[gnu::noinline]] float KeepLegalForBlack(const Board& board, const float* logp, std::vector<int>& legal) {
+  legal = board.LegalMoves();
+  float mx = -1e30f;
+  for (int m : legal) mx = std::max(mx, logp[m]);
+  return mx;
+}
+}  // namespace
+
 Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed), root_board_(15) {
   GOMOKU_CHECK(params.simulations >= 1, "mcts.simulations must be >= 1");
   static_assert(sizeof(Node) == 24, "the solver flag lives in the node's padding");
@@ -231,17 +243,16 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
       legal.push_back(m);
       mx = std::max(mx, logp[m]);
     }
-  } else if (leaf_board_.rule() == Rule::kRenju && leaf_board_.to_move() == kBlack) {
-    for (int m : leaf_board_.LegalMoves()) {  // renju: black's forbidden points are no children
-      legal.push_back(m);
-      mx = std::max(mx, logp[m]);
-    }
   } else {
     for (int m = 0; m < pts; ++m)
       if (cells[m] == kEmpty) {
         legal.push_back(m);
         mx = std::max(mx, logp[m]);
       }
+    // Renju: black's forbidden points are no children.  Out of line: a branch
+    // inside the loop above cost the freestyle search 20% (bench_mcts).
+    if (leaf_board_.rule() == Rule::kRenju && leaf_board_.to_move() == kBlack) [[unlikely]]
+      mx = KeepLegalForBlack(leaf_board_, logp, legal);
   }
   pending_restricted_ = false;
   const int n = static_cast<int>(legal.size());
