@@ -1,6 +1,7 @@
 #include "common/config/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cerrno>
 #include <cmath>
@@ -165,6 +166,18 @@ void CheckLadderEntry(const std::string& s) {
                                    << ", got '" << arg << "'");
 }
 
+// A self-play host's name goes into file and directory names on the shared
+// run directory (games/it{N}/{host}_w{id}_g{k}.npz, status/{host}/): letters,
+// digits, '-' and '.', not starting with '.', at most 64 characters.
+void CheckHostName(const std::string& s) {
+  if (s.empty()) return;  // one machine: today's names
+  if (s.size() > 64) GOMOKU_THROW(ConfigError, "a host name has at most 64 characters, got " << s.size());
+  if (s[0] == '.') GOMOKU_THROW(ConfigError, "a host name may not start with '.', got '" << s << "'");
+  for (char ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.')
+      GOMOKU_THROW(ConfigError, "a host name has only letters, digits, '-' and '.', got '" << s << "'");
+}
+
 // The c10d rendezvous of data-parallel training: tcp://HOST:PORT (a TCPStore
 // served by rank 0) or file://PATH (a FileStore every rank can open).
 void CheckDistStore(const std::string& s) {
@@ -197,11 +210,27 @@ Registry MakeRegistry(Config& c) {
   AddBool(r, "mcts.tree_reuse", &c.mcts.tree_reuse);
   AddBool(r, "mcts.solver", &c.mcts.solver);
   AddInt(r, "mcts.solver_vcf_nodes", &c.mcts.solver_vcf_nodes, 1, 100000000);
+  AddFloat(r, "mcts.forced_playouts_k", &c.mcts.forced_playouts_k, 0.0, 100.0);
+  AddBool(r, "mcts.policy_target_pruning", &c.mcts.policy_target_pruning);
+  AddFloat(r, "mcts.fpu_reduction_root", &c.mcts.fpu_reduction_root, 0.0, 2.0);
+  AddFloat(r, "mcts.fpu_reduction", &c.mcts.fpu_reduction, 0.0, 2.0);
+  AddFloat(r, "mcts.dirichlet_alpha_scaled", &c.mcts.dirichlet_alpha_scaled, 0.0, 10000.0);
   AddInt(r, "selfplay.temperature_moves", &c.selfplay.temperature_moves, 0, 1000);
   AddDouble(r, "selfplay.final_temperature", &c.selfplay.final_temperature, 0.0, 10.0);
   AddInt(r, "selfplay.random_opening_moves", &c.selfplay.random_opening_moves, 0, 100);
   AddInt(r, "selfplay.max_moves", &c.selfplay.max_moves, 0, kMaxBoardSize * kMaxBoardSize);
   AddBool(r, "selfplay.adjudicate_proven", &c.selfplay.adjudicate_proven);
+  AddDouble(r, "selfplay.initial_temperature", &c.selfplay.initial_temperature, 0.0, 10.0);
+  AddDouble(r, "selfplay.temperature_halflife_moves", &c.selfplay.temperature_halflife_moves, 0.0, 1000.0);
+  AddDouble(r, "selfplay.playout_cap_p_full", &c.selfplay.playout_cap_p_full, 0.0, 1.0);
+  AddInt(r, "selfplay.playout_cap_cheap_simulations", &c.selfplay.playout_cap_cheap_simulations, 0, 1000000);
+  AddDouble(r, "selfplay.resign_threshold", &c.selfplay.resign_threshold, -1.0, 1.0);
+  AddInt(r, "selfplay.resign_consecutive", &c.selfplay.resign_consecutive, 1, 1000);
+  AddDouble(r, "selfplay.resign_disabled_share", &c.selfplay.resign_disabled_share, 0.0, 1.0);
+  AddInt(r, "selfplay.balanced_opening_moves", &c.selfplay.balanced_opening_moves, 0, 100);
+  AddDouble(r, "selfplay.balanced_opening_max_value", &c.selfplay.balanced_opening_max_value, 0.0, 1.0);
+  AddInt(r, "selfplay.balanced_opening_simulations", &c.selfplay.balanced_opening_simulations, 1, 1000000);
+  AddInt(r, "selfplay.balanced_opening_tries", &c.selfplay.balanced_opening_tries, 1, 100000);
   AddString(r, "inference.symmetry", &c.inference.symmetry, {"none", "random", "all8"});
   AddString(r, "inference.device", &c.inference.device, {}, [](const std::string& s) {
     if (s != "auto" && s != "cpu" && s.rfind("cuda", 0) != 0)
@@ -228,6 +257,7 @@ Registry MakeRegistry(Config& c) {
   AddBool(r, "server.cuda_graphs", &c.server.cuda_graphs);
   AddBool(r, "server.device_encode", &c.server.device_encode);
   AddInt(r, "server.threads", &c.server.threads, 0, 256);
+  AddDouble(r, "server.heartbeat_s", &c.server.heartbeat_s, 0.05, 3600.0);
   AddInt(r, "worker.parallel_games", &c.worker.parallel_games, 1, 4096);
   AddDouble(r, "worker.reconnect_initial_s", &c.worker.reconnect_initial_s, 0.01, 3600.0);
   AddDouble(r, "worker.reconnect_max_s", &c.worker.reconnect_max_s, 0.01, 3600.0);
@@ -241,6 +271,8 @@ Registry MakeRegistry(Config& c) {
   AddDouble(r, "run.progress_log_s", &c.run.progress_log_s, 0.1, 86400.0);
   AddU64(r, "run.seed", &c.run.seed);
   AddInt(r, "run.max_iterations", &c.run.max_iterations, 0, 100000000);
+  AddString(r, "run.host", &c.run.host, {}, CheckHostName);
+  AddDouble(r, "run.host_timeout_s", &c.run.host_timeout_s, 0.1, 86400.0);
   AddInt(r, "train.train_batches", &c.train.train_batches, 1, 1000000);
   AddInt(r, "train.batch_size", &c.train.batch_size, 1, 65536);
   AddInt(r, "train.replay_iterations", &c.train.replay_iterations, 1, 100000);
@@ -255,6 +287,11 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "train.keep_every", &c.train.keep_every, 0, 1000000);
   AddInt(r, "train.threads", &c.train.threads, 1, 256);
   AddDouble(r, "train.reload_timeout_s", &c.train.reload_timeout_s, 0.1, 86400.0);
+  AddDouble(r, "train.value_target_q_weight", &c.train.value_target_q_weight, 0.0, 1.0);
+  AddDouble(r, "train.window_power_alpha", &c.train.window_power_alpha, 0.0, 1.0);
+  AddDouble(r, "train.window_power_beta", &c.train.window_power_beta, 0.0, 100.0);
+  AddInt(r, "train.window_min_samples", &c.train.window_min_samples, 1, 1000000000);
+  AddDouble(r, "train.max_samples_per_new_sample", &c.train.max_samples_per_new_sample, 0.0, 1000000.0);
   AddInt(r, "train.world_size", &c.train.world_size, 1, 64);
   AddString(r, "train.dist_store", &c.train.dist_store, {}, CheckDistStore);
   AddDouble(r, "train.dist_timeout_s", &c.train.dist_timeout_s, 1.0, 86400.0);
@@ -297,6 +334,17 @@ SelfPlayParams Config::selfplay_params() const {
   p.random_opening_moves = selfplay.random_opening_moves;
   p.max_moves = selfplay.max_moves;
   p.adjudicate_proven = selfplay.adjudicate_proven;
+  p.initial_temperature = static_cast<float>(selfplay.initial_temperature);
+  p.temperature_halflife_moves = static_cast<float>(selfplay.temperature_halflife_moves);
+  p.playout_cap_p_full = selfplay.playout_cap_p_full;
+  p.playout_cap_cheap_simulations = selfplay.playout_cap_cheap_simulations;
+  p.resign_threshold = static_cast<float>(selfplay.resign_threshold);
+  p.resign_consecutive = selfplay.resign_consecutive;
+  p.resign_disabled_share = selfplay.resign_disabled_share;
+  p.balanced_opening_moves = selfplay.balanced_opening_moves;
+  p.balanced_opening_max_value = static_cast<float>(selfplay.balanced_opening_max_value);
+  p.balanced_opening_simulations = selfplay.balanced_opening_simulations;
+  p.balanced_opening_tries = selfplay.balanced_opening_tries;
   return p;
 }
 
@@ -391,6 +439,20 @@ void Config::Validate() const {
                                                              << run.target_games);
   if (selfplay.random_opening_moves >= board.size * board.size)
     GOMOKU_THROW(ConfigError, "config key 'selfplay.random_opening_moves': too many for the board");
+  if (selfplay.playout_cap_p_full < 1.0 &&
+      (selfplay.playout_cap_cheap_simulations < 1 || selfplay.playout_cap_cheap_simulations > mcts.simulations))
+    GOMOKU_THROW(ConfigError, "config key 'selfplay.playout_cap_cheap_simulations': "
+                                  << selfplay.playout_cap_cheap_simulations
+                                  << " must be in [1, mcts.simulations " << mcts.simulations
+                                  << "] when selfplay.playout_cap_p_full < 1");
+  if (mcts.policy_target_pruning && mcts.forced_playouts_k <= 0)
+    GOMOKU_THROW(ConfigError, "config key 'mcts.policy_target_pruning': needs mcts.forced_playouts_k > 0 (it "
+                              "removes forced playouts)");
+  if (selfplay.balanced_opening_moves > 0 && selfplay.random_opening_moves > 0)
+    GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': use it or selfplay.random_opening_moves, "
+                              "not both");
+  if (selfplay.balanced_opening_moves >= board.size * board.size)
+    GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': too many for the board");
   if (worker.reconnect_initial_s > worker.reconnect_max_s)
     GOMOKU_THROW(ConfigError, "config key 'worker.reconnect_initial_s' exceeds worker.reconnect_max_s");
   if (run.dir.empty()) GOMOKU_THROW(ConfigError, "config key 'run.dir' must not be empty");

@@ -39,6 +39,18 @@ struct SelfplayConfig {
   int random_opening_moves = 0;       // uniformly random first moves (not recorded as samples)
   int max_moves = 0;                  // 0 = until the board is full
   bool adjudicate_proven = false;     // end the game when the search proves the root (needs mcts.solver)
+  // Self-play recipe (docs/search.md "Self-play recipe"); every default is off.
+  double initial_temperature = 1.0;   // tau of the first moves
+  double temperature_halflife_moves = 0.0;  // > 0: tau decays to final_temperature with this half-life; 0 = hard switch
+  double playout_cap_p_full = 1.0;    // share of full searches (policy targets); 1 = off
+  int playout_cap_cheap_simulations = 0;  // simulations of the others (needed when p_full < 1)
+  double resign_threshold = -1.0;     // resign below this root value; -1 = off
+  int resign_consecutive = 3;         // ... for this many of the side's own searches in a row
+  double resign_disabled_share = 0.1; // share of games that never resign (false-positive check)
+  int balanced_opening_moves = 0;     // random stones of a balanced opening; 0 = off
+  double balanced_opening_max_value = 0.2;  // kept when |value| is below this
+  int balanced_opening_simulations = 32;    // search that values a candidate opening
+  int balanced_opening_tries = 20;    // candidates at most (the last is kept)
 };
 struct InferenceConfig {
   std::string symmetry = "all8";      // none | random | all8
@@ -60,6 +72,7 @@ struct ServerConfig {
   bool cuda_graphs = false;           // CUDA only
   bool device_encode = true;          // CUDA only: encode the batch's compact boards on the GPU
   int threads = 0;                    // intra-op threads of the server's forward; 0 = inference.threads
+  double heartbeat_s = 1.0;           // run.host set: how often the server follows reload.json and rewrites its ack
 };
 struct WorkerConfig {
   int parallel_games = 1;
@@ -77,6 +90,8 @@ struct RunConfig {
   double progress_log_s = 30.0;
   uint64_t seed = 1;
   int max_iterations = 0;             // 0 = run until stopped
+  std::string host = "";              // "" = one machine; else this host's name in shared file names (docs/operations.md)
+  double host_timeout_s = 60.0;       // a self-play host silent this long is excluded from the reload wait
 };
 struct TrainConfig {
   int train_batches = 32;
@@ -93,6 +108,12 @@ struct TrainConfig {
   int keep_every = 10;
   int threads = 2;
   double reload_timeout_s = 60.0;
+  // Self-play recipe, training side (docs/trainer.md "Self-play recipe").
+  double value_target_q_weight = 0.0;  // value target (1-w)*z + w*q; 0 = the game result
+  double window_power_alpha = 0.0;     // > 0: power-law replay window in samples; 0 = off
+  double window_power_beta = 0.4;
+  int window_min_samples = 250000;     // c of the power-law window
+  double max_samples_per_new_sample = 0.0;  // > 0: steps*batch <= this * new samples; 0 = off
   // Data-parallel training (docs/trainer.md, "Data-parallel training"): the
   // rank is the trainer's --rank flag, not a key (all ranks share the config).
   int world_size = 1;                 // trainer processes; > 1: rank 0 + followers over c10d

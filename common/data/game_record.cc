@@ -1,5 +1,6 @@
 #include "common/data/game_record.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/game/encoder.h"
@@ -32,6 +33,12 @@ std::string GameRecord::ToNpzBytes() const {
   a["opening"] = MakeNpy(opening, {static_cast<int64_t>(opening.size())});
   a["winner"] = MakeNpyScalar<int8_t>(winner);
   if (adjudicated) a["adjudicated"] = MakeNpyScalar<int8_t>(1);  // absent = 0: older files, unchanged bytes
+  if (!full_search.empty()) a["full_search"] = MakeNpy(full_search, {t});  // absent = all full
+  if (resign_on) {
+    a["resigned"] = MakeNpyScalar<int8_t>(resigned ? 1 : 0);
+    a["resign_disabled"] = MakeNpyScalar<int8_t>(resign_disabled ? 1 : 0);
+    a["would_resign_move"] = MakeNpyScalar<int64_t>(would_resign_move);
+  }
   a["iteration"] = MakeNpyScalar<int64_t>(iteration);
   a["model_generation"] = MakeNpyScalar<int64_t>(model_generation);
   a["seed"] = MakeNpyScalar<int64_t>(seed);
@@ -87,6 +94,24 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
     const int8_t adj = Need(m, "adjudicated", what, {}).As<int8_t>()[0];
     if (adj != 0 && adj != 1) GOMOKU_THROW(IoError, what << ": bad adjudicated " << int(adj));
     r.adjudicated = adj == 1;
+  }
+  if (m.count("full_search")) {
+    r.full_search = Need(m, "full_search", what, {t}).As<int8_t>();
+    for (int8_t f : r.full_search)
+      if (f != 0 && f != 1) GOMOKU_THROW(IoError, what << ": bad full_search " << int(f));
+  }
+  if (m.count("resigned") || m.count("resign_disabled") || m.count("would_resign_move")) {
+    r.resign_on = true;
+    const int8_t res = Need(m, "resigned", what, {}).As<int8_t>()[0];
+    const int8_t dis = Need(m, "resign_disabled", what, {}).As<int8_t>()[0];
+    if (res != 0 && res != 1) GOMOKU_THROW(IoError, what << ": bad resigned " << int(res));
+    if (dis != 0 && dis != 1) GOMOKU_THROW(IoError, what << ": bad resign_disabled " << int(dis));
+    r.resigned = res == 1;
+    r.resign_disabled = dis == 1;
+    r.would_resign_move = Scalar(m, "would_resign_move", what);
+    if (r.would_resign_move < -1 || r.would_resign_move >= std::max<int64_t>(t, 1) ||
+        (r.resigned && (r.resign_disabled || r.would_resign_move < 0)))
+      GOMOKU_THROW(IoError, what << ": bad resignation fields (would_resign_move " << r.would_resign_move << ")");
   }
   r.iteration = Scalar(m, "iteration", what);
   r.model_generation = Scalar(m, "model_generation", what);

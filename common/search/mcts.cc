@@ -23,6 +23,7 @@ Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed
   GOMOKU_CHECK(params.simulations >= 1, "mcts.simulations must be >= 1");
   static_assert(sizeof(Node) == 24, "the solver flag lives in the node's padding");
   if (params.solver) solver_ = SolverSlot(params.solver_vcf_nodes);
+  move_simulations_ = params.simulations;
   nodes_.push_back(Node{});  // a root, so that MoveDone and RootProven are defined before Reset
 }
 
@@ -106,12 +107,13 @@ void Mcts::ResetRootPriors(bool add_noise) {
   Edge* edges = edges_.data() + root.first_edge;
   const int n = root.num_edges;
   for (int k = 0; k < n; ++k) edges[k].prior = edges[k].raw_prior;
-  if (add_noise && params_.dirichlet_alpha > 0 && params_.dirichlet_epsilon > 0) {
+  const float alpha = NoiseAlpha(n);
+  if (add_noise && alpha > 0 && params_.dirichlet_epsilon > 0) {
     // Noise is drawn in ascending move order, whatever order the edges are in.
     std::vector<std::pair<int16_t, int>> by_move(n);
     for (int k = 0; k < n; ++k) by_move[k] = {edges[k].move, k};
     std::sort(by_move.begin(), by_move.end());
-    std::gamma_distribution<double> gamma(params_.dirichlet_alpha, 1.0);
+    std::gamma_distribution<double> gamma(alpha, 1.0);
     std::vector<double> noise(n);
     double sum = 0;
     for (auto& x : noise) sum += (x = gamma(rng_));
@@ -125,10 +127,16 @@ void Mcts::ResetRootPriors(bool add_noise) {
   PromoteBestUnvisited(0);
 }
 
-void Mcts::StartMove(bool add_noise) {
+void Mcts::StartMove(bool add_noise) { StartMove(add_noise, params_.simulations); }
+
+void Mcts::StartMove(bool add_noise, int simulations) {
   GOMOKU_CHECK(!root_board_.terminal(), "search on a finished game");
   GOMOKU_CHECK(!pending_, "StartMove with a pending evaluation");
+  GOMOKU_CHECK(simulations >= 1, "a move's search needs at least one simulation, got " << simulations);
   sims_done_ = 0;
+  move_simulations_ = simulations;
+  forced_active_ = add_noise && params_.forced_playouts_k > 0 && params_.dirichlet_epsilon > 0 &&
+                   (params_.dirichlet_alpha > 0 || params_.dirichlet_alpha_scaled > 0);
   if (nodes_[0].expanded) {
     ResetRootPriors(add_noise);
     noise_pending_ = false;
@@ -137,17 +145,45 @@ void Mcts::StartMove(bool add_noise) {
   }
 }
 
+double Mcts::UnvisitedQ(int node) const {
+  const Node& n = nodes_[node];
+  const float reduction = node == 0 ? params_.fpu_reduction_root : params_.fpu_reduction;
+  if (reduction <= 0 || n.visits <= 0) return params_.fpu_value;
+  // n.value_sum is from the view of the player who moved into n; its
+  // children's Q are from the view of the side to move at n.
+  return -n.value_sum / n.visits - reduction;
+}
+
+int Mcts::ForcedRootEdge() const {
+  const Node& root = nodes_[0];
+  int total = 0;
+  for (int k = 0; k < root.num_visited; ++k) total += nodes_[edges_[root.first_edge + k].child].visits;
+  if (total <= 0) return -1;
+  int best = -1;
+  for (int e = root.first_edge; e < root.first_edge + root.num_edges; ++e) {
+    const Edge& edge = edges_[e];
+    const int visits = edge.child >= 0 ? nodes_[edge.child].visits : 0;
+    if (visits >= ForcedPlayouts(edge.prior, total)) continue;
+    if (best < 0 || edge.prior > edges_[best].prior || (edge.prior == edges_[best].prior && edge.move < edges_[best].move))
+      best = e;
+  }
+  return best;
+}
+
 int Mcts::SelectEdge(int node) const {
   const Node& n = nodes_[node];
+  if (node == 0 && forced_active_)
+    if (const int forced = ForcedRootEdge(); forced >= 0) return forced;
   const double sqrt_n = std::sqrt(static_cast<double>(std::max(n.visits, 1)));
   const double c_sqrt_n = params_.c_puct * sqrt_n;
+  const double fpu = UnvisitedQ(node);
   const int end = n.first_edge + std::min<int>(n.num_visited + 1, n.num_edges);
   int best = -1;
   int best_move = 1 << 30;
   double best_score = -1e300;
   for (int e = n.first_edge; e < end; ++e) {
     const Edge& edge = edges_[e];
-    double s = params_.fpu_value + c_sqrt_n * edge.prior;  // unvisited
+    double s = fpu + c_sqrt_n * edge.prior;  // unvisited
     if (edge.child >= 0) {
       const Node& c = nodes_[edge.child];
       if (c.visits > 0) s = c.value_sum / c.visits + c_sqrt_n * edge.prior / (1.0 + c.visits);
@@ -169,9 +205,15 @@ const Position* Mcts::SelectLeaf() {
   int node = 0;
   while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
     if (nodes_[node].proven != 0 && node != 0) break;  // solver: a leaf with an exact value
-    const int e = SelectEdge(node);
+    int e = SelectEdge(node);
     if (edges_[e].child < 0) {
-      // First visit of the best unvisited edge: give it a node and line up the next one.
+      // First visit of the best unvisited edge (or of a forced one, moved into
+      // the best unvisited edge's place): give it a node and line up the next one.
+      const int slot = nodes_[node].first_edge + nodes_[node].num_visited;
+      if (e != slot) {
+        std::swap(edges_[e], edges_[slot]);
+        e = slot;
+      }
       edges_[e].child = static_cast<int>(nodes_.size());
       nodes_.push_back(Node{});
       ++nodes_[node].num_visited;
@@ -350,6 +392,64 @@ std::vector<int> Mcts::VisitCounts() const {
     v[e.move] = nodes_[e.child].visits;
   }
   return v;
+}
+
+std::vector<int> Mcts::PruneForcedVisits(const std::vector<ChildStats>& children, double c_puct, int parent_visits,
+                                         int total, float k) {
+  std::vector<int> out(children.size(), 0);
+  if (children.empty()) return out;
+  size_t best = 0;
+  for (size_t i = 0; i < children.size(); ++i) {
+    out[i] = children[i].visits;
+    const ChildStats& c = children[i];
+    const ChildStats& b = children[best];
+    if (c.visits > b.visits || (c.visits == b.visits && c.move < b.move)) best = i;
+  }
+  const double c_sqrt_n = c_puct * std::sqrt(static_cast<double>(std::max(parent_visits, 1)));
+  auto puct = [&](const ChildStats& c, int visits) { return c.q + c_sqrt_n * c.prior / (1.0 + visits); };
+  const double best_puct = puct(children[best], children[best].visits);
+  for (size_t i = 0; i < children.size(); ++i) {
+    const ChildStats& c = children[i];
+    if (i == best || c.visits <= 0) continue;
+    const int forced = static_cast<int>(std::floor(k * std::sqrt(static_cast<double>(c.prior) * total)));
+    int d = 0;
+    while (d < forced && d < c.visits && puct(c, c.visits - d - 1) < best_puct) ++d;
+    int left = c.visits - d;
+    if (d > 0 && left <= 1) left = 0;  // reduced to a single visit: dropped (KataGo)
+    out[i] = left;
+  }
+  return out;
+}
+
+std::vector<int> Mcts::PrunedVisitCounts() const {
+  std::vector<int> v = VisitCounts();
+  if (!forced_active_ || ProvenMove() != kNoMove) return v;
+  const Node& root = nodes_[0];
+  if (root.num_visited == 0) return v;
+  std::vector<ChildStats> children;
+  int total = 0;
+  for (int k = 0; k < root.num_visited; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    const Node& c = nodes_[e.child];
+    if (c.visits <= 0) continue;
+    children.push_back({c.visits, c.value_sum / c.visits, e.prior, e.move});
+    total += c.visits;
+  }
+  const std::vector<int> pruned = PruneForcedVisits(children, params_.c_puct, root.visits, total,
+                                                    params_.forced_playouts_k);
+  for (size_t i = 0; i < children.size(); ++i) v[children[i].move] = pruned[i];
+  return v;
+}
+
+std::vector<float> Mcts::RootPriors(bool raw) const {
+  std::vector<float> p(root_board_.num_points(), 0.0f);
+  const Node& root = nodes_[0];
+  if (root.first_edge < 0) return p;
+  for (int k = 0; k < root.num_edges; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    p[e.move] = raw ? e.raw_prior : e.prior;
+  }
+  return p;
 }
 
 std::vector<float> Mcts::VisitDistribution() const {

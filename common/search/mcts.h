@@ -17,6 +17,7 @@
 // bit-for-bit reproducible.  Thread-safety: none; one thread per Mcts.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -40,6 +41,22 @@ struct MctsParams {
   // backup.  Off: the search is exactly the plain PUCT search.
   bool solver = false;
   int solver_vcf_nodes = 1000;    // attacker nodes per VCF query
+  // Self-play recipe (docs/search.md "Self-play recipe"); each off by default,
+  // and off the search is bit for bit the plain one.
+  // Forced playouts (KataGo): under root noise, a root child with (noised)
+  // prior P and fewer than forced_playouts_k * sqrt(P * total child visits)
+  // visits is selected first.  0 = off.
+  float forced_playouts_k = 0.0f;
+  // With forced playouts: remove from the policy target (and the move choice)
+  // the forced visits that did not earn their place (PrunedVisitCounts).
+  bool policy_target_pruning = false;
+  // FPU reduction: an unvisited child's Q is the parent's Q minus this
+  // (root / below the root separately).  0 = off: fpu_value, as before.
+  float fpu_reduction_root = 0.0f;
+  float fpu_reduction = 0.0f;
+  // Dirichlet alpha scaled to the root's number of moves: alpha = this / legal
+  // (KataGo: 10.83 / legal).  0 = off: dirichlet_alpha.
+  float dirichlet_alpha_scaled = 0.0f;
 };
 
 // Owns a search's NodeSolver.  Copyable so that Mcts stays copyable: a copy
@@ -79,10 +96,13 @@ class Mcts {
   // Begins the search for the current root move (applies root noise when
   // add_noise).  Precondition: root not terminal.
   void StartMove(bool add_noise);
+  // The same with this move's own simulation count (playout-cap randomization);
+  // StartMove(add_noise) is StartMove(add_noise, params.simulations).
+  void StartMove(bool add_noise, int simulations);
   // The simulations are spent, or (solver) the root is proven won: the
   // search plays a proven win at once.
   bool MoveDone() const {
-    return sims_done_ >= params_.simulations || (nodes_[0].proven > 0 && nodes_[0].expanded);
+    return sims_done_ >= move_simulations_ || (nodes_[0].proven > 0 && nodes_[0].expanded);
   }
   // Descends to a leaf.  Returns the position to evaluate, or nullptr when the
   // leaf was terminal (it is then already backed up and counted).
@@ -97,6 +117,39 @@ class Mcts {
   // A proven-won root (solver) counts one visit on its winning move only.
   std::vector<float> VisitDistribution() const;
   std::vector<int> VisitCounts() const;
+  // Policy-target pruning (KataGo): VisitCounts() less the forced visits that
+  // did not earn their place.  c* = the child with the most visits (ties: the
+  // lowest move); from each other child c, up to floor(forced(c)) visits are
+  // removed as long as PUCT(c) with the reduced count stays below PUCT(c*)
+  // (PUCT = Q + c_puct * P * sqrt(root visits) / (1 + n), P the noised prior),
+  // and a child left with a single visit is dropped.  Equals VisitCounts()
+  // unless forced playouts were active in this move's search.
+  std::vector<int> PrunedVisitCounts() const;
+  // The arithmetic of PrunedVisitCounts on plain numbers: children's visits,
+  // Q (the parent's view), priors; parent_visits is the N under the sqrt,
+  // total the sum of the children's visits (forced = k * sqrt(P * total)).
+  // Returns each child's visits after pruning.
+  struct ChildStats {
+    int visits = 0;
+    double q = 0.0;
+    float prior = 0.0f;
+    int move = 0;   // ties of the most-visited child go to the lowest move
+  };
+  static std::vector<int> PruneForcedVisits(const std::vector<ChildStats>& children, double c_puct, int parent_visits,
+                                            int total, float k);
+  // Whether this move's search forces playouts (noise on, forced_playouts_k > 0).
+  bool forced_playouts_active() const { return forced_active_; }
+  // The Dirichlet concentration of the root noise for `legal` root moves.
+  float NoiseAlpha(int legal) const {
+    return params_.dirichlet_alpha_scaled > 0 ? params_.dirichlet_alpha_scaled / static_cast<float>(legal)
+                                              : params_.dirichlet_alpha;
+  }
+  // The priors the root selects with (noised when noise was applied), and the
+  // network's, over all points (0 for no child).  For tests.
+  std::vector<float> RootPriors(bool raw = false) const;
+  // The Q an unvisited child of `node` scores with (fpu_value, or the
+  // parent's Q less the reduction).  For tests; node 0 is the root.
+  double UnvisitedQ(int node) const;
   // Mean value of the root for its side to move, in [-1, 1]; +1 / -1 when
   // the root is proven won / lost.
   float RootValue() const;
@@ -155,6 +208,11 @@ class Mcts {
   };
 
   int SelectEdge(int node) const;
+  // Forced playouts at the root: the edge to force (-1: none).
+  int ForcedRootEdge() const;
+  double ForcedPlayouts(float prior, int child_visits_total) const {
+    return params_.forced_playouts_k * std::sqrt(static_cast<double>(prior) * child_visits_total);
+  }
   void PromoteBestUnvisited(int node);
   void Backup(double leaf_value_for_leaf_mover);
   // MCTS-solver: the leaf of path_ was just proven; prove its ancestors
@@ -181,6 +239,8 @@ class Mcts {
   bool pending_ = false;
   bool noise_pending_ = false;
   int sims_done_ = 0;
+  int move_simulations_ = 0;            // this move's budget (params_.simulations unless the cap says otherwise)
+  bool forced_active_ = false;
   int64_t last_generation_ = 0;
   int64_t evaluations_ = 0;
 };

@@ -1,5 +1,7 @@
 #include "common/search/selfplay.h"
 
+#include <cmath>
+
 #include "common/base/errors.h"
 
 namespace gz {
@@ -83,9 +85,20 @@ uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t g
   return z & 0x7fffffffffffffffULL;  // stored as int64 in game files
 }
 
+float MoveTemperature(const SelfPlayParams& p, int move) {
+  if (p.temperature_halflife_moves > 0)
+    return static_cast<float>(p.final_temperature + (p.initial_temperature - p.final_temperature) *
+                                                        std::pow(0.5, move / static_cast<double>(p.temperature_halflife_moves)));
+  return move < p.temperature_moves ? p.initial_temperature : p.final_temperature;
+}
+
 SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule rule, uint64_t seed,
                            int64_t iteration, int64_t model_generation)
-    : params_(params), mcts_(params.mcts, seed), pick_rng_(seed ^ 0x5deece66dULL) {
+    : params_(params),
+      mcts_(params.mcts, seed),
+      pick_rng_(seed ^ 0x5deece66dULL),
+      cap_rng_(seed ^ kPlayoutCapSalt),
+      opening_rng_(seed ^ kOpeningSalt) {
   Board b(board_size, rule);
   max_moves_ = params.max_moves > 0 ? params.max_moves : board_size * board_size;
   record_.board_size = board_size;
@@ -93,6 +106,18 @@ SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule ru
   record_.seed = static_cast<int64_t>(seed);
   record_.iteration = iteration;
   record_.model_generation = model_generation;
+  if (params.resign_on()) {
+    std::mt19937_64 resign_rng(seed ^ kResignSalt);
+    record_.resign_on = true;
+    record_.resign_disabled = UnitDraw(resign_rng) < params.resign_disabled_share;
+  }
+  if (params.balanced_opening_moves > 0) {
+    // The opening is chosen in Step(): its candidates need evaluations.
+    opening_board_ = b;
+    opening_phase_ = true;
+    mcts_.Reset(b);
+    return;
+  }
   for (int i = 0; i < params.random_opening_moves && !b.terminal(); ++i) {
     auto legal = b.LegalMoves();
     std::uniform_int_distribution<size_t> d(0, legal.size() - 1);
@@ -102,6 +127,48 @@ SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule ru
   }
   mcts_.Reset(b);
   if (b.terminal()) Finish();
+}
+
+void SelfPlayGame::StartOpeningCandidate() {
+  for (;;) {
+    Board b(record_.board_size, record_.rule);
+    opening_moves_.clear();
+    for (int i = 0; i < params_.balanced_opening_moves && !b.terminal(); ++i) {
+      auto legal = b.LegalMoves();
+      std::uniform_int_distribution<size_t> d(0, legal.size() - 1);
+      const int m = legal[d(opening_rng_)];
+      b.Play(m);
+      opening_moves_.push_back(static_cast<int16_t>(m));
+    }
+    ++opening_tries_;
+    if (b.terminal() && opening_tries_ < params_.balanced_opening_tries) continue;  // never kept while others remain
+    opening_board_ = b;
+    mcts_.Reset(b);
+    if (!b.terminal()) mcts_.StartMove(/*add_noise=*/false, params_.balanced_opening_simulations);
+    opening_started_ = true;
+    return;
+  }
+}
+
+const Position* SelfPlayGame::StepOpening() {
+  while (opening_phase_) {
+    if (!opening_started_) StartOpeningCandidate();
+    if (!opening_board_.terminal() && !mcts_.MoveDone()) {
+      if (const Position* leaf = mcts_.SelectLeaf()) return leaf;
+      continue;
+    }
+    const bool balanced = !opening_board_.terminal() &&
+                          std::fabs(mcts_.RootValue()) < params_.balanced_opening_max_value;
+    if (balanced || opening_tries_ >= params_.balanced_opening_tries) {
+      opening_phase_ = false;
+      record_.opening = opening_moves_;
+      mcts_.Reset(opening_board_);  // the games' search starts from a fresh tree
+      if (opening_board_.terminal()) Finish();
+    } else {
+      opening_started_ = false;
+    }
+  }
+  return nullptr;
 }
 
 void SelfPlayGame::Finish() {
@@ -116,6 +183,7 @@ void SelfPlayGame::Adjudicate() {
   if (p == Proven::kWin) {
     GOMOKU_CHECK(mcts_.ProvenMove() != kNoMove, "a proven-won root without its winning move");
     record_.AddMove(b, mcts_.VisitDistribution(), mcts_.RootValue(), mcts_.ProvenMove(), mcts_.last_generation());
+    if (params_.playout_cap_on()) record_.full_search.push_back(move_full_ ? 1 : 0);
   }
   record_.winner = p == Proven::kWin ? b.to_move() : Opponent(b.to_move());
   record_.adjudicated = true;
@@ -129,11 +197,39 @@ void SelfPlayGame::FinishMove() {
     return;
   }
   const Board& b = mcts_.root_board();
-  std::vector<int> visits = mcts_.VisitCounts();
+  const bool prune = params_.mcts.policy_target_pruning && mcts_.forced_playouts_active();
+  std::vector<int> visits = prune ? mcts_.PrunedVisitCounts() : mcts_.VisitCounts();
   int searched = record_.num_moves();
-  float tau = searched < params_.temperature_moves ? 1.0f : params_.final_temperature;
+  float tau = MoveTemperature(params_, searched);
   int move = PickMove(visits, tau, pick_rng_);
-  record_.AddMove(b, mcts_.VisitDistribution(), mcts_.RootValue(), move, mcts_.last_generation());
+  std::vector<float> policy;
+  if (prune) {
+    double total = 0;
+    for (int v : visits) total += v;
+    policy.assign(visits.size(), 0.0f);
+    for (size_t i = 0; i < visits.size(); ++i) policy[i] = static_cast<float>(visits[i] / total);
+  } else {
+    policy = mcts_.VisitDistribution();
+  }
+  record_.AddMove(b, policy, mcts_.RootValue(), move, mcts_.last_generation());
+  if (params_.playout_cap_on()) record_.full_search.push_back(move_full_ ? 1 : 0);
+  if (params_.resign_on()) {
+    // The root value of this search is the side to move's; a run of its own
+    // searches below the threshold ends the game (or is only noted when this
+    // game never resigns).
+    int& run = resign_run_[b.to_move() == kBlack ? 0 : 1];
+    run = record_.q.back() < params_.resign_threshold ? run + 1 : 0;
+    if (run >= params_.resign_consecutive && record_.would_resign_move < 0) {
+      record_.would_resign_move = searched;
+      if (!record_.resign_disabled) {
+        record_.resigned = true;
+        record_.winner = Opponent(b.to_move());
+        move_started_ = false;
+        finished_ = true;
+        return;
+      }
+    }
+  }
   mcts_.Advance(move);
   move_started_ = false;
   const Board& nb = mcts_.root_board();
@@ -141,9 +237,17 @@ void SelfPlayGame::FinishMove() {
 }
 
 const Position* SelfPlayGame::Step() {
+  if (opening_phase_)
+    if (const Position* leaf = StepOpening()) return leaf;
   while (!finished_) {
     if (!move_started_) {
-      mcts_.StartMove(/*add_noise=*/true);
+      if (params_.playout_cap_on()) {
+        move_full_ = UnitDraw(cap_rng_) < params_.playout_cap_p_full;
+        if (move_full_) mcts_.StartMove(/*add_noise=*/true);
+        else mcts_.StartMove(/*add_noise=*/false, params_.playout_cap_cheap_simulations);
+      } else {
+        mcts_.StartMove(/*add_noise=*/true);
+      }
       move_started_ = true;
     }
     // A proven-won root ends the search at once (MoveDone); adjudication

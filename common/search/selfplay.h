@@ -28,7 +28,46 @@ struct SelfPlayParams {
   // marked adjudicated.  A proven win is recorded as a last sample (policy on
   // the winning move, q = 1); a proven loss is not.
   bool adjudicate_proven = false;
+  // Self-play recipe (docs/search.md "Self-play recipe"); the defaults are off
+  // and give today's games bit for bit.
+  float initial_temperature = 1.0f;      // tau of the first moves
+  // > 0: tau(t) = final + (initial - final) * 0.5^(t / halflife) for searched
+  // move t, instead of the hard switch after temperature_moves.  0 = off.
+  float temperature_halflife_moves = 0.0f;
+  // Playout-cap randomization (KataGo): each move is a full search (noise,
+  // mcts.simulations, a policy target) with probability p_full, else a cheap
+  // one (no noise, cheap_simulations, value target only).  1 = off.
+  double playout_cap_p_full = 1.0;
+  int playout_cap_cheap_simulations = 0;
+  // Resignation: the side to move resigns once the root value of its own last
+  // resign_consecutive searches was below resign_threshold; a share of games
+  // never resigns (and records where it would have).  -1 = off.
+  float resign_threshold = -1.0f;
+  int resign_consecutive = 3;
+  double resign_disabled_share = 0.1;
+  // Balanced openings: balanced_opening_moves uniformly random stones, kept
+  // when a search of balanced_opening_simulations (no noise) values them
+  // within +-balanced_opening_max_value for the side to move; up to
+  // balanced_opening_tries draws (the last is kept).  0 = off.
+  int balanced_opening_moves = 0;
+  float balanced_opening_max_value = 0.2f;
+  int balanced_opening_simulations = 32;
+  int balanced_opening_tries = 20;
+
+  bool playout_cap_on() const { return playout_cap_p_full < 1.0; }
+  bool resign_on() const { return resign_threshold > -1.0f; }
 };
+
+// The recipe's random draws use their own generators, seeded with the game
+// seed XOR these salts, so that switching a part on never moves another
+// part's draws (and off, nothing is drawn at all).
+constexpr uint64_t kPlayoutCapSalt = 0x706c61796361ULL;   // one draw per searched move
+constexpr uint64_t kResignSalt = 0x7265736967ULL;         // one draw per game
+constexpr uint64_t kOpeningSalt = 0x6f70656e696eULL;      // the balanced openings' stones
+// A uniform double in [0, 1) from one 64-bit draw (the recipe's coin flips).
+inline double UnitDraw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+// The move temperature of searched move `move` (0-based, openings excluded).
+float MoveTemperature(const SelfPlayParams& params, int move);
 
 class SelfPlayGame {
  public:
@@ -46,6 +85,9 @@ class SelfPlayGame {
   void FinishMove();
   void Finish();
   void Adjudicate();
+  // Balanced openings: draws the next candidate opening and starts its search.
+  void StartOpeningCandidate();
+  const Position* StepOpening();  // nullptr: the opening is settled (or the game over)
 
   SelfPlayParams params_;
   Mcts mcts_;
@@ -54,6 +96,16 @@ class SelfPlayGame {
   bool move_started_ = false;
   bool finished_ = false;
   int max_moves_;
+  // Recipe state (untouched while its part is off).
+  std::mt19937_64 cap_rng_;
+  std::mt19937_64 opening_rng_;
+  bool move_full_ = true;           // this move is a full search
+  int resign_run_[2] = {0, 0};      // consecutive searches below the threshold, black / white
+  bool opening_phase_ = false;
+  bool opening_started_ = false;
+  int opening_tries_ = 0;
+  Board opening_board_{15};
+  std::vector<int16_t> opening_moves_;
 };
 
 // Keeps up to `slots` games in flight (slots >= 1): whenever a slot is free it
