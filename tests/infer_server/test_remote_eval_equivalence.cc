@@ -10,6 +10,8 @@
 #include "common/wire/remote_evaluator.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
+#include "common/game/encoder.h"
+#include "common/net/net_api.h"
 #include "tests/support/play_games.h"
 #include "tests/infer_server/server_test_util.h"
 
@@ -114,4 +116,80 @@ TEST_CASE("server answers equal local batched inference (all8)", "[remote][equiv
 
 TEST_CASE("server answers equal local batched inference (none)", "[remote][equivalence]") {
   CompareServerWithLocal(SymmetryMode::kNone, "none");
+}
+
+// Issue 17: a renju server encodes every INFER position under its own rule
+// (HELLO says the client's is the same), so the forbidden-points plane it
+// builds equals the one local inference builds from Position::rule.
+TEST_CASE("renju: the server's planes carry black's forbidden points like local inference", "[remote][equivalence]") {
+  ShortTempDir tmp;
+  const std::string dir = FreshTestDir("server/remote-eval-renju");
+  const std::string ckpt = dir + "/renju.pt";
+  CreateRandomCheckpoint(ckpt, kTestBoard, Rule::kRenju, 8, 1, /*seed=*/41, 1, 1);
+  const std::string sock = tmp / "infer.sock";
+  InferServerProcess server(
+      ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", "board.rule=renju", "--set", "inference.symmetry=all8"}),
+      dir + "/server.log");
+  // Renju self-play positions, and hand-built ones with forbidden points for
+  // black (X X X . X X on a row: the gap is an overline point) with either side to move.
+  std::vector<Position> ps;
+  {
+    UniformEvaluator uniform;
+    RecordingEvaluator rec(&uniform);
+    SelfPlayParams params;
+    params.mcts.simulations = 16;
+    params.random_opening_moves = 2;
+    std::vector<std::unique_ptr<SelfPlayGame>> games;
+    for (int g = 0; g < 3; ++g)
+      games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kRenju, GameSeed(4, 1, 0, g), 1, 0));
+    PlayTogether(games, rec);
+    for (size_t i = 0; i < rec.seen.size() && ps.size() < 48; i += 1 + rec.seen.size() / 48) ps.push_back(rec.seen[i]);
+  }
+  int with_forbidden = 0;
+  for (int row = 0; row < kTestBoard; row += 2) {
+    Board b(kTestBoard, Rule::kRenju);
+    const int n = kTestBoard, w = (row + 4) % n;
+    for (int c : {0, 1, 2, 4, 5}) {
+      b.Play(row * n + c);
+      b.Play(w * n + (c + 3) % n);
+    }
+    ps.push_back(b.ToPosition());  // black to move
+    b.Play(((row + 7) % n) * n + 8);
+    ps.push_back(b.ToPosition());  // white to move
+  }
+  for (const Position& p : ps) {
+    CHECK(p.rule == Rule::kRenju);
+    with_forbidden += !ForbiddenPlanePoints(p).empty();
+  }
+  CHECK(with_forbidden >= 8);
+
+  std::vector<EvalResult> local(ps.size()), no_plane(ps.size());
+  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(ps, local);
+  std::vector<Position> as_freestyle = ps;  // the same stones without the renju plane
+  for (Position& p : as_freestyle) p.rule = Rule::kFreestyle;
+  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(as_freestyle, no_plane);
+
+  REQUIRE(WaitServing(sock, 1));
+  HelloParams hello = TestHello(SymmetryMode::kAll8);
+  hello.rule = Rule::kRenju;
+  RemoteEvaluator remote(sock, hello);
+  std::vector<EvalResult> served(ps.size());
+  remote.Evaluate(ps, served);
+  double max_policy = 0, max_value = 0, plane_effect = 0;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    REQUIRE(served[i].log_policy.size() == local[i].log_policy.size());
+    for (size_t k = 0; k < served[i].log_policy.size(); ++k)
+      max_policy = std::max(max_policy, static_cast<double>(std::fabs(served[i].log_policy[k] - local[i].log_policy[k])));
+    max_value = std::max(max_value, static_cast<double>(std::fabs(served[i].value - local[i].value)));
+    plane_effect = std::max(plane_effect, static_cast<double>(std::fabs(no_plane[i].value - local[i].value)));
+  }
+  std::printf("renju server vs local: %zu positions (%d with forbidden points), max |d log-policy| = %.3e, "
+              "max |d value| = %.3e; without the plane the value moves by up to %.3e\n",
+              ps.size(), with_forbidden, max_policy, max_value, plane_effect);
+  CHECK(max_policy < 1e-5);
+  CHECK(max_value < 1e-5);
+  CHECK(plane_effect > 1e-4);  // the plane reaches the net: the server really encoded renju
+  // A freestyle client is refused by the renju server.
+  CHECK_THROWS(RemoteEvaluator(sock, TestHello(SymmetryMode::kAll8)).Evaluate(ps, served));
+  CHECK(server.Terminate() == 0);
 }
