@@ -17,7 +17,7 @@ double Round4(float x) { return std::round(static_cast<double>(x) * 10000.0) / 1
 
 nlohmann::json GameJson(const std::string& run_dir, int64_t iteration, const std::string& name) {
   if (!IsGameFileName(name))
-    throw HttpError(400, "bad game file name (expected w{worker}_g{k}.npz, no path): '" + name + "'");
+    throw HttpError(400, "bad game file name (expected [{host}_]w{worker}_g{k}.npz, no path): '" + name + "'");
   const std::string path = RunLayout(run_dir).games_for(iteration) + "/" + name;
   if (!FileExists(path)) throw HttpError(404, "no game file it" + std::to_string(iteration) + "/" + name);
   GameRecord rec;

@@ -46,13 +46,7 @@ JsonLines ReadLinesOrEmpty(const std::string& path) {
 
 }  // namespace
 
-bool IsGameFileName(const std::string& name) {
-  const auto us = name.find("_g");
-  if (us == std::string::npos) return false;
-  return ParseIterationNumber(name.substr(0, us), "w", "").has_value() &&
-         ParseIterationNumber(name.substr(us), "_g", ".npz").has_value() &&
-         name.find_first_not_of("w_g.npz0123456789") == std::string::npos;
-}
+bool IsGameFileName(const std::string& name) { return ParseGameFileName(name).has_value(); }
 
 nlohmann::json SeriesJson(const std::string& run_dir) {
   RunLayout layout(run_dir);
@@ -200,18 +194,17 @@ nlohmann::json IterationsJson(const std::string& run_dir) {
 }
 
 nlohmann::json GameFilesJson(const std::string& run_dir, int64_t iteration) {
-  std::vector<std::tuple<int64_t, int64_t, std::string>> files;
+  std::vector<std::tuple<std::string, int64_t, int64_t, std::string>> files;  // host, worker, k, name
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(RunLayout(run_dir).games_for(iteration), ec)) {
     const std::string name = e.path().filename().string();
-    if (!IsGameFileName(name)) continue;
-    const auto us = name.find("_g");
-    files.emplace_back(*ParseIterationNumber(name.substr(0, us), "w", ""),
-                       *ParseIterationNumber(name.substr(us), "_g", ".npz"), name);
+    const std::optional<GameFileName> parsed = ParseGameFileName(name);
+    if (!parsed) continue;
+    files.emplace_back(parsed->host, parsed->worker, parsed->index, name);
   }
   std::sort(files.begin(), files.end());
   nlohmann::json names = nlohmann::json::array();
-  for (const auto& f : files) names.push_back(std::get<2>(f));
+  for (const auto& f : files) names.push_back(std::get<3>(f));
   return {{"iteration", iteration}, {"files", names}};
 }
 

@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       if (args.has("--run-dir")) sets.push_back("run.dir=" + args.get("--run-dir"));
       gz::Config cfg = gz::Config::Load(args.config, sets);
       // --run-dir names the run's own socket, whatever the environment says.
-      socket = args.has("--run-dir") ? gz::RunLayout(cfg.run.dir).default_socket() : gz::ResolveSocketPath(cfg);
+      socket = args.has("--run-dir") ? gz::RunLayout(cfg.run.dir).default_socket(cfg.run.host) : gz::ResolveSocketPath(cfg);
     }
   } catch (const gz::ConfigError& e) {
     return Usage(e.what());

@@ -35,6 +35,7 @@
 #include "common/wire/wire_client.h"
 #include "infer_server/batcher.h"
 #include "infer_server/inference_service.h"
+#include "infer_server/reload_follower.h"
 #include "infer_server/reloader.h"
 #include "infer_server/result_cache.h"
 #include "infer_server/server.h"
@@ -51,6 +52,7 @@ const char* kUsage =
     "  --run-dir DIR   serve the weights named by DIR/metadata.json (waits until it exists); sets run.dir, and\n"
     "                  board and symmetry come from DIR/metadata.json when it exists (else from the config)\n"
     "  without either, the server waits for a RELOAD (infer_ctl reload PATH)\n"
+    "  with run.host set and --run-dir, it also follows DIR/reload.json and acknowledges in DIR/status/HOST/\n"
     "env: GOMOKU_INFER_SOCK (server.socket), GOMOKU_MAX_BATCH (server.max_batch), GOMOKU_MAX_WAIT_MS\n"
     "     (server.max_wait: number or auto); they win over the config file and --set\n";
 
@@ -154,8 +156,8 @@ int Run(int argc, char** argv) {
   options.stats_interval_s = cfg.server.stats_interval_s;
   if (!run_dir.empty() || FileExists(cfg.run.dir)) {
     try {
-      MakeDirs(layout.status_dir());
-      options.status_file = layout.server_status();
+      MakeDirs(layout.status_dir(cfg.run.host));
+      options.status_file = layout.server_status(cfg.run.host);
     } catch (const GomokuError& e) {
       spdlog::warn("no status file: {}", e.what());
     }
@@ -223,11 +225,22 @@ int Run(int argc, char** argv) {
       req.forward.max_batch, ctx.idle_timeout_s, ctx.max_pending_replies,
       options.stats_interval_s);
 
+  // A self-play host of a multi-host run follows the trainer's reload.json
+  // (the trainer cannot reach this socket); one machine keeps direct RELOAD.
+  std::unique_ptr<ReloadFollower> follower;
+  if (!cfg.run.host.empty() && !run_dir.empty())
+    follower = std::make_unique<ReloadFollower>(
+        ReloadFollowerOptions{cfg.run.dir, cfg.run.host, cfg.server.heartbeat_s}, &batcher, &reloader);
+  else if (!cfg.run.host.empty())
+    spdlog::warn("run.host is {} but no --run-dir: this server does not follow reload.json", cfg.run.host);
+
   batcher.Start();
   reloader.Start(initial);
+  if (follower) follower->Start();
   server.Start();
   io.run();
 
+  if (follower) follower->Stop();
   reloader.Stop();
   batcher.Stop();
   RemoveSocketFile(listening);

@@ -27,7 +27,7 @@ default_config() {
 # needle_of NAME -> the binary name a pid file NAME.pid must point at
 needle_of() {
   case "$1" in
-    server) echo infer_server ;; trainer) echo trainer ;; evaluator) echo evaluator ;;
+    server) echo infer_server ;; trainer|trainer_[0-9]*) echo trainer ;; evaluator) echo evaluator ;;
     dashboard) echo gz_dashboard ;; *) echo worker ;;
   esac
 }

@@ -12,6 +12,7 @@ PACKAGES=(
   libtorch-dev            # LibTorch 1.13 (CPU)
   libopenblas0-pthread    # fast BLAS behind libblas.so.3 (reference BLAS is ~20x slower)
   libboost-dev            # Boost.Asio
+  libgloo-dev             # Gloo headers behind LibTorch's ProcessGroupGloo (data-parallel training, train.world_size > 1)
   nlohmann-json3-dev libspdlog-dev catch2
   python3-numpy           # numpy check of game files in the tests
   procps                  # ps/pkill for the launch scripts

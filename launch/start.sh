@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Brings up a whole run: inference server, trainer, then every worker, and
-# proves it is healthy.  See docs/operations.md.
+# Brings up a run, or this host's part of one, and proves it is healthy.
+# See docs/operations.md.
 #
 #   launch/start.sh [--config FILE] [--workers N] [--run-dir DIR] [--set key=value]...
-#                   [--no-eval] [--no-dashboard]
+#                   [--role all|selfplay|trainer] [--host NAME] [--no-eval] [--no-dashboard]
 #
+# --role all (default): this machine runs everything: inference server,
+#   trainer (train.world_size ranks), workers, evaluator, dashboard.
+# --role selfplay --host NAME: a self-play host of a multi-host run: its own
+#   inference server (following DIR/reload.json) and its workers; file names
+#   and status carry NAME.  DIR must be the shared run directory.
+# --role trainer: the trainer host: trainer ranks, evaluator, dashboard.
 # Default config: configs/gpu.json when LibTorch sees a CUDA device, else
 # configs/cpu.json.  Default run dir: runs/<config name>.  The evaluator
 # (ratings, eval.enabled) and the dashboard (dashboard.enabled, its URL is
@@ -13,18 +19,30 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 CONFIG="" WORKERS="" RUN_DIR="" SETS=() VERIFY_TIMEOUT="${GOMOKU_VERIFY_TIMEOUT:-60}" NO_EVAL=0 NO_DASHBOARD=0
+ROLE=all HOST=""
 while (($#)); do
   case "$1" in
     --config) CONFIG="$2"; shift 2 ;;
     --workers) WORKERS="$2"; shift 2 ;;
     --run-dir) RUN_DIR="$2"; shift 2 ;;
     --set) SETS+=(--set "$2"); shift 2 ;;
+    --role) ROLE="$2"; shift 2 ;;
+    --host) HOST="$2"; shift 2 ;;
     --no-eval) NO_EVAL=1; shift ;;
     --no-dashboard) NO_DASHBOARD=1; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
+case "$ROLE" in
+  all|trainer) ;;
+  selfplay) [ -n "$HOST" ] || die "--role selfplay needs --host NAME (the host's name in shared file names)" ;;
+  *) die "unknown --role '$ROLE' (all, selfplay or trainer)" ;;
+esac
+[ "$ROLE" = trainer ] && [ -n "$HOST" ] && die "--role trainer takes no --host (hosts are the self-play machines)"
+WANT_SELFPLAY=0 WANT_TRAINER=0
+[ "$ROLE" != trainer ] && WANT_SELFPLAY=1
+[ "$ROLE" != selfplay ] && WANT_TRAINER=1
 for b in infer_server infer_ctl trainer worker gz_status; do
   [ -x "$BIN/$b" ] || die "$BIN/$b not built: run launch/setup.sh first"
 done
@@ -42,8 +60,10 @@ mkdir -p "$RUN_DIR"
 RUN_DIR="$(cd "$RUN_DIR" && pwd)"
 SETS+=(--set "run.dir=$RUN_DIR")
 [ -n "$WORKERS" ] && SETS+=(--set "run.worker_count=$WORKERS")
-LOGS="$RUN_DIR/logs" PIDS="$RUN_DIR/pids"
+# A host's processes keep their logs and pid files apart on the shared directory.
+LOGS="$RUN_DIR/logs${HOST:+/$HOST}" PIDS="$RUN_DIR/pids${HOST:+/$HOST}"
 mkdir -p "$LOGS" "$PIDS"
+if [ -n "$HOST" ]; then SETS+=(--set "run.host=$HOST"); fi
 
 # Refuse a second copy of the same run.
 for p in "$PIDS"/*.pid; do
@@ -57,16 +77,18 @@ rm -f "$PIDS"/*.pid
 CFG_JSON="$("$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id 0 --print-config 2>/dev/null)" ||
   { "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id 0 --print-config >/dev/null; die "invalid config"; }
 cfg() { json_get - "$1" <<<"$CFG_JSON"; }
-WORKER_COUNT="$(cfg run.worker_count)"
+WORKER_COUNT=0 WORLD_SIZE=0
+((WANT_SELFPLAY)) && WORKER_COUNT="$(cfg run.worker_count)"
+((WANT_TRAINER)) && WORLD_SIZE="$(cfg train.world_size)"
 WITH_EVAL=0 WITH_DASHBOARD=0
-[ "$(cfg eval.enabled)" = true ] && ((NO_EVAL == 0)) && WITH_EVAL=1
-[ "$(cfg dashboard.enabled)" = true ] && ((NO_DASHBOARD == 0)) && WITH_DASHBOARD=1
+((WANT_TRAINER)) && [ "$(cfg eval.enabled)" = true ] && ((NO_EVAL == 0)) && WITH_EVAL=1
+((WANT_TRAINER)) && [ "$(cfg dashboard.enabled)" = true ] && ((NO_DASHBOARD == 0)) && WITH_DASHBOARD=1
 for b in evaluator gz_dashboard; do
   if { [ $b = evaluator ] && ((WITH_EVAL)); } || { [ $b = gz_dashboard ] && ((WITH_DASHBOARD)); }; then
     [ -x "$BIN/$b" ] || die "$BIN/$b not built: run launch/setup.sh first (or --no-eval / --no-dashboard)"
   fi
 done
-echo "run dir: $RUN_DIR; workers: $WORKER_COUNT; evaluator: $( ((WITH_EVAL)) && echo on || echo off); dashboard: $( ((WITH_DASHBOARD)) && echo on || echo off)"
+echo "role: $ROLE${HOST:+ (host $HOST)}; run dir: $RUN_DIR; workers: $WORKER_COUNT; trainer ranks: $WORLD_SIZE; evaluator: $( ((WITH_EVAL)) && echo on || echo off); dashboard: $( ((WITH_DASHBOARD)) && echo on || echo off)"
 
 # Each process: its own session (setsid), pinned BLAS/OpenMP threads, logs in the run dir.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}" MKL_NUM_THREADS=1
@@ -77,32 +99,39 @@ launch() {  # launch NAME CMD...
 }
 
 # (1) inference server; poll up to 60 s for it to answer ping.
-SOCK="${GOMOKU_INFER_SOCK:-$RUN_DIR/sock/infer.sock}"
-export GOMOKU_INFER_SOCK="$SOCK"
-launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR" --log-file "$LOGS/server.log"
-SERVER_UP=0
-for _ in $(seq 1 120); do
-  if "$BIN/infer_ctl" --socket "$SOCK" ping >/dev/null 2>&1; then SERVER_UP=1; break; fi
-  pid_alive "$PIDS/server.pid" infer_server || break
-  sleep 0.5
-done
-if ((SERVER_UP)); then
-  echo "server: up, answering ping on $SOCK"
-else
-  echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
-  echo "!! inference server did not answer ping on $SOCK" >&2
-  echo "!! THIS RUN FALLS BACK TO LOCAL INFERENCE IN EVERY WORKER (much slower)." >&2
-  echo "!! see $LOGS/server.out and $LOGS/server.log" >&2
-  echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
-  unset GOMOKU_INFER_SOCK
+SERVER_UP=0 SOCK=""
+if ((WANT_SELFPLAY)); then
+  SOCK="${GOMOKU_INFER_SOCK:-$RUN_DIR/sock/${HOST:+$HOST/}infer.sock}"
+  export GOMOKU_INFER_SOCK="$SOCK"
+  launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR" --log-file "$LOGS/server.log"
+  for _ in $(seq 1 120); do
+    if "$BIN/infer_ctl" --socket "$SOCK" ping >/dev/null 2>&1; then SERVER_UP=1; break; fi
+    pid_alive "$PIDS/server.pid" infer_server || break
+    sleep 0.5
+  done
+  if ((SERVER_UP)); then
+    echo "server: up, answering ping on $SOCK"
+  else
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
+    echo "!! inference server did not answer ping on $SOCK" >&2
+    echo "!! THIS RUN FALLS BACK TO LOCAL INFERENCE IN EVERY WORKER (much slower)." >&2
+    echo "!! see $LOGS/server.out and $LOGS/server.log" >&2
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
+    unset GOMOKU_INFER_SOCK
+  fi
 fi
 
-# (2) trainer (cold start: creates generation-0 weights and metadata.json).
-launch trainer "$BIN/trainer" --config "$CONFIG" "${SETS[@]}"
+# (2) trainer (cold start: creates generation-0 weights and metadata.json):
+# rank 0, and ranks 1..train.world_size-1 of data-parallel training.
+trainer_name() { if (($1 == 0)); then echo trainer; else echo "trainer_$1"; fi; }
+for ((r = 0; r < WORLD_SIZE; r++)); do
+  if ((r == 0)); then launch trainer "$BIN/trainer" --config "$CONFIG" "${SETS[@]}"
+  else launch "trainer_$r" "$BIN/trainer" --config "$CONFIG" "${SETS[@]}" --rank "$r" --log-file "$LOGS/trainer_$r.log"; fi
+done
 
 # (3) every worker, explicitly: cold start never depends on the trainer.
 for ((i = 0; i < WORKER_COUNT; i++)); do
-  launch "worker_$i" "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id "$i"
+  launch "worker_$i" "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id "$i" --log-file "$LOGS/worker_$i.log"
 done
 
 # (4) the evaluator (it lowers its own priority by eval.nice) and the dashboard.
@@ -128,15 +157,24 @@ http_ok() {
 }
 
 # (5) verify: one live process per worker id; remote mode when the server is up;
+# a self-play host's server acknowledges in status/HOST/reload_ack.json;
 # the evaluator writes its status file; the dashboard answers GET /.
+ACK_FILE="$RUN_DIR/status/${HOST:-}/reload_ack.json"
+# A worker is healthy in remote mode, or (a self-play host started before the
+# trainer) while it waits for the run's metadata.json.
+worker_ready() {
+  grep -q "remote batched inference enabled" "$LOGS/worker_$1.log" 2>/dev/null && return 0
+  [ ! -f "$RUN_DIR/metadata.json" ] && grep -q "waiting for .*metadata.json" "$LOGS/worker_$1.log" 2>/dev/null
+}
 echo "verifying (up to ${VERIFY_TIMEOUT}s)..."
 deadline=$((SECONDS + VERIFY_TIMEOUT))
 while :; do
   BAD=0
   for ((i = 0; i < WORKER_COUNT; i++)); do
     pid_alive "$PIDS/worker_$i.pid" worker || BAD=1
-    if ((SERVER_UP)); then grep -q "remote batched inference enabled" "$LOGS/worker_$i.log" 2>/dev/null || BAD=1; fi
+    if ((SERVER_UP)); then worker_ready "$i" || BAD=1; fi
   done
+  if ((SERVER_UP)) && [ -n "$HOST" ]; then [ -s "$ACK_FILE" ] || BAD=1; fi
   if ((WITH_EVAL)); then { pid_alive "$PIDS/evaluator.pid" evaluator && [ -s "$RUN_DIR/status/evaluator.json" ]; } || BAD=1; fi
   if ((WITH_DASHBOARD)); then { pid_alive "$PIDS/dashboard.pid" gz_dashboard && http_ok "$DASH_BIND" "$DASH_PORT"; } || BAD=1; fi
   ((BAD == 0 || SECONDS >= deadline)) && break
@@ -145,16 +183,27 @@ done
 printf '%-10s %-8s %-8s %s\n' process pid state detail
 row() { printf '%-10s %-8s %-8s %s\n' "$@"; }
 FAIL=0
-if pid_alive "$PIDS/server.pid" infer_server; then row server "$(cat "$PIDS/server.pid")" OK "$SOCK"
-elif ((SERVER_UP)); then row server "-" PROBLEM "exited; see $LOGS/server.out"; FAIL=1
-else row server "-" PROBLEM "not serving: workers use local inference"; fi
-if pid_alive "$PIDS/trainer.pid" trainer; then row trainer "$(cat "$PIDS/trainer.pid")" OK ""
-else row trainer "-" PROBLEM "exited; see $LOGS/trainer.out"; FAIL=1; fi
+if ((WANT_SELFPLAY)); then
+  if ! pid_alive "$PIDS/server.pid" infer_server; then
+    if ((SERVER_UP)); then row server "-" PROBLEM "exited; see $LOGS/server.out"; FAIL=1
+    else row server "-" PROBLEM "not serving: workers use local inference"; fi
+  elif [ -n "$HOST" ] && ((SERVER_UP)) && [ ! -s "$ACK_FILE" ]; then
+    row server "$(cat "$PIDS/server.pid")" PROBLEM "no heartbeat in $ACK_FILE"; FAIL=1
+  else row server "$(cat "$PIDS/server.pid")" OK "$SOCK${HOST:+, follows reload.json as host $HOST}"; fi
+fi
+for ((r = 0; r < WORLD_SIZE; r++)); do
+  n="$(trainer_name "$r")"
+  if pid_alive "$PIDS/$n.pid" trainer; then row "$n" "$(cat "$PIDS/$n.pid")" OK "$( ((WORLD_SIZE > 1)) && echo "rank $r of $WORLD_SIZE")"
+  else row "$n" "-" PROBLEM "exited; see $LOGS/$n.out"; FAIL=1; fi
+done
 for ((i = 0; i < WORKER_COUNT; i++)); do
   pf="$PIDS/worker_$i.pid"
   if ! pid_alive "$pf" worker; then row "worker_$i" "-" PROBLEM "not running; see $LOGS/worker_$i.out"; FAIL=1; continue; fi
-  if ((SERVER_UP)) && ! grep -q "remote batched inference enabled" "$LOGS/worker_$i.log" 2>/dev/null; then
+  if ((SERVER_UP)) && ! worker_ready "$i"; then
     row "worker_$i" "$(cat "$pf")" PROBLEM "no 'remote batched inference enabled' line in worker_$i.log"; FAIL=1; continue
+  fi
+  if ((SERVER_UP)) && ! grep -q "remote batched inference enabled" "$LOGS/worker_$i.log" 2>/dev/null; then
+    row "worker_$i" "$(cat "$pf")" OK "waiting for the trainer's metadata.json"; continue
   fi
   row "worker_$i" "$(cat "$pf")" OK "$( ((SERVER_UP)) && echo remote || echo local)"
 done
@@ -175,7 +224,7 @@ cat <<MSG
 logs:    $LOGS/{server,trainer,worker_N,evaluator}.log
 status:  launch/status.sh --run-dir $RUN_DIR        (add --json for machines)
 server:  tail -f $LOGS/server.log | grep 'stats:'   (one line every server.stats_interval_s)
-stop:    launch/stop.sh --run-dir $RUN_DIR
+stop:    launch/stop.sh --run-dir $RUN_DIR${HOST:+ --host $HOST}
 MSG
 [ -n "$DASH_URL" ] && echo "dashboard: $DASH_URL"
 if ((FAIL)); then echo "start: some checks FAILED (see the table above)" >&2; exit 1; fi

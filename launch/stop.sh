@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Stops every process of a run: SIGTERM, wait, report and kill what is left,
-# remove a stale socket.   launch/stop.sh [--run-dir DIR] [--timeout S]
+# Stops every process of a run started on this machine: SIGTERM, wait, report
+# and kill what is left, remove a stale socket.
+#   launch/stop.sh [--run-dir DIR] [--host NAME] [--timeout S]
+# --host NAME stops what `start.sh --host NAME` started (a self-play host's
+# server and workers); without it, what was started without --host.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-RUN_DIR="" TIMEOUT=20
+RUN_DIR="" TIMEOUT=20 HOST=""
 while (($#)); do
   case "$1" in
     --run-dir) RUN_DIR="$2"; shift 2 ;;
     --timeout) TIMEOUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,3p' "$0"; exit 0 ;;
+    --host) HOST="$2"; shift 2 ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
     *) die "unknown argument '$1'" ;;
   esac
 done
 [ -n "$RUN_DIR" ] || RUN_DIR="$(default_run_dir "$(default_config)")"
-PIDS="$RUN_DIR/pids"
+PIDS="$RUN_DIR/pids${HOST:+/$HOST}"
 [ -d "$PIDS" ] || { echo "stop: no pid directory in $RUN_DIR: nothing to stop"; exit 0; }
 live=()
 for p in "$PIDS"/*.pid; do
@@ -42,7 +46,7 @@ for p in "${live[@]}"; do
   fi
 done
 rm -f "$PIDS"/*.pid
-SOCK="$RUN_DIR/sock/infer.sock"
+SOCK="$RUN_DIR/sock/${HOST:+$HOST/}infer.sock"
 if [ -S "$SOCK" ]; then echo "stop: removing stale socket $SOCK"; rm -f "$SOCK"; fi
 ((STUCK)) && { echo "stop: done (some processes needed SIGKILL)"; exit 1; }
 echo "stop: all processes stopped"

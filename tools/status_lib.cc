@@ -37,25 +37,41 @@ std::string FormatStatus(const nlohmann::json& s) {
                 s["target_games"].get<int>(), s["games_per_min"].get<double>(), eta.c_str(),
                 s["iteration_elapsed_s"].get<double>());
   os << buf;
-  const auto& sv = s["server"];
-  if (sv["alive"].get<bool>()) {
-    std::snprintf(buf, sizeof buf, "server: alive (stats %.0f s old), avg batch %.2f, %.0f req/s, model generation %lld\n",
-                  sv.value("stats_age_s", 0.0), sv.value("avg_batch", 0.0), sv.value("requests_per_s", 0.0),
-                  static_cast<long long>(sv.value("model_generation", 0)));
-  } else {
-    std::snprintf(buf, sizeof buf, "server: NOT ALIVE (pid %d, process %s)\n", sv.value("pid", 0),
-                  sv.value("process_alive", false) ? "running but stats stale" : "not running");
-  }
-  os << buf;
-  std::snprintf(buf, sizeof buf, "workers: %d of %d alive\n", s["workers_alive"].get<int>(), s["worker_count"].get<int>());
-  os << buf << "  id  alive  mode    fallbacks  games  since-last-game\n";
-  for (const auto& w : s["workers"]) {
-    std::string since = w["since_last_game_s"].is_null() ? "-" : std::to_string(static_cast<int>(w["since_last_game_s"].get<double>())) + " s";
-    std::snprintf(buf, sizeof buf, "  %2d  %-5s  %-6s  %9lld  %5d  %s\n", w["id"].get<int>(),
-                  w["alive"].get<bool>() ? "yes" : "NO", w["mode"].get<std::string>().c_str(),
-                  static_cast<long long>(w["fallbacks_total"].get<int64_t>()), w["games_this_iteration"].get<int>(),
-                  since.c_str());
+  const bool local_selfplay = s.value("local_selfplay", true);
+  for (const auto& h : s.value("hosts", nlohmann::json::array())) {
+    const auto& hs = h["server"];
+    std::string server = !hs.contains("heartbeat_age_s") ? "no heartbeat yet"
+                         : hs["alive"].get<bool>()
+                             ? "alive, serving generation " + std::to_string(hs.value("serving_generation", int64_t{-1}))
+                             : "SILENT for " + std::to_string(static_cast<int>(hs["heartbeat_age_s"].get<double>())) + " s";
+    std::snprintf(buf, sizeof buf, "host %s: server %s; workers %d alive; %d games this iteration, %.1f games/min\n",
+                  h["host"].get<std::string>().c_str(), server.c_str(), h.value("workers_alive", 0),
+                  h.value("games_this_iteration", 0), h.value("games_per_min", 0.0));
     os << buf;
+  }
+  if (!local_selfplay) {
+    os << "this machine: no self-play (a multi-host run's trainer host)\n";
+  } else {
+    const auto& sv = s["server"];
+    if (sv["alive"].get<bool>()) {
+      std::snprintf(buf, sizeof buf, "server: alive (stats %.0f s old), avg batch %.2f, %.0f req/s, model generation %lld\n",
+                    sv.value("stats_age_s", 0.0), sv.value("avg_batch", 0.0), sv.value("requests_per_s", 0.0),
+                    static_cast<long long>(sv.value("model_generation", 0)));
+    } else {
+      std::snprintf(buf, sizeof buf, "server: NOT ALIVE (pid %d, process %s)\n", sv.value("pid", 0),
+                    sv.value("process_alive", false) ? "running but stats stale" : "not running");
+    }
+    os << buf;
+    std::snprintf(buf, sizeof buf, "workers: %d of %d alive\n", s["workers_alive"].get<int>(), s["worker_count"].get<int>());
+    os << buf << "  id  alive  mode    fallbacks  games  since-last-game\n";
+    for (const auto& w : s["workers"]) {
+      std::string since = w["since_last_game_s"].is_null() ? "-" : std::to_string(static_cast<int>(w["since_last_game_s"].get<double>())) + " s";
+      std::snprintf(buf, sizeof buf, "  %2d  %-5s  %-6s  %9lld  %5d  %s\n", w["id"].get<int>(),
+                    w["alive"].get<bool>() ? "yes" : "NO", w["mode"].get<std::string>().c_str(),
+                    static_cast<long long>(w["fallbacks_total"].get<int64_t>()), w["games_this_iteration"].get<int>(),
+                    since.c_str());
+      os << buf;
+    }
   }
   const auto& ev = s["evaluator"];
   const auto& nr = s["newest_rating"];

@@ -8,11 +8,13 @@
 #include "common/game/encoder.h"
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/data/host_reload.h"
 #include "common/data/metadata.h"
 #include "common/net/checkpoint.h"
 #include "trainer/game_files.h"
 #include "trainer/generation_log.h"
 #include "trainer/late_games.h"
+#include "trainer/recipe.h"
 #include "trainer/retention.h"
 #include "trainer/server_reload.h"
 #include "trainer/trainer_state.h"
@@ -92,6 +94,7 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
     (g.record.winner == kBlack ? wins_black : g.record.winner == kWhite ? wins_white : draws)++;
   }
   manifest.ignored = col.ignored;
+  const ResignReport resign = MakeResignReport(records);  // before col.games is cleared
   // Late games of closed iterations join this step's window as games of the
   // iteration they were played for; the window's rule ages out the old ones.
   const int window_its = config_.train.replay_iterations;
@@ -126,11 +129,26 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
 
   const auto window = buffer_.iterations();
   const TrainConfig& tc = config_.train;
+  // Recipe (docs/trainer.md "Self-play recipe"): the power-law window in
+  // samples over the run's samples so far, and the cap on training samples
+  // per new sample.  Off: all held samples, train_batches steps.
+  buffer_.SetSampleWindow(PowerLawWindowSamples(tc, ledger_.received));
+  const int64_t new_samples = samples + late.used_samples;
+  const int steps = CappedTrainSteps(tc, new_samples);
+  if (buffer_.sample_window() > 0 || steps != tc.train_batches)
+    spdlog::info("recipe: iteration {}: sampling the newest {} of {} samples (power-law window over {} run samples), "
+                 "{} steps for {} new samples (train.max_samples_per_new_sample {})",
+                 n, buffer_.sampled_samples(), buffer_.num_samples(), ledger_.received, steps, new_samples,
+                 tc.max_samples_per_new_sample);
+  if (resign.games > 0)
+    spdlog::info("resignation: iteration {}: {} of {} games resigned; {} never-resign games, {} would have resigned, "
+                 "{} false positives (rate {:.3f})",
+                 n, resign.resigned, resign.games, resign.disabled, resign.disabled_would_resign,
+                 resign.false_positives, resign.false_positive_rate());
   spdlog::info("training started: iteration {}: {} samples from iterations {}..{}, {} steps x {} positions", n,
-               buffer_.num_samples(), window.front(), window.back(), tc.train_batches, tc.batch_size);
-  TrainMetrics tm = trainer_->Train(buffer_, n, tc.train_batches, tc.batch_size,
-                                    TrainingSeed(config_.run.seed, n), &stop);
-  if (tm.steps < tc.train_batches) return false;  // stopped
+               buffer_.num_samples(), window.front(), window.back(), steps, tc.batch_size);
+  TrainMetrics tm = trainer_->Train(buffer_, n, steps, tc.batch_size, TrainingSeed(config_.run.seed, n), &stop);
+  if (tm.steps < steps) return false;  // stopped
   const double trained = NowSeconds();
   spdlog::info("training done: iteration {}: policy_loss={:.4f} value_loss={:.4f} l2={:.4f} total_loss={:.4f} "
                "entropy={:.3f} value_accuracy={:.3f} lr={:g} steps={} samples={} ({:.1f}s)",
@@ -180,6 +198,9 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
       {"entropy", tm.entropy},
       {"value_accuracy", tm.value_accuracy},
   };
+  if (buffer_.sample_window() > 0) record["window_sampled_samples"] = buffer_.sampled_samples();
+  if (tc.max_samples_per_new_sample > 0) record["train_steps_cap"] = steps;
+  if (resign.games > 0) record["resign"] = resign.ToJson();
   record["training_s"] = trained - collected;   // what a restarted trainer would publish
   SaveTrained(n, record);
   record["training_s"] = NowSeconds() - collected;  // including the checkpoint save
@@ -216,7 +237,12 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
   const double publish_start = NowSeconds();
   // The server's view of the self-play that just ended (before the reload resets anything).
   std::optional<nlohmann::json> stats = TryFetchServerStats(socket_, 2.0);
-  spdlog::info("publishing iteration {}: asking the inference server at {} to load {}", n, socket_, weights);
+  // Self-play hosts follow the announcement (they load while this machine's
+  // server does); the checkpoint's model_generation is n (SaveTrained).
+  WriteReloadAnnouncement(run_.reload_announcement(), ReloadAnnouncement{n, weights, n, NowSeconds()});
+  const bool multi_host = !hosts_->Snapshot().empty();
+  spdlog::info("publishing iteration {}: announced {} in {}{}; asking the inference server at {} to load it", n,
+               weights, run_.reload_announcement(), multi_host ? " for the self-play hosts" : "", socket_);
   ReloadOutcome reload = ReloadServer(socket_, weights, config_.train.reload_timeout_s, stop);
   int64_t generation = n;
   if (reload.acknowledged) {
@@ -225,8 +251,23 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
                  generation, reload.seconds);
   } else {
     if (stop && stop->load()) return false;
-    spdlog::warn("inference server not running ({}); continuing without it: workers load {} themselves", reload.note,
-                 weights);
+    if (multi_host)
+      spdlog::info("no inference server on this machine ({}); the self-play hosts follow {}", reload.note,
+                   run_.reload_announcement());
+    else
+      spdlog::warn("inference server not running ({}); continuing without it: workers load {} themselves",
+                   reload.note, weights);
+  }
+  // Pitfall 5 across hosts: metadata.json only after every live host serves
+  // the new generation; a silent host is excluded by name.
+  HostReloadOutcome hosts = AwaitHostAcks(*hosts_, generation, config_.train.reload_timeout_s, stop);
+  if (hosts.stopped) return false;
+  for (const auto& [host, why] : hosts.excluded)
+    spdlog::warn("self-play host {} excluded from iteration {}: {}", host, n + 1, why);
+  if (!hosts.acknowledged.empty()) {
+    std::string list;
+    for (const std::string& h : hosts.acknowledged) list += (list.empty() ? "" : ", ") + h;
+    spdlog::info("self-play hosts serving generation {}: {} ({:.2f}s)", generation, list, hosts.seconds);
   }
   Metadata meta;
   meta.iteration = n + 1;
@@ -246,6 +287,7 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
   record["reload"] = {{"acknowledged", reload.acknowledged}, {"generation", reload.generation},
                       {"seconds", reload.seconds}, {"attempts", reload.attempts}, {"note", reload.note}};
   if (stats) record["server"] = *stats;
+  if (multi_host) record["hosts"] = hosts.ToJson();
   AppendGenerationRecord(run_.generations(), record);
   std::vector<int64_t> deleted = ApplyCheckpointRetention(run_.checkpoints(), config_.train.keep_last,
                                                           config_.train.keep_every, n);

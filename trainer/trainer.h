@@ -10,7 +10,9 @@
 //            -> "training done: iteration N ..."
 //   SAVE     checkpoints/weights_it{N}.pt (model_generation N) -> "checkpoint saved: iteration N"
 //            -> trainer/optimizer_it{N}.pt -> trainer/state.json
-//   PUBLISH  RELOAD to the server, wait for the ack (or warn: no server)
+//   PUBLISH  reload.json (the announcement self-play hosts follow), RELOAD to
+//            this machine's server and wait for its ack (or warn: no server),
+//            wait for every live host's acknowledgement (HostMonitor)
 //            -> metadata.json {iteration N+1, weights it{N}, generation} -> generations.jsonl line
 //            -> checkpoint retention
 // Start: cold start (no metadata: weights_it0.pt + metadata iteration 1, via
@@ -34,6 +36,7 @@
 #include "common/data/run_layout.h"
 #include "trainer/data_parallel.h"
 #include "trainer/game_collector.h"
+#include "trainer/host_acks.h"
 #include "trainer/late_games.h"
 #include "trainer/net_trainer.h"
 #include "trainer/replay_buffer.h"
@@ -76,6 +79,7 @@ class Trainer {
   std::unique_ptr<NetTrainer> trainer_;
   ReplayBuffer buffer_;
   GameCollector collector_;
+  std::unique_ptr<HostMonitor> hosts_;    // self-play hosts of a multi-host run (status/*/reload_ack.json)
   PositionLedger ledger_;                 // samples received / never trained, through the last closed step
   int64_t iteration_ = 0;                 // iteration whose games are collected next
   std::optional<nlohmann::json> pending_publish_;  // record of iteration_-1 when it still needs publishing

@@ -34,7 +34,9 @@ Trainer::Trainer(Config config)
       run_(config_.run.dir),
       paths_(run_),
       buffer_(config_.board.size, config_.train.replay_iterations),
-      collector_(run_, CollectSettings::FromConfig(config_)) {}
+      collector_(run_, CollectSettings::FromConfig(config_)) {
+  buffer_.SetValueTargetQWeight(config_.train.value_target_q_weight);  // soft value targets (0 = off)
+}
 
 Trainer::~Trainer() = default;
 
@@ -49,6 +51,8 @@ void Trainer::Prepare() {
   torch::manual_seed(config_.run.seed);
   device_ = torch::Device(ResolveDevice(config_.inference.device));
   socket_ = ResolveSocketPath(config_);
+  hosts_ = std::make_unique<HostMonitor>(run_.dir, config_.run.host_timeout_s);
+  hosts_->Start();
   spdlog::info("trainer: run dir {}, training on {} with {} threads, inference server socket {}", run_.dir,
                device_.str(), config_.train.threads, socket_);
   if (config_.train.world_size > 1)  // rank 0 of data-parallel training: waits for the followers

@@ -23,6 +23,7 @@ void SetUpRemote(const Config& cfg, WorkerEvaluators* evals) {
   evals->remote_active = [raw] { return raw->remote_active(); };
   evals->fallbacks = [raw] { return raw->fallbacks(); };
   evals->reconnects = [raw] { return raw->reconnects(); };
+  evals->set_min_generation = [raw](int64_t g) { raw->set_min_generation(g); };
   evals->remote = std::move(fallback);
 }
 

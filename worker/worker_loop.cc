@@ -24,11 +24,11 @@ void SleepUnlessStopped(double seconds, const std::atomic<bool>* stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-// Next unused game index of this worker in `dir` (files w{id}_g{k}.npz).
-int64_t CountOwnGames(const std::string& dir, int id) {
+// Next unused game index of this worker in `dir` (files [{host}_]w{id}_g{k}.npz).
+int64_t CountOwnGames(const std::string& dir, int id, const std::string& host) {
   int64_t n = 0;
   std::error_code ec;
-  const std::string prefix = "w" + std::to_string(id) + "_g";
+  const std::string prefix = RunLayout::game_prefix(id, host);
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
     if (ParseIterationNumber(e.path().filename().string(), prefix, ".npz")) ++n;
   return n;
@@ -76,6 +76,7 @@ int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t gene
 void SelfPlayWorker::WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration) {
   RunLayout layout(run_dir);
   nlohmann::json j = {{"id", id_},
+                      {"host", config_.run.host},
                       {"pid", static_cast<int>(::getpid())},
                       {"mode", evals_->mode()},
                       {"fallbacks_total", evals_->fallbacks ? evals_->fallbacks() : 0},
@@ -87,8 +88,8 @@ void SelfPlayWorker::WriteStatus(const std::string& run_dir, int64_t iteration, 
                       {"started_at", started_at_},
                       {"updated_at", NowSeconds()}};
   try {
-    MakeDirs(layout.status_dir());
-    WriteFileAtomic(layout.worker_status(id_), j.dump() + "\n");
+    MakeDirs(layout.status_dir(config_.run.host));
+    WriteFileAtomic(layout.worker_status(id_, config_.run.host), j.dump() + "\n");
   } catch (const GomokuError& e) {
     spdlog::warn("could not write worker status: {}", e.what());
   }
@@ -118,18 +119,21 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
     Config cfg = Config::FromJson(md->config, layout.metadata() + " config");
     cfg.run.dir = run_dir;
     cfg.worker = config_.worker;          // process-local settings stay the worker's own
+    cfg.run.host = config_.run.host;
     cfg.inference.device = config_.inference.device;
     const int64_t it = md->iteration;
     const int quota = cfg.run.worker_games_per_worker;
     std::string dir = layout.games_for(it);
     MakeDirs(dir);
-    int64_t have = CountOwnGames(dir, id_);
+    int64_t have = CountOwnGames(dir, id_, config_.run.host);
     if (it != announced_iteration) {
       spdlog::info("iteration {}: weights {} (generation {}), {} games per worker, {} already here", it,
                    md->weights, md->model_generation, quota, have);
       announced_iteration = it;
     }
     evals_->local->SetWeights(md->weights);
+    // Pitfall 5 on every host: no move of iteration `it` from older weights.
+    if (evals_->set_min_generation) evals_->set_min_generation(md->model_generation);
     WriteStatus(run_dir, it, static_cast<int>(have));
     if (have >= quota) {
       SleepUnlessStopped(cfg.worker.poll_interval_s, stop_);
@@ -146,9 +150,9 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
       }
     };
     PlayGames(cfg, it, md->model_generation, have, quota, still_this_iteration,
-              [&](int64_t k) { return layout.game_file(it, id_, k); },
+              [&](int64_t k) { return layout.game_file(it, id_, k, config_.run.host); },
               [&](int written) { WriteStatus(run_dir, it, static_cast<int>(have + written)); });
-    WriteStatus(run_dir, it, static_cast<int>(CountOwnGames(dir, id_)));
+    WriteStatus(run_dir, it, static_cast<int>(CountOwnGames(dir, id_, config_.run.host)));
   }
   spdlog::info("worker {} stopping", id_);
   return 0;

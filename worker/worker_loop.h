@@ -34,6 +34,7 @@ struct WorkerEvaluators {
   std::function<bool()> remote_active;             // true while answers come from the server
   std::function<int64_t()> fallbacks;              // remote -> local switches so far (incl. at start)
   std::function<int64_t()> reconnects;             // local -> remote switches so far
+  std::function<void(int64_t)> set_min_generation; // refuse server answers older than this (FallbackEvaluator)
   Evaluator& active() { return remote ? *remote : *local; }
   std::string mode() const { return remote && remote_active && remote_active() ? "remote" : "local"; }
 };

@@ -15,6 +15,7 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/data/run_layout.h"
 #include "common/search/symmetric_batch.h"
 
 namespace gz {
@@ -173,9 +174,8 @@ void CheckHostName(const std::string& s) {
   if (s.empty()) return;  // one machine: today's names
   if (s.size() > 64) GOMOKU_THROW(ConfigError, "a host name has at most 64 characters, got " << s.size());
   if (s[0] == '.') GOMOKU_THROW(ConfigError, "a host name may not start with '.', got '" << s << "'");
-  for (char ch : s)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '.')
-      GOMOKU_THROW(ConfigError, "a host name has only letters, digits, '-' and '.', got '" << s << "'");
+  if (!IsValidHostName(s))
+    GOMOKU_THROW(ConfigError, "a host name has only letters, digits, '-' and '.', got '" << s << "'");
 }
 
 // The c10d rendezvous of data-parallel training: tcp://HOST:PORT (a TCPStore

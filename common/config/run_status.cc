@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "common/base/errors.h"
@@ -112,34 +114,93 @@ nlohmann::json CollectStatus(const StatusOptions& opt) {
   s["games_per_worker"] = cfg.run.worker_games_per_worker;
 
   // Games of the current iteration, from the files themselves.
-  std::map<int, int> per_worker;
+  std::map<int, int> per_worker;     // this machine's workers (no host in the name)
   std::map<int, double> last_game;
   std::vector<double> times;
+  std::map<std::string, std::vector<double>> host_times;  // self-play hosts of a multi-host run
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(layout.games_for(it), ec)) {
     std::string name = e.path().filename().string();
-    if (IsTempName(name) || name.size() < 6 || name[0] != 'w') continue;
-    auto us = name.find("_g");
-    if (us == std::string::npos || !ParseIterationNumber(name.substr(us), "_g", ".npz")) continue;
-    auto wid = ParseIterationNumber(name.substr(0, us), "w", "");
-    if (!wid) continue;
+    if (IsTempName(name)) continue;
+    std::optional<GameFileName> parsed = ParseGameFileName(name);
+    if (!parsed) continue;
     double t = MtimeSeconds(e.path());
-    ++per_worker[static_cast<int>(*wid)];
-    last_game[static_cast<int>(*wid)] = std::max(last_game[static_cast<int>(*wid)], t);
     times.push_back(t);
+    if (!parsed->host.empty()) {
+      host_times[parsed->host].push_back(t);
+      continue;
+    }
+    ++per_worker[parsed->worker];
+    last_game[parsed->worker] = std::max(last_game[parsed->worker], t);
   }
   const int k = static_cast<int>(times.size());
   s["games"] = k;
   const double it_start = md->updated_at > 0 ? md->updated_at : now;
   const double window_start = std::max(it_start, now - opt.rate_window_s);
-  int recent = static_cast<int>(std::count_if(times.begin(), times.end(), [&](double t) { return t >= window_start; }));
-  double span = std::max(1.0, now - window_start);
-  double rate = recent / span;  // games per second
+  const double span = std::max(1.0, now - window_start);
+  auto per_min = [&](const std::vector<double>& ts) {
+    const auto recent = std::count_if(ts.begin(), ts.end(), [&](double t) { return t >= window_start; });
+    return 60.0 * static_cast<double>(recent) / span;
+  };
+  const double rate = per_min(times) / 60.0;  // games per second
   s["games_per_min"] = rate * 60;
   if (k >= target) s["eta_s"] = 0;
   else if (rate > 0) s["eta_s"] = (target - k) / rate;
   else s["eta_s"] = nullptr;
   s["iteration_elapsed_s"] = now - it_start;
+
+  // Self-play hosts (multi-host run): each from its own status/{host}/ files.
+  // Ages use the writers' wall clocks here (display only; the trainer's
+  // liveness rule does not, see trainer/host_acks.h).
+  std::set<std::string> host_names;
+  for (const auto& [h, unused] : host_times) host_names.insert(h);
+  for (const auto& e : fs::directory_iterator(layout.status_dir(), ec))
+    if (e.is_directory()) host_names.insert(e.path().filename().string());
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const std::string& h : host_names) {
+    nlohmann::json host = {{"host", h}};
+    nlohmann::json ack = ReadJsonFileOrNull(layout.reload_ack(h));
+    nlohmann::json hs = {{"alive", false}};
+    if (ack.is_object()) {
+      const double age = now - ack.value("updated_at", 0.0);
+      hs["heartbeat_age_s"] = age;
+      hs["alive"] = age <= cfg.run.host_timeout_s;
+      hs["serving_generation"] = ack.value("serving_generation", int64_t{-1});
+      hs["pid"] = ack.value("pid", int64_t{0});
+      if (ack.contains("announcement")) hs["announcement"] = ack["announcement"];
+    }
+    nlohmann::json hstat = ReadJsonFileOrNull(layout.server_status(h));
+    if (hstat.is_object())
+      for (const char* key : {"avg_batch", "positions_per_s", "avg_forward_ms", "device"})
+        if (hstat.contains(key)) hs[key] = hstat[key];
+    host["server"] = hs;
+    nlohmann::json hw = nlohmann::json::array();
+    int hw_alive = 0;
+    for (const auto& e : fs::directory_iterator(layout.status_dir(h), ec)) {
+      auto wid = ParseIterationNumber(e.path().filename().string(), "worker_", ".json");
+      if (!wid) continue;
+      nlohmann::json st = ReadJsonFileOrNull(e.path().string());
+      if (!st.is_object()) continue;
+      const double age = now - st.value("updated_at", 0.0);
+      const bool alive = age <= opt.server_stale_s;
+      hw_alive += alive ? 1 : 0;
+      hw.push_back({{"id", *wid}, {"alive", alive}, {"status_age_s", age}, {"mode", st.value("mode", "unknown")},
+                    {"games_total", st.value("games_total", int64_t{0})},
+                    {"fallbacks_total", st.value("fallbacks_total", int64_t{0})}});
+    }
+    std::sort(hw.begin(), hw.end(), [](const auto& a, const auto& b) { return a["id"] < b["id"]; });
+    host["workers"] = hw;
+    host["workers_alive"] = hw_alive;
+    const auto ht = host_times.find(h);
+    host["games_this_iteration"] = ht == host_times.end() ? 0 : static_cast<int>(ht->second.size());
+    host["games_per_min"] = ht == host_times.end() ? 0.0 : per_min(ht->second);
+    if (ack.is_object() && !hs["alive"].get<bool>())
+      warnings.push_back("self-play host " + h + ": no heartbeat for " +
+                         std::to_string(static_cast<int>(hs["heartbeat_age_s"].get<double>())) + " s");
+    hosts.push_back(host);
+  }
+  s["hosts"] = hosts;
+  const bool multi_host = !hosts.empty();
 
   // Server.
   nlohmann::json server = {{"alive", false}};
@@ -183,7 +244,10 @@ nlohmann::json CollectStatus(const StatusOptions& opt) {
   if (local_while_server > 0)
     warnings.push_back(std::to_string(local_while_server) +
                        " worker(s) run LOCAL inference while the server is up (check their logs for 'falling back')");
-  if (!server["alive"].get<bool>()) warnings.push_back("inference server not alive (stats older than " +
+  // A multi-host run may have no self-play on this machine at all.
+  const bool local_selfplay = !multi_host || sstat.is_object() || spid != 0;
+  s["local_selfplay"] = local_selfplay;
+  if (!server["alive"].get<bool>() && local_selfplay) warnings.push_back("inference server not alive (stats older than " +
                                                        std::to_string(static_cast<int>(opt.server_stale_s)) + " s or missing)");
 
   // Evaluator (docs/ratings.md): liveness from its status file, the newest

@@ -82,7 +82,12 @@ void FallbackEvaluator::Evaluate(std::span<const Position> positions, std::span<
   if (remote_) {
     try {
       remote_->Evaluate(positions, results);
-      return;
+      int64_t oldest = min_generation_;
+      for (const EvalResult& r : results) oldest = std::min(oldest, r.model_generation);
+      if (oldest >= min_generation_) return;
+      FallBack("the inference server answered with model generation " + std::to_string(oldest) +
+               ", this iteration was published with generation " + std::to_string(min_generation_) +
+               " (its host has not loaded the new weights yet)");
     } catch (const ServerRefusedError& e) {
       if (IsHandshakeRefusal(e)) throw;  // a restarted server with another config
       FallBack(e.what());

@@ -10,6 +10,11 @@
 // - While local, it retries the server before an Evaluate once the backoff has
 //   passed (reconnect_initial_s, doubling up to reconnect_max_s).  Success logs
 //   INFO "remote batched inference restored: <path>" and counts a reconnect.
+// - Answers from a model older than set_min_generation (the generation the
+//   current iteration was published with) are not used: a server whose host
+//   has not loaded the new weights yet (multi-host reload) is treated like
+//   one that failed, the evaluation is redone locally and a fallback counted,
+//   so no move of the iteration is evaluated by older weights.
 // - A server that REFUSES the HELLO (protocol version, board size, rule,
 //   encoder version or symmetry mismatch) is a configuration error, not a
 //   fallback case: the constructor / Evaluate throws ProtocolError (a
@@ -47,6 +52,8 @@ class FallbackEvaluator : public Evaluator {
   void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override;
   std::string Describe() const override;
 
+  // Answers of an older generation are refused from now on (see above); -1 = any.
+  void set_min_generation(int64_t generation) { min_generation_ = generation; }
   bool remote_active() const { return remote_ != nullptr; }
   int64_t fallbacks() const { return fallbacks_; }    // remote -> local switches (incl. at start)
   int64_t reconnects() const { return reconnects_; }  // local -> remote switches
@@ -68,6 +75,7 @@ class FallbackEvaluator : public Evaluator {
   int64_t fallbacks_ = 0;
   int64_t reconnects_ = 0;
   bool ever_connected_ = false;
+  int64_t min_generation_ = -1;
   std::string last_error_;
 };
 

@@ -307,7 +307,7 @@ int64_t WireClient::Reload(const std::string& weights_path, double timeout_s) {
 
 std::string ResolveSocketPath(const Config& c) {
   if (!c.server.socket.empty()) return c.server.socket;
-  return RunLayout(c.run.dir).default_socket();
+  return RunLayout(c.run.dir).default_socket(c.run.host);
 }
 
 int64_t RequestReload(const std::string& socket_path, const std::string& weights_path, double timeout_s) {

@@ -124,7 +124,7 @@ class WireClient {
 };
 
 // Socket path for a config: server.socket if non-empty (Config::Load binds
-// GOMOKU_INFER_SOCK to it), else RunLayout(run.dir).default_socket().
+// GOMOKU_INFER_SOCK to it), else RunLayout(run.dir).default_socket(run.host).
 std::string ResolveSocketPath(const Config& c);
 
 // ---- control client (trainer, infer_ctl) ---------------------------------

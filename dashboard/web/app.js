@@ -142,6 +142,21 @@ function drawStatus(s) {
     return tr;
   }));
   $('workers').dataset.rows = (s.workers || []).length;
+  const hosts = s.hosts || [];
+  $('hosts').querySelector('tbody').replaceChildren(...hosts.map((h) => {
+    const sv = h.server || {};
+    const tr = el('tr', { 'data-host': h.host });
+    tr.append(el('td', {}, h.host), el('td', sv.alive ? {} : { class: 'dead' }, sv.alive ? 'alive' : 'SILENT'),
+              el('td', {}, sv.serving_generation ?? '-'),
+              el('td', {}, sv.heartbeat_age_s === undefined ? '-' : duration(sv.heartbeat_age_s) + ' ago'),
+              el('td', {}, h.workers_alive + ' / ' + (h.workers || []).length),
+              el('td', {}, h.games_this_iteration), el('td', {}, fmt(h.games_per_min, 1)),
+              el('td', {}, fmt(sv.positions_per_s, 0)));
+    return tr;
+  }));
+  $('hosts').dataset.rows = hosts.length;
+  $('hosts').hidden = hosts.length === 0;
+  $('hosts-none').hidden = hosts.length > 0;
 }
 
 // ---- boards ---------------------------------------------------------------

@@ -59,6 +59,23 @@ TEST_CASE("out-of-range and wrong-type values name the key") {
   CHECK(c.board.size == 15);  // failed overrides changed nothing
 }
 
+TEST_CASE("run.host: a name that fits shared file names, or the error names the key") {
+  Config c;
+  CHECK(c.run.host.empty());  // one machine: today's file names
+  c.ApplyOverride("run.host=gpu-a.lab2");
+  CHECK(c.run.host == "gpu-a.lab2");
+  for (const char* bad : {"run.host=a_b", "run.host=.hidden", "run.host=a/b", "run.host=a b",
+                          "run.host=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}) {
+    INFO(bad);
+    const std::string e = ConfigErrorOf([&] { c.ApplyOverride(bad); });
+    CHECK(e.find("run.host") != std::string::npos);
+    CHECK(e.find("host name") != std::string::npos);
+  }
+  CHECK(c.run.host == "gpu-a.lab2");  // refused values changed nothing
+  CHECK_FALSE(ConfigErrorOf([&] { c.ApplyOverride("run.host_timeout_s=0"); }).empty());
+  CHECK_FALSE(ConfigErrorOf([&] { c.ApplyOverride("server.heartbeat_s=0"); }).empty());
+}
+
 TEST_CASE("cross-field validation") {
   Config c;
   c.ApplyOverride("run.min_games=500");

@@ -76,3 +76,44 @@ TEST_CASE("Elo from match results") {
   CHECK(std::isfinite(perfect.elo));
   CHECK(perfect.elo > 400);
 }
+
+TEST_CASE("game file names carry the host on a shared run directory, and parse back") {
+  RunLayout run("/r");
+  CHECK(run.game_file(3, 7, 12) == "/r/games/it3/w7_g12.npz");
+  CHECK(run.game_file(3, 7, 12, "gpu-a.lab") == "/r/games/it3/gpu-a.lab_w7_g12.npz");
+  CHECK(run.worker_status(2) == "/r/status/worker_2.json");
+  CHECK(run.worker_status(2, "hostB") == "/r/status/hostB/worker_2.json");
+  CHECK(run.server_status("hostB") == "/r/status/hostB/server.json");
+  CHECK(run.reload_ack("hostB") == "/r/status/hostB/reload_ack.json");
+  CHECK(run.default_socket() == "/r/sock/infer.sock");
+  CHECK(run.default_socket("hostB") == "/r/sock/hostB/infer.sock");
+
+  auto plain = ParseGameFileName("w7_g12.npz");
+  REQUIRE(plain);
+  CHECK(plain->host.empty());
+  CHECK(plain->worker == 7);
+  CHECK(plain->index == 12);
+  auto hosted = ParseGameFileName("w1_w7_g12.npz");  // a host named "w1"
+  REQUIRE(hosted);
+  CHECK(hosted->host == "w1");
+  CHECK(hosted->worker == 7);
+  CHECK(hosted->index == 12);
+  for (const char* bad : {"w7_g12.npz.tmp.1.2", "x_y_w7_g12.npz", "_w7_g12.npz", "hostA_w7_g.npz", "hostA_wx_g1.npz",
+                          "w7g12.npz", "hostA_w7_g12.npy", "weights_it3.pt"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseGameFileName(bad));
+  }
+}
+
+TEST_CASE("host names in game file names cannot name a path") {
+  for (const char* bad : {".._w1_g1.npz", "a/b_w1_g1.npz", ".x_w1_g1.npz", "a b_w1_g1.npz"}) {
+    INFO(bad);
+    CHECK_FALSE(ParseGameFileName(bad));
+  }
+  CHECK(IsValidHostName("gpu-a.lab"));
+  CHECK_FALSE(IsValidHostName(""));
+  CHECK_FALSE(IsValidHostName(".."));
+  CHECK_FALSE(IsValidHostName("a_b"));
+  CHECK_FALSE(IsValidHostName(std::string(65, 'a')));
+  CHECK(IsValidHostName(std::string(64, 'a')));
+}

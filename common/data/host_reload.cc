@@ -1,0 +1,109 @@
+#include "common/data/host_reload.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+
+namespace gz {
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+nlohmann::json ParseVersioned(const std::string& path, const char* what) {
+  const std::string text = ReadFileOrThrow(path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    GOMOKU_THROW(IoError, path << ": " << what << " is not JSON: " << e.what());
+  }
+  if (!j.is_object()) GOMOKU_THROW(IoError, path << ": " << what << " is not a JSON object");
+  const int version = j.value("format_version", -1);
+  if (version != kFormatVersion)
+    GOMOKU_THROW(IoError, path << ": " << what << " has format_version " << version << ", this build reads "
+                               << kFormatVersion);
+  return j;
+}
+
+}  // namespace
+
+void WriteReloadAnnouncement(const std::string& path, const ReloadAnnouncement& a) {
+  nlohmann::json j = {{"format_version", kFormatVersion}, {"iteration", a.iteration}, {"weights", a.weights},
+                      {"generation", a.generation},       {"announced_at", a.announced_at}};
+  WriteFileAtomic(path, j.dump(2) + "\n");
+}
+
+std::optional<ReloadAnnouncement> ReadReloadAnnouncement(const std::string& path) {
+  if (!FileExists(path)) return std::nullopt;
+  nlohmann::json j = ParseVersioned(path, "reload announcement");
+  try {
+    ReloadAnnouncement a;
+    a.iteration = j.at("iteration").get<int64_t>();
+    a.weights = j.at("weights").get<std::string>();
+    a.generation = j.at("generation").get<int64_t>();
+    a.announced_at = j.value("announced_at", 0.0);
+    if (a.weights.empty()) GOMOKU_THROW(IoError, path << ": reload announcement names no weights");
+    return a;
+  } catch (const nlohmann::json::exception& e) {
+    GOMOKU_THROW(IoError, path << ": malformed reload announcement: " << e.what());
+  }
+}
+
+void WriteHostAck(const std::string& path, const HostAck& a) {
+  nlohmann::json ann = nullptr;
+  if (a.has_announcement)
+    ann = {{"generation", a.announced_generation}, {"ok", a.announcement_ok},
+           {"reason", a.announcement_reason},     {"at", a.announcement_at}};
+  nlohmann::json j = {{"format_version", kFormatVersion},
+                      {"host", a.host},
+                      {"pid", a.pid},
+                      {"seq", a.seq},
+                      {"updated_at", a.updated_at},
+                      {"serving_generation", a.serving_generation},
+                      {"serving_weights", a.serving_weights},
+                      {"announcement", ann}};
+  WriteFileAtomic(path, j.dump(2) + "\n");
+}
+
+std::optional<HostAck> ReadHostAck(const std::string& path) {
+  if (!FileExists(path)) return std::nullopt;
+  nlohmann::json j = ParseVersioned(path, "reload acknowledgement");
+  try {
+    HostAck a;
+    a.host = j.at("host").get<std::string>();
+    a.pid = j.value("pid", int64_t{0});
+    a.seq = j.at("seq").get<int64_t>();
+    a.updated_at = j.value("updated_at", 0.0);
+    a.serving_generation = j.at("serving_generation").get<int64_t>();
+    a.serving_weights = j.value("serving_weights", "");
+    const nlohmann::json& ann = j.at("announcement");
+    if (ann.is_object()) {
+      a.has_announcement = true;
+      a.announced_generation = ann.at("generation").get<int64_t>();
+      a.announcement_ok = ann.at("ok").get<bool>();
+      a.announcement_reason = ann.value("reason", "");
+      a.announcement_at = ann.value("at", 0.0);
+    }
+    return a;
+  } catch (const nlohmann::json::exception& e) {
+    GOMOKU_THROW(IoError, path << ": malformed reload acknowledgement: " << e.what());
+  }
+}
+
+std::vector<std::string> ListAckingHosts(const std::string& status_dir) {
+  std::vector<std::string> hosts;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(status_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code ec2;
+    if (!it->is_directory(ec2)) continue;
+    if (std::filesystem::exists(it->path() / "reload_ack.json", ec2)) hosts.push_back(it->path().filename().string());
+  }
+  std::sort(hosts.begin(), hosts.end());
+  return hosts;
+}
+
+}  // namespace gz
