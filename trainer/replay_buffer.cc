@@ -19,7 +19,7 @@ ReplayBuffer::ReplayBuffer(int board_size, int window_iterations) : size_(board_
   GOMOKU_CHECK(window_iterations >= 1, "replay window must be >= 1, got " << window_iterations);
 }
 
-void ReplayBuffer::AppendTo(Chunk* c, const std::vector<const GameRecord*>& games, int size) {
+void ReplayBuffer::AppendTo(Chunk* c, const std::vector<const GameRecord*>& games, int size, double q_weight) {
   const int pts = size * size;
   for (const GameRecord* g : games) {
     GOMOKU_CHECK(g->board_size == size,
@@ -34,9 +34,13 @@ void ReplayBuffer::AppendTo(Chunk* c, const std::vector<const GameRecord*>& game
       else if (!g->opening.empty()) last = g->opening.back();
       c->last_move.push_back(last);
       c->rule.push_back(g->rule);
-      c->policy.insert(c->policy.end(), g->policy.begin() + static_cast<int64_t>(i) * pts,
-                       g->policy.begin() + static_cast<int64_t>(i + 1) * pts);
-      c->value.push_back(ValueTarget(g->winner, g->to_move[i]));
+      if (g->is_full_search(i))
+        c->policy.insert(c->policy.end(), g->policy.begin() + static_cast<int64_t>(i) * pts,
+                         g->policy.begin() + static_cast<int64_t>(i + 1) * pts);
+      else
+        c->policy.insert(c->policy.end(), pts, 0.0f);  // a cheap search: value target only
+      const float z = ValueTarget(g->winner, g->to_move[i]);
+      c->value.push_back(q_weight > 0 ? static_cast<float>((1.0 - q_weight) * z + q_weight * g->q[i]) : z);
       ++c->count;
     }
   }
@@ -56,14 +60,14 @@ void ReplayBuffer::AppendGames(int64_t iteration, const std::vector<const GameRe
                                          [](int64_t i, const Chunk& x) { return i < x.iteration; }),
                         std::move(c));
   }
-  AppendTo(&*it, games, size_);
+  AppendTo(&*it, games, size_, q_weight_);
   Recount();
 }
 
 void ReplayBuffer::AddIteration(int64_t iteration, const std::vector<const GameRecord*>& games) {
   Chunk c;
   c.iteration = iteration;
-  AppendTo(&c, games, size_);
+  AppendTo(&c, games, size_, q_weight_);
   chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
                                [&](const Chunk& x) {
                                  return x.iteration == iteration || x.iteration <= iteration - window_;
@@ -121,7 +125,8 @@ void ReplayBuffer::EncodeSample(int64_t index, int sym, float* planes, float* po
 
 void ReplayBuffer::SampleBatch(int n, std::mt19937_64& rng, float* planes, float* policy, float* value) const {
   GOMOKU_CHECK(total_ > 0, "cannot sample from an empty replay buffer");
-  std::uniform_int_distribution<int64_t> pick(0, total_ - 1);
+  // The power-law window: the newest sampled_samples() (all when off).
+  std::uniform_int_distribution<int64_t> pick(total_ - sampled_samples(), total_ - 1);
   std::uniform_int_distribution<int> sym(0, kNumSymmetries - 1);
   const int pts = size_ * size_;
   for (int k = 0; k < n; ++k) {

@@ -4,7 +4,9 @@
 // Each searched move of a game is one sample: the position before the move
 // (cells, side to move, previous move), the MCTS visit distribution as the
 // policy target, and the game result from the mover's view as the value
-// target (+1 win, -1 loss, 0 draw).  Planes come from common/game/encoder.h
+// target (+1 win, -1 loss, 0 draw).  Recipe: a cheap search's sample
+// (playout cap, GameRecord::full_search) has an all-zero policy target, so
+// it adds nothing to the policy loss; soft value targets mix in the root q.  Planes come from common/game/encoder.h
 // EncodePosition only; the policy target is transformed with the same
 // symmetry (symmetry.h TransformPlane), so planes and target always agree.
 //
@@ -30,6 +32,19 @@ class ReplayBuffer {
 
   int board_size() const { return size_; }
   int window() const { return window_; }
+
+  // Self-play recipe (docs/trainer.md "Self-play recipe"); set before adding games.
+  // Soft value targets: value = (1 - w) * z + w * q (q the root value of the
+  // move's search, mover's view).  0 = the game result alone.
+  void SetValueTargetQWeight(double w) { q_weight_ = w; }
+  // Sampling draws only from the newest `max_samples` samples (the power-law
+  // window); 0 = all samples held.
+  void SetSampleWindow(int64_t max_samples) { sample_window_ = max_samples; }
+  int64_t sample_window() const { return sample_window_; }
+  // The samples SampleBatch draws from: the newest min(sample window, all).
+  int64_t sampled_samples() const {
+    return sample_window_ > 0 && sample_window_ < total_ ? sample_window_ : total_;
+  }
 
   // Adds the games of `iteration` (replacing that iteration if present) and
   // drops iterations older than iteration - window + 1.  Games of another
@@ -73,13 +88,15 @@ class ReplayBuffer {
     std::vector<float> value;       // count
   };
   void Recount();
-  static void AppendTo(Chunk* c, const std::vector<const GameRecord*>& games, int size);
+  static void AppendTo(Chunk* c, const std::vector<const GameRecord*>& games, int size, double q_weight);
 
   int size_;
   int window_;
   std::vector<Chunk> chunks_;  // ascending iteration
   std::vector<int64_t> starts_;
   int64_t total_ = 0;
+  double q_weight_ = 0.0;
+  int64_t sample_window_ = 0;
 };
 
 // Value target for a position with `to_move` to play in a game won by `winner`

@@ -385,3 +385,27 @@ TEST_CASE("recipe keys are validated with errors naming the key") {
                                   {"mcts", {{"forced_playouts_k", 1.4}, {"policy_target_pruning", true}}}},
                                  "test"));
 }
+
+TEST_CASE("configs/recipe-11x11.json switches the recipe on; configs/baseline-11x11.json is the same run with it off") {
+  const Config recipe = Config::Load(std::string(GZ_SOURCE_DIR) + "/configs/recipe-11x11.json", {});
+  const Config base = Config::Load(std::string(GZ_SOURCE_DIR) + "/configs/baseline-11x11.json", {});
+  CHECK(recipe.board.size == 11);
+  CHECK(base.board.size == 11);
+  CHECK(recipe.net.channels == base.net.channels);
+  CHECK(recipe.net.blocks == base.net.blocks);
+  const SelfPlayParams r = recipe.selfplay_params(), b = base.selfplay_params();
+  CHECK(r.playout_cap_on());
+  CHECK(r.resign_on());
+  CHECK(r.mcts.forced_playouts_k > 0);
+  CHECK(r.balanced_opening_moves > 0);
+  CHECK(recipe.train.value_target_q_weight > 0);
+  CHECK(recipe.train.window_power_alpha > 0);
+  CHECK(recipe.train.max_samples_per_new_sample > 0);
+  CHECK_FALSE(b.playout_cap_on());
+  CHECK_FALSE(b.resign_on());
+  CHECK(b.mcts.forced_playouts_k == 0);
+  CHECK(base.train.value_target_q_weight == 0);
+  // About the same search effort per move: p_full * full + (1 - p_full) * cheap = the baseline's.
+  CHECK(r.playout_cap_p_full * r.mcts.simulations + (1 - r.playout_cap_p_full) * r.playout_cap_cheap_simulations ==
+        Approx(b.mcts.simulations));
+}
