@@ -409,3 +409,27 @@ TEST_CASE("configs/recipe-11x11.json switches the recipe on; configs/baseline-11
   CHECK(r.playout_cap_p_full * r.mcts.simulations + (1 - r.playout_cap_p_full) * r.playout_cap_cheap_simulations ==
         Approx(b.mcts.simulations));
 }
+
+TEST_CASE("the whole recipe together: games are complete, consistent and survive their files") {
+  SelfPlayParams p = Config::Load(std::string(GZ_SOURCE_DIR) + "/configs/recipe-11x11.json", {}).selfplay_params();
+  p.mcts.simulations = 40;
+  p.playout_cap_cheap_simulations = 8;
+  p.balanced_opening_simulations = 4;
+  RolloutEvaluator ev(Rule::kFreestyle, 1, 3);
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    const GameRecord r = Play(p, seed, ev, 9);
+    CHECK(r.opening.size() == 4);
+    CHECK(static_cast<int>(r.full_search.size()) == r.num_moves());
+    CHECK(r.resign_on);
+    const GameRecord back = GameRecord::FromNpzBytes(r.ToNpzBytes(), "game");
+    CHECK(back.ToNpzBytes() == r.ToNpzBytes());
+    Board b(9);
+    for (int m : r.opening) b.Play(m);
+    for (int t = 0; t < r.num_moves(); ++t) {
+      CHECK(std::equal(b.cells().begin(), b.cells().end(), r.boards.begin() + t * 81));
+      CHECK(r.policy[t * 81 + r.moves[t]] > 0.0f);  // the move chosen was in the (pruned) target
+      if (t + 1 < r.num_moves() || !r.resigned) b.Play(r.moves[t]);
+    }
+    if (!r.resigned) CHECK((b.terminal() || b.move_count() == 81));
+  }
+}
