@@ -2,6 +2,7 @@
 #include "trainer/trainer.h"
 
 #include <filesystem>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -262,8 +263,14 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
   // the new generation; a silent host is excluded by name.
   HostReloadOutcome hosts = AwaitHostAcks(*hosts_, generation, config_.train.reload_timeout_s, stop);
   if (hosts.stopped) return false;
-  for (const auto& [host, why] : hosts.excluded)
-    spdlog::warn("self-play host {} excluded from iteration {}: {}", host, n + 1, why);
+  std::set<std::string> excluded_now;
+  for (const auto& [host, why] : hosts.excluded) {
+    // A WARNING when a host drops out; while it stays out, an info line per iteration.
+    if (excluded_hosts_.count(host)) spdlog::info("self-play host {} excluded from iteration {}: {}", host, n + 1, why);
+    else spdlog::warn("self-play host {} excluded from iteration {}: {}", host, n + 1, why);
+    excluded_now.insert(host);
+  }
+  excluded_hosts_ = std::move(excluded_now);
   if (!hosts.acknowledged.empty()) {
     std::string list;
     for (const std::string& h : hosts.acknowledged) list += (list.empty() ? "" : ", ") + h;

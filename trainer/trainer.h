@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -80,6 +81,7 @@ class Trainer {
   ReplayBuffer buffer_;
   GameCollector collector_;
   std::unique_ptr<HostMonitor> hosts_;    // self-play hosts of a multi-host run (status/*/reload_ack.json)
+  std::set<std::string> excluded_hosts_;  // hosts the last publication excluded
   PositionLedger ledger_;                 // samples received / never trained, through the last closed step
   int64_t iteration_ = 0;                 // iteration whose games are collected next
   std::optional<nlohmann::json> pending_publish_;  // record of iteration_-1 when it still needs publishing

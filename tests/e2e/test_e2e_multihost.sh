@@ -103,4 +103,4 @@ N_BEFORE="$(records_with 'acked == ["hostA", "hostB"]')"
 check "restarted, hostB rejoins: a later iteration is acknowledged by both hosts" \
   wait_for 120 at_least_records 'acked == ["hostA", "hostB"]' $((N_BEFORE + 1))
 check "the trainer noticed hostB again" grep -q "self-play host hostB is heard again" "$RUN/logs/trainer.log"
-echo "$TESTNAME: $PASSES checks passed"
+finish
