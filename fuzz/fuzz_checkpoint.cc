@@ -11,14 +11,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view file(reinterpret_cast<const char*>(data), size);
   gz::fuzz::ExpectOnlyGomokuErrors([&] { gz::CheckCrc(file, "fuzz input"); });
   gz::fuzz::ExpectOnlyGomokuErrors([&] {
-    const uint32_t json_len = gz::CheckFixedHeader(file, size, "fuzz input");
-    const gz::CheckpointHeader h =
-        gz::ParseHeaderJson(file.substr(gz::kCheckpointFixedHeaderBytes, json_len), json_len, "fuzz input");
+    uint32_t version = 0;
+    const uint32_t json_len = gz::CheckFixedHeader(file, size, "fuzz input", &version);
+    const gz::CheckpointHeader h = gz::ParseHeaderJson(file.substr(gz::kCheckpointFixedHeaderBytes, json_len),
+                                                       json_len, "fuzz input", version);
     const std::string json = gz::BuildHeaderJson(h.info, h.tensors);
-    const gz::CheckpointHeader again =
-        gz::ParseHeaderJson(json, static_cast<uint32_t>(json.size()), "rebuilt fuzz input");
+    const gz::CheckpointHeader again = gz::ParseHeaderJson(json, static_cast<uint32_t>(json.size()),
+                                                           "rebuilt fuzz input", gz::CheckpointFormatVersionFor(h.info));
     if (again.info.board_size != h.info.board_size || again.info.channels != h.info.channels ||
-        again.info.model_generation != h.info.model_generation || again.tensors.size() != h.tensors.size())
+        again.info.model_generation != h.info.model_generation || again.info.heads != h.info.heads || again.tensors.size() != h.tensors.size())
       gz::fuzz::FuzzFail("a checkpoint header does not round-trip");
   });
   return 0;

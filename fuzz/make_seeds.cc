@@ -103,6 +103,8 @@ int main(int argc, char** argv) {
   WriteFileAtomic(dir + "/game_record/game7.npz", RandomGame(7, 4).ToNpzBytes());
   // checkpoint: the smallest network there is.
   CreateRandomCheckpoint(dir + "/checkpoint/net5_2x1.gzck", 5, Rule::kFreestyle, 2, 1, 5, 1, 1);
+  // and one with conv heads (format version 2, the "heads" field).
+  CreateRandomCheckpoint(dir + "/checkpoint/conv5_2x1.gzck", 5, Rule::kFreestyle, 2, 1, 5, 1, 1, "conv");
   std::printf("seeds written under %s\n", dir.c_str());
   return 0;
 }

@@ -2,8 +2,9 @@
 """Prints the key table of docs/configuration.md from `worker --print-config`."""
 import json, subprocess, sys
 DESC = {
-"board.size": "board side, 5..22", "board.rule": "freestyle (5+ wins) or standard (exactly 5)",
+"board.size": "board side, 5..22", "board.rule": "freestyle (5+ wins), standard (exactly 5) or renju (black: exactly 5, no overline, double four or double three)",
 "net.channels": "residual tower width", "net.blocks": "residual blocks",
+"net.heads": "fc (policy/value heads for one board size) or conv (convolutional policy, pooled value: any size 5..22)",
 "mcts.simulations": "new simulations per move", "mcts.c_puct": "PUCT exploration constant",
 "mcts.dirichlet_alpha": "root noise alpha (0 = off)", "mcts.dirichlet_epsilon": "root noise weight",
 "mcts.fpu_value": "Q of unvisited children", "mcts.tree_reuse": "keep the chosen subtree between moves",
@@ -37,9 +38,37 @@ DESC = {
 "dashboard.enabled": "launch/start.sh starts gz_dashboard", "dashboard.bind": "listen address (non-loopback prints a warning)",
 "dashboard.port": "HTTP port", "dashboard.max_games": "browser games against the newest net at once",
 "dashboard.idle_timeout_s": "a browser game ends after this long unused", "dashboard.simulations": "the browser opponent's simulations per move",
+"run.host": "this machine's name on a shared run directory (\"\" = one machine); in game files, status, logs, pids, socket (operations.md, Many hosts)",
+"run.host_timeout_s": "a self-play host whose heartbeat stops this long is excluded from the reload wait, by name",
+"server.heartbeat_s": "with run.host and --run-dir: how often the server follows reload.json and rewrites status/{host}/reload_ack.json",
+"train.world_size": "data-parallel trainer ranks (c10d; rank 0 = the trainer, --rank R for the others)",
+"train.dist_store": "rendezvous of the ranks: tcp://HOST:PORT (TCPStore on rank 0) or file://PATH (FileStore)",
+"train.dist_timeout_s": "rendezvous and every collective fail after this (a dead or stuck rank)",
+"train.allreduce_bucket_mb": "gradient allreduce bucket size", "train.dist_interface": "Gloo's network interface (\"\" = the host name's address)",
+"mcts.solver": "threat solver at every expansion: proven wins/losses, forced replies (search.md)",
+"mcts.solver_vcf_nodes": "node budget of each VCF query of the solver",
+"selfplay.adjudicate_proven": "end a self-play game as soon as its root is proven (mcts.solver)",
+"mcts.forced_playouts_k": "forced root visits k*sqrt(prior*total) under noise (0 = off)",
+"mcts.policy_target_pruning": "remove forced visits that did not earn their place from the policy target",
+"mcts.fpu_reduction_root": "root: unvisited child Q = parent Q - this (0 = mcts.fpu_value)",
+"mcts.fpu_reduction": "below the root: unvisited child Q = parent Q - this (0 = mcts.fpu_value)",
+"mcts.dirichlet_alpha_scaled": "root noise alpha = this / legal moves (0 = mcts.dirichlet_alpha)",
+"selfplay.initial_temperature": "tau of the first move", "selfplay.temperature_halflife_moves": "tau decays to final_temperature with this half-life in moves (0 = hard switch after temperature_moves)",
+"selfplay.playout_cap_p_full": "share of moves with the full search (policy targets); the rest cheap, value-only (1 = off)",
+"selfplay.playout_cap_cheap_simulations": "simulations of a cheap move", "selfplay.resign_threshold": "resign when the root value stays below this (-1 = never)",
+"selfplay.resign_consecutive": "own searches in a row below the threshold", "selfplay.resign_disabled_share": "share of games that never resign (false-positive measurement)",
+"selfplay.balanced_opening_moves": "random opening stones kept only when the net's value is near even (0 = off)",
+"selfplay.balanced_opening_max_value": "|value| an opening may have", "selfplay.balanced_opening_simulations": "search of the opening's evaluation",
+"selfplay.balanced_opening_tries": "openings drawn before taking the most even",
+"train.value_target_q_weight": "value target = (1-w) z + w q (0 = the game result)",
+"train.window_power_alpha": "power-law replay window exponent (0 = off: the iteration window)", "train.window_power_beta": "power-law window growth factor",
+"train.window_min_samples": "power-law window's initial size", "train.max_samples_per_new_sample": "cap on trained samples per new sample (0 = off)",
+"net.heads": "fc (fixed board size) or conv (convolutional policy, pooled value: any size 9..22)",
 }
 d = json.loads(subprocess.check_output([sys.argv[1], "--id", "0", "--print-config"]))
 for sec, v in d.items():
     for k, x in v.items():
         key = sec + "." + k
-        print("| `%s` | `%s` | %s |" % (key, json.dumps(x), DESC.get(key, "")))
+        if key not in DESC:
+            sys.exit("gen_config_doc.py: no description for %s: add it to DESC" % key)
+        print("| `%s` | `%s` | %s |" % (key, json.dumps(x), DESC[key]))

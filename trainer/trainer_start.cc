@@ -66,6 +66,11 @@ void Trainer::LoadNet(const std::string& path, int64_t expect_iteration) {
   expect.blocks = config_.net.blocks;
   CheckpointInfo info;
   PolicyValueNet net = LoadCheckpoint(path, expect, &info);
+  if (info.heads != config_.net.heads)
+    GOMOKU_THROW(ModelError, path << ": checkpoint has " << info.heads << " heads, net.heads is '" << config_.net.heads
+                                  << "'");
+  // A conv net (any size) trains at the run's size; its checkpoints then record it.
+  if (net->heads == NetHeads::kConv) net->board_size = config_.board.size;
   if (info.rule != config_.board.rule)
     GOMOKU_THROW(ModelError, path << ": checkpoint rule '" << info.rule << "' differs from board.rule '"
                                   << config_.board.rule << "'");
@@ -204,7 +209,7 @@ void Trainer::ColdStart() {
   }
   if (!reused) {
     CreateRandomCheckpoint(path0, config_.board.size, config_.rule(), config_.net.channels, config_.net.blocks,
-                           config_.run.seed, 0, 0);
+                           config_.run.seed, 0, 0, config_.net.heads);
     spdlog::info("cold start: created generation-0 weights {} (seed {}, {} channels, {} blocks)", path0,
                  config_.run.seed, config_.net.channels, config_.net.blocks);
     LoadNet(path0, 0);

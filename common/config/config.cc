@@ -202,6 +202,7 @@ Registry MakeRegistry(Config& c) {
   AddString(r, "board.rule", &c.board.rule, {"freestyle", "standard", "renju"});
   AddInt(r, "net.channels", &c.net.channels, 1, 1024);
   AddInt(r, "net.blocks", &c.net.blocks, 0, 64);
+  AddString(r, "net.heads", &c.net.heads, {"fc", "conv"});
   AddInt(r, "mcts.simulations", &c.mcts.simulations, 1, 1000000);
   AddFloat(r, "mcts.c_puct", &c.mcts.c_puct, 0.0, 100.0);
   AddFloat(r, "mcts.dirichlet_alpha", &c.mcts.dirichlet_alpha, 0.0, 100.0);

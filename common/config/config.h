@@ -32,6 +32,7 @@ struct BoardConfig {
 struct NetConfig {
   int channels = 128;
   int blocks = 8;
+  std::string heads = "fc";  // fc (one board size) | conv (any size; docs/network.md "Heads")
 };
 struct SelfplayConfig {
   int temperature_moves = 8;          // tau = 1 for this many moves

@@ -52,10 +52,11 @@ PolicyValueNet ParseValidated(std::string_view file, const std::string& path, co
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "': " << h.info.channels << " channels x " << h.info.blocks
                                             << " blocks exceeds this build's limits");
 
-  PolicyValueNet net(h.info.board_size, h.info.channels, h.info.blocks);
+  PolicyValueNet net(h.info.board_size, h.info.channels, h.info.blocks, ParseNetHeads(h.info.heads));
   auto state = StateTensors(*net);
-  const std::string arch = std::to_string(h.info.channels) + "x" + std::to_string(h.info.blocks) + " on " +
-                           std::to_string(h.info.board_size) + "x" + std::to_string(h.info.board_size);
+  const std::string arch = std::to_string(h.info.channels) + "x" + std::to_string(h.info.blocks) + " " +
+                           h.info.heads + "-heads on " + std::to_string(h.info.board_size) + "x" +
+                           std::to_string(h.info.board_size);
   if (state.size() != h.tensors.size())
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' holds " << h.tensors.size() << " tensors but the " << arch
                                             << " architecture has " << state.size());
@@ -101,7 +102,8 @@ std::string SerializeCheckpoint(PolicyValueNet& net, const CheckpointInfo& info_
   check("channels", info_in.channels, net->channels);
   check("blocks", info_in.blocks, net->blocks);
   CheckpointInfo info = info_in;
-  info.format_version = static_cast<int>(kCheckpointFormatVersion);
+  info.heads = NetHeadsName(net->heads);  // from the net, like the shape fields
+  info.format_version = static_cast<int>(CheckpointFormatVersionFor(info));
   info.encoder_version = kEncoderVersion;
   info.board_size = net->board_size;
   info.channels = net->channels;
@@ -130,7 +132,7 @@ std::string SerializeCheckpoint(PolicyValueNet& net, const CheckpointInfo& info_
   uint64_t data_bytes = 0;
   for (const auto& e : entries) data_bytes += e.Bytes();
   out.reserve(kCheckpointFixedHeaderBytes + json_text.size() + data_bytes + kCheckpointTrailerBytes);
-  AppendFixedHeader(json_text, &out);
+  AppendFixedHeader(json_text, static_cast<uint32_t>(info.format_version), &out);
   out += json_text;
   for (const auto& c : cpu) out.append(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size());
   const uint32_t crc = Crc32(out.data(), out.size());

@@ -64,21 +64,35 @@ uint64_t CheckpointHeader::ExpectedFileSize() const {
   return kCheckpointFixedHeaderBytes + json_len + data_bytes + kCheckpointTrailerBytes;
 }
 
+// Declared in net_api.h; here because the torch-free decoders (fuzz/) link this file alone.
+bool CheckpointPlaysSize(const CheckpointInfo& info, int size) {
+  if (info.heads == "conv") return size >= kMinBoardSize && size <= kMaxBoardSize;
+  return size == info.board_size;
+}
+
+uint32_t CheckpointFormatVersionFor(const CheckpointInfo& info) {
+  if (info.heads == "fc") return kCheckpointOldestFormatVersion;
+  if (info.heads == "conv") return 2;
+  GOMOKU_THROW(ModelError, "checkpoint: unknown network heads '" << info.heads << "' (this build knows fc and conv)");
+}
+
 size_t DtypeBytes(const std::string& dtype, const std::string& path) {
   if (dtype == "float32") return 4;
   if (dtype == "int64") return 8;
   GOMOKU_THROW(ModelError, "checkpoint '" << path << "': unknown tensor dtype '" << dtype << "'");
 }
 
-uint32_t CheckFixedHeader(std::string_view prefix, uint64_t file_size, const std::string& path) {
+uint32_t CheckFixedHeader(std::string_view prefix, uint64_t file_size, const std::string& path,
+                          uint32_t* format_version) {
   if (file_size < kCheckpointFixedHeaderBytes + kCheckpointTrailerBytes || prefix.size() < kCheckpointFixedHeaderBytes)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated: " << file_size << " bytes");
   if (std::memcmp(prefix.data(), kCheckpointMagic, 4) != 0)
     GOMOKU_THROW(ModelError, "'" << path << "' is not a gomoku-zero checkpoint (bad magic)");
   const uint32_t version = ReadU32(prefix.data() + 4);
-  if (version != kCheckpointFormatVersion)
-    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has format version " << version << "; this build reads version "
-                                            << kCheckpointFormatVersion);
+  if (version < kCheckpointOldestFormatVersion || version > kCheckpointFormatVersion)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has format version " << version << "; this build reads versions "
+                                            << kCheckpointOldestFormatVersion << " to " << kCheckpointFormatVersion);
+  if (format_version) *format_version = version;
   const uint32_t json_len = ReadU32(prefix.data() + 8);
   if (json_len == 0 || json_len > kCheckpointMaxJsonBytes ||
       json_len > file_size - kCheckpointFixedHeaderBytes - kCheckpointTrailerBytes)
@@ -98,7 +112,8 @@ void CheckCrc(std::string_view file, const std::string& path) {
                                             << stored << ", computed " << actual << ")");
 }
 
-CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const std::string& path) {
+CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const std::string& path,
+                                 uint32_t format_version) {
   json j;
   try {
     j = json::parse(text);
@@ -109,7 +124,25 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
   CheckpointHeader h;
   h.json_len = json_len;
   CheckpointInfo& info = h.info;
-  info.format_version = static_cast<int>(kCheckpointFormatVersion);
+  if (format_version < kCheckpointOldestFormatVersion || format_version > kCheckpointFormatVersion)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has format version " << format_version
+                                            << "; this build reads versions " << kCheckpointOldestFormatVersion
+                                            << " to " << kCheckpointFormatVersion);
+  info.format_version = static_cast<int>(format_version);
+  if (format_version == 1) {
+    if (j.contains("heads"))
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' needs format version 2, but the "
+                                              << "file says version 1");
+    info.heads = "fc";
+  } else {
+    const json& heads = Field(j, "heads", path);
+    if (!heads.is_string())
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' is not a string");
+    info.heads = heads.get<std::string>();
+    if (info.heads != "fc" && info.heads != "conv")
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has network heads '" << info.heads
+                                              << "', which this build does not know (it knows fc and conv)");
+  }
   info.encoder_version = static_cast<int>(IntField(j, "encoder_version", 0, 1 << 30, path));
   if (info.encoder_version != kEncoderVersion)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' was made for encoder version " << info.encoder_version
@@ -173,7 +206,12 @@ void CheckExpectations(const CheckpointInfo& info, const CheckpointExpect& expec
       GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has " << what << " " << have << " but " << want
                                               << " was expected");
   };
-  check("board size", expect.board_size, info.board_size);
+  // Conv heads play every size in range (CheckpointPlaysSize); fc heads only their own.
+  if (expect.board_size >= 0 && !CheckpointPlaysSize(info, expect.board_size))
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has board size " << info.board_size << " but "
+                                            << expect.board_size << " was expected"
+                                            << (info.heads == "fc" ? " (fc heads play only the size they were made for)"
+                                                                   : ""));
   check("channels", expect.channels, info.channels);
   check("blocks", expect.blocks, info.blocks);
 }
@@ -190,13 +228,16 @@ std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<Checkp
             {"model_generation", info.model_generation},
             {"seed", info.seed},
             {"tensors", list}};
+  if (CheckpointFormatVersionFor(info) >= 2) j["heads"] = info.heads;
   return j.dump();
 }
 
-void AppendFixedHeader(const std::string& json_text, std::string* out) {
+void AppendFixedHeader(const std::string& json_text, uint32_t format_version, std::string* out) {
   GOMOKU_CHECK(json_text.size() <= kCheckpointMaxJsonBytes, "checkpoint header too large: " << json_text.size());
+  GOMOKU_CHECK(format_version >= kCheckpointOldestFormatVersion && format_version <= kCheckpointFormatVersion,
+               "checkpoint format version " << format_version);
   out->append(kCheckpointMagic, 4);
-  AppendU32(kCheckpointFormatVersion, out);
+  AppendU32(format_version, out);
   AppendU32(static_cast<uint32_t>(json_text.size()), out);
 }
 
@@ -209,12 +250,13 @@ CheckpointHeader ReadCheckpointHeader(const std::string& path) {
   std::string prefix(kCheckpointFixedHeaderBytes, '\0');
   in.read(prefix.data(), static_cast<std::streamsize>(prefix.size()));
   prefix.resize(static_cast<size_t>(in.gcount()));
-  const uint32_t json_len = CheckFixedHeader(prefix, file_size, path);
+  uint32_t version = 0;
+  const uint32_t json_len = CheckFixedHeader(prefix, file_size, path, &version);
   std::string text(json_len, '\0');
   in.read(text.data(), json_len);
   if (static_cast<uint32_t>(in.gcount()) != json_len)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated inside its header");
-  CheckpointHeader h = ParseHeaderJson(text, json_len, path);
+  CheckpointHeader h = ParseHeaderJson(text, json_len, path, version);
   CheckImpliedSize(h, file_size, path);
   return h;
 }
@@ -226,9 +268,10 @@ void CheckImpliedSize(const CheckpointHeader& h, uint64_t file_size, const std::
 }
 
 CheckpointHeader ValidateCheckpointBytes(std::string_view file, const std::string& path) {
-  const uint32_t json_len = CheckFixedHeader(file, file.size(), path);
+  uint32_t version = 0;
+  const uint32_t json_len = CheckFixedHeader(file, file.size(), path, &version);
   CheckCrc(file, path);
-  CheckpointHeader h = ParseHeaderJson(file.substr(kCheckpointFixedHeaderBytes, json_len), json_len, path);
+  CheckpointHeader h = ParseHeaderJson(file.substr(kCheckpointFixedHeaderBytes, json_len), json_len, path, version);
   CheckImpliedSize(h, file.size(), path);
   return h;
 }

@@ -16,6 +16,14 @@ torch::nn::Conv2d Conv(int in, int out, int kernel) {
 
 }  // namespace
 
+const char* NetHeadsName(NetHeads heads) { return heads == NetHeads::kConv ? "conv" : "fc"; }
+
+NetHeads ParseNetHeads(const std::string& name) {
+  if (name == "fc") return NetHeads::kFc;
+  if (name == "conv") return NetHeads::kConv;
+  GOMOKU_THROW(ModelError, "unknown network heads '" << name << "' (this build knows fc and conv)");
+}
+
 ResidualBlockImpl::ResidualBlockImpl(int channels) {
   conv1 = register_module("conv1", Conv(channels, channels, 3));
   bn1 = register_module("bn1", torch::nn::BatchNorm2d(channels));
@@ -29,8 +37,8 @@ torch::Tensor ResidualBlockImpl::forward(torch::Tensor x) {
   return torch::relu(y + x);
 }
 
-PolicyValueNetImpl::PolicyValueNetImpl(int board_size_in, int channels_in, int blocks_in)
-    : board_size(board_size_in), channels(channels_in), blocks(blocks_in) {
+PolicyValueNetImpl::PolicyValueNetImpl(int board_size_in, int channels_in, int blocks_in, NetHeads heads_in)
+    : board_size(board_size_in), channels(channels_in), blocks(blocks_in), heads(heads_in) {
   GOMOKU_CHECK(board_size >= kMinBoardSize && board_size <= kMaxBoardSize,
                "network board size " << board_size << " outside [" << kMinBoardSize << ", " << kMaxBoardSize << "]");
   GOMOKU_CHECK(channels >= 1 && channels <= kMaxChannels,
@@ -41,6 +49,16 @@ PolicyValueNetImpl::PolicyValueNetImpl(int board_size_in, int channels_in, int b
   input_bn = register_module("input_bn", torch::nn::BatchNorm2d(channels));
   tower = register_module("tower", torch::nn::ModuleList());
   for (int i = 0; i < blocks; ++i) tower->push_back(ResidualBlock(channels));
+  if (heads == NetHeads::kConv) {
+    policy_conv = register_module("policy_conv", Conv(channels, kConvHeadChannels, 1));
+    policy_bn = register_module("policy_bn", torch::nn::BatchNorm2d(kConvHeadChannels));
+    policy_out = register_module("policy_out", Conv(kConvHeadChannels, 1, 1));
+    value_conv = register_module("value_conv", Conv(channels, kConvHeadChannels, 1));
+    value_bn = register_module("value_bn", torch::nn::BatchNorm2d(kConvHeadChannels));
+    value_fc1 = register_module("value_fc1", torch::nn::Linear(2 * kConvHeadChannels, kValueHidden));
+    value_fc2 = register_module("value_fc2", torch::nn::Linear(kValueHidden, 1));
+    return;
+  }
   policy_conv = register_module("policy_conv", Conv(channels, 2, 1));
   policy_bn = register_module("policy_bn", torch::nn::BatchNorm2d(2));
   policy_fc = register_module("policy_fc", torch::nn::Linear(2 * points, points));
@@ -51,6 +69,7 @@ PolicyValueNetImpl::PolicyValueNetImpl(int board_size_in, int channels_in, int b
 }
 
 std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tensor planes) {
+  if (heads == NetHeads::kConv) return ForwardConv(planes);
   TORCH_CHECK(planes.dim() == 4 && planes.size(1) == kNumPlanes && planes.size(2) == board_size &&
                   planes.size(3) == board_size,
               "PolicyValueNet expects [N, ", kNumPlanes, ", ", board_size, ", ", board_size, "] planes, got ",
@@ -65,6 +84,26 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tenso
 
   torch::Tensor v = torch::relu(value_bn->forward(value_conv->forward(x)));
   v = torch::relu(value_fc1->forward(v.reshape({n, -1})));
+  torch::Tensor value = torch::tanh(value_fc2->forward(v)).reshape({n});
+  return {log_policy, value};
+}
+
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardConv(torch::Tensor planes) {
+  TORCH_CHECK(planes.dim() == 4 && planes.size(1) == kNumPlanes && planes.size(2) == planes.size(3) &&
+                  planes.size(2) >= kMinBoardSize && planes.size(2) <= kMaxBoardSize,
+              "PolicyValueNet (conv heads) expects [N, ", kNumPlanes, ", S, S] planes with S in [", kMinBoardSize,
+              ", ", kMaxBoardSize, "], got ", planes.sizes());
+  const int64_t n = planes.size(0);
+  torch::Tensor x = torch::relu(input_bn->forward(input_conv->forward(planes)));
+  for (const auto& block : *tower) x = block->as<ResidualBlock>()->forward(x);
+
+  torch::Tensor p = torch::relu(policy_bn->forward(policy_conv->forward(x)));
+  p = policy_out->forward(p).reshape({n, -1});
+  torch::Tensor log_policy = torch::log_softmax(p, /*dim=*/1);
+
+  torch::Tensor v = torch::relu(value_bn->forward(value_conv->forward(x)));
+  v = torch::cat({v.mean({2, 3}), v.amax({2, 3})}, /*dim=*/1);  // [N, 2 * kConvHeadChannels]
+  v = torch::relu(value_fc1->forward(v));
   torch::Tensor value = torch::tanh(value_fc2->forward(v)).reshape({n});
   return {log_policy, value};
 }

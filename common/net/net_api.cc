@@ -24,6 +24,22 @@ namespace gz {
 
 CheckpointInfo ReadCheckpointInfo(const std::string& path) { return ReadCheckpointHeader(path).info; }
 
+namespace {
+
+// A conv net plays `size` when it differs from the size it was made for: the
+// forward's net and info then say `size` (the heads have no size-dependent
+// weights, so only the nominal field changes), and every forward backend
+// (TorchForward, CudaForward) shapes its input by it.
+void RetargetToSize(PolicyValueNet& net, CheckpointInfo* info, int size) {
+  if (size <= 0 || size == info->board_size) return;
+  GOMOKU_CHECK(net->heads == NetHeads::kConv && CheckpointPlaysSize(*info, size),
+               "a " << info->heads << "-heads net of size " << info->board_size << " cannot play size " << size);
+  net->board_size = size;
+  info->board_size = size;
+}
+
+}  // namespace
+
 bool CudaAvailable() { return torch::cuda::is_available(); }
 
 std::string ResolveDevice(const std::string& setting) {
@@ -49,8 +65,9 @@ std::string ResolveDevice(const std::string& setting) {
 }
 
 CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, Rule rule, int channels, int blocks,
-                                      uint64_t seed, int64_t iteration, int64_t model_generation) {
-  PolicyValueNet net(board_size, channels, blocks);
+                                      uint64_t seed, int64_t iteration, int64_t model_generation,
+                                      const std::string& heads) {
+  PolicyValueNet net(board_size, channels, blocks, ParseNetHeads(heads));
   net->InitSeeded(seed);
   CheckpointInfo info;
   info.board_size = board_size;
@@ -60,8 +77,9 @@ CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, R
   info.iteration = iteration;
   info.model_generation = model_generation;
   info.seed = seed;
+  info.heads = NetHeadsName(net->heads);
   SaveCheckpoint(path, net, info);
-  info.format_version = static_cast<int>(kCheckpointFormatVersion);
+  info.format_version = static_cast<int>(CheckpointFormatVersionFor(info));
   info.encoder_version = kEncoderVersion;
   return info;
 }
@@ -71,7 +89,9 @@ std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::st
   const std::string resolved = ResolveDevice(device);
   CheckpointInfo info;
   PolicyValueNet net = LoadCheckpoint(path, expect, &info);
-  auto forward = std::make_unique<TorchForward>(std::move(net), info, resolved, threads, path);
+  CheckpointInfo played = info;
+  RetargetToSize(net, &played, expect.board_size);
+  auto forward = std::make_unique<TorchForward>(std::move(net), played, resolved, threads, path);
   if (info_out) *info_out = info;
   return forward;
 }
@@ -106,11 +126,13 @@ std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::st
   ValidateForwardOptions(options, resolved);
   CheckpointInfo info;
   PolicyValueNet net = LoadCheckpoint(path, expect, &info);
+  CheckpointInfo played = info;
+  RetargetToSize(net, &played, expect.board_size);
   std::unique_ptr<BatchForward> forward;
 #if defined(GOMOKU_WITH_CUDA)
-  if (resolved != "cpu") forward = std::make_unique<CudaForward>(net, info, resolved, options, path);
+  if (resolved != "cpu") forward = std::make_unique<CudaForward>(net, played, resolved, options, path);
 #endif
-  if (!forward) forward = std::make_unique<TorchForward>(net, info, resolved, threads, path);
+  if (!forward) forward = std::make_unique<TorchForward>(net, played, resolved, threads, path);
   if (info_out) *info_out = info;
   return forward;
 }
@@ -129,11 +151,17 @@ void TuneCpuAllocator() {
   });
 }
 
-double ForwardFlops(int board_size, int channels, int blocks) {
+double ForwardFlops(int board_size, int channels, int blocks, const std::string& heads) {
   const double points = static_cast<double>(board_size) * board_size;
   const double c = channels;
   double macs = points * kNumPlanes * c * 9;          // input conv 3x3
   macs += blocks * 2.0 * points * c * c * 9;          // two 3x3 convs per block
+  if (ParseNetHeads(heads) == NetHeads::kConv) {
+    const double h = kConvHeadChannels;
+    macs += points * c * h + points * h;                          // policy: conv 1x1 -> h, conv 1x1 -> 1
+    macs += points * c * h + 2 * h * kValueHidden + kValueHidden;  // value: conv 1x1 -> h, 2h -> 64, 64 -> 1
+    return 2.0 * macs;
+  }
   macs += points * c * 2 + (2 * points) * points;     // policy: conv 1x1 -> 2, linear 2P -> P
   macs += points * c + points * kValueHidden + kValueHidden;  // value: conv 1x1 -> 1, P -> 64, 64 -> 1
   return 2.0 * macs;

@@ -3,7 +3,8 @@
 //
 // Checkpoint file format (docs/file-formats.md): a fixed binary header
 // (magic "GZCK", format version, header length) + JSON header (board_size,
-// rule, encoder_version, channels, blocks, iteration, model_generation, seed)
+// rule, encoder_version, channels, blocks, iteration, model_generation, seed,
+// and from format version 2 heads)
 // + the tensors + a CRC-32 trailer.  Loading validates everything and throws
 // ModelError naming the mismatch or corruption; it never returns a half-loaded
 // model.
@@ -29,10 +30,19 @@ struct CheckpointInfo {
   int64_t iteration = 0;
   int64_t model_generation = 0;
   uint64_t seed = 0;
+  // "fc" (format version 1 files, and the default) | "conv" (model.h NetHeads).
+  // A conv checkpoint's board_size is the size it was made for; it plays any size.
+  std::string heads = "fc";
 };
+
+// Whether a checkpoint can play boards of `size`: fc heads only at
+// info.board_size, conv heads at any size in [kMinBoardSize, kMaxBoardSize].
+bool CheckpointPlaysSize(const CheckpointInfo& info, int size);
 
 // What a loader expects; -1/empty = don't care.
 struct CheckpointExpect {
+  // The size the loaded forward will play: fc checkpoints must have it, conv
+  // checkpoints accept any size in range and the forward then runs at it.
   int board_size = -1;
   int channels = -1;
   int blocks = -1;
@@ -48,13 +58,19 @@ std::string ResolveDevice(const std::string& setting);
 bool CudaAvailable();
 
 // Creates a randomly initialised network (seeded) and writes it atomically as
-// a checkpoint.  Returns its info.
+// a checkpoint.  Returns its info.  `heads`: "fc" | "conv" (ModelError otherwise).
 CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, Rule rule, int channels,
-                                      int blocks, uint64_t seed, int64_t iteration, int64_t model_generation);
+                                      int blocks, uint64_t seed, int64_t iteration, int64_t model_generation,
+                                      const std::string& heads = "fc");
 
 // Loads a checkpoint into a ready-to-run forward (eval mode, no-grad) on
 // `device` ("cpu", "cuda", "cuda:N").  `threads` sets intra-op threads on CPU.
-// The returned forward reports the checkpoint's model_generation.
+// The returned forward reports the checkpoint's model_generation.  Its
+// board_size() is expect.board_size when that is set (a conv checkpoint at
+// another size than its own), else the checkpoint's; a forward always runs one
+// size, so positions of different sizes never share a forward (the
+// SymmetricEvaluator refuses a position of another size).  *info is the
+// file's header (board_size = the checkpoint's own size).
 // Throws ModelError (bad/incompatible file) or IoError.
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const CheckpointExpect& expect = {}, CheckpointInfo* info = nullptr);
@@ -100,7 +116,8 @@ std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std
 void TuneCpuAllocator();
 
 // FLOPs of one forward of one position (multiply-adds x 2), for MFU reports.
-double ForwardFlops(int board_size, int channels, int blocks);
+// `heads`: "fc" | "conv".
+double ForwardFlops(int board_size, int channels, int blocks, const std::string& heads = "fc");
 
 // Measured dense matrix-product throughput of `device` ("cpu", "cuda",
 // "cuda:N", "auto") in FLOP/s: repeated n x n x n products (n = matrix_size,

@@ -291,7 +291,7 @@ TEST_CASE("ResolveDevice", "[network]") {
 TEST_CASE("ForwardFlops counts 2 x multiply-adds of every conv and linear", "[network]") {
   // 7x7, 8 channels, 1 block, by hand:
   const double p = 49;
-  const double macs = p * 4 * 8 * 9            // input conv
+  const double macs = p * kNumPlanes * 8 * 9   // input conv (5 planes)
                       + 2 * p * 8 * 8 * 9      // one block
                       + p * 8 * 2 + 2 * p * p  // policy head
                       + p * 8 + p * 64 + 64;   // value head
