@@ -4,7 +4,6 @@ import json, subprocess, sys
 DESC = {
 "board.size": "board side, 5..22", "board.rule": "freestyle (5+ wins), standard (exactly 5) or renju (black: exactly 5, no overline, double four or double three)",
 "net.channels": "residual tower width", "net.blocks": "residual blocks",
-"net.heads": "fc (policy/value heads for one board size) or conv (convolutional policy, pooled value: any size 5..22)",
 "mcts.simulations": "new simulations per move", "mcts.c_puct": "PUCT exploration constant",
 "mcts.dirichlet_alpha": "root noise alpha (0 = off)", "mcts.dirichlet_epsilon": "root noise weight",
 "mcts.fpu_value": "Q of unvisited children", "mcts.tree_reuse": "keep the chosen subtree between moves",
