@@ -12,7 +12,11 @@
 namespace gz {
 
 EvaluatorSource::EvaluatorSource(const EngineSettings& settings)
-    : weights_(settings.weights), seed_(settings.config.run.seed) {
+    : weights_(settings.weights),
+      seed_(settings.config.run.seed),
+      device_(settings.config.inference.device),
+      threads_(settings.config.inference.threads),
+      symmetry_(settings.config.inference.symmetry) {
   if (weights_.empty()) {
     baseline_ = std::make_unique<RolloutEvaluator>(baseline_rule_, 1, seed_);
     return;
@@ -23,10 +27,13 @@ EvaluatorSource::EvaluatorSource(const EngineSettings& settings)
     network_ = LoadLocalEvaluator(weights_, ResolveDevice(inf.device), inf.threads, ParseSymmetryMode(inf.symmetry),
                                   CheckpointExpect{}, &info);
     network_board_size_ = info.board_size;
+    network_heads_ = info.heads;
+    network_plays_ = info.board_size;
     network_rule_ = info.rule;
     network_iteration_ = info.iteration;
-    spdlog::info("engine: loaded {} ({}x{}, {}, {} ch x {} blocks, iteration {}): {}", weights_, info.board_size,
-                 info.board_size, info.rule, info.channels, info.blocks, info.iteration, network_->Describe());
+    spdlog::info("engine: loaded {} ({}x{}, {}, {} ch x {} blocks, {} heads, iteration {}): {}", weights_,
+                 info.board_size, info.board_size, info.rule, info.channels, info.blocks, info.heads, info.iteration,
+                 network_->Describe());
   } catch (const std::exception& e) {
     load_error_ = e.what();
     network_.reset();
@@ -44,9 +51,10 @@ std::string EvaluatorSource::CheckSize(int size) const {
   } else if (uses_network()) {
     if (!network_)
       why << "cannot load weights " << weights_ << ": " << load_error_;
-    else if (size != network_board_size_)
+    else if (network_heads_ != "conv" && size != network_board_size_)
       why << "board size " << size << " is not supported: the checkpoint was trained for " << network_board_size_
-          << "x" << network_board_size_;
+          << "x" << network_board_size_ << " and its " << network_heads_
+          << " heads play only that size (a conv-heads checkpoint plays any size)";
   }
   std::string s = why.str();
   for (char& c : s)
@@ -54,9 +62,19 @@ std::string EvaluatorSource::CheckSize(int size) const {
   return s;
 }
 
-Evaluator& EvaluatorSource::ForRule(Rule rule) {
+Evaluator& EvaluatorSource::ForGame(int size, Rule rule) {
   if (uses_network()) {
     GOMOKU_CHECK(network_ != nullptr, "no network loaded: " << load_error_);
+    if (size != network_plays_) {
+      GOMOKU_CHECK(network_heads_ == "conv", "the " << network_heads_ << "-heads checkpoint " << weights_
+                                                   << " plays " << network_plays_ << "x" << network_plays_
+                                                   << ", not " << size << "x" << size);
+      CheckpointExpect expect;
+      expect.board_size = size;  // conv heads: the forward runs at the game's size
+      network_ = LoadLocalEvaluator(weights_, ResolveDevice(device_), threads_, ParseSymmetryMode(symmetry_), expect);
+      network_plays_ = size;
+      spdlog::info("engine: {} now plays {}x{}: {}", weights_, size, size, network_->Describe());
+    }
     if (!warned_rule_ && network_rule_ != RuleName(rule)) {
       spdlog::warn("engine: the checkpoint was trained for rule '{}' but the game uses '{}'; "
                    "the search applies the game's rule",
@@ -80,7 +98,7 @@ std::string EvaluatorSource::Describe() const {
     os << "network " << weights_ << " (failed to load: " << load_error_ << ")";
   else
     os << "network " << weights_ << " (" << network_board_size_ << "x" << network_board_size_ << ", "
-       << network_rule_ << ", iteration " << network_iteration_ << ")";
+       << network_heads_ << " heads, " << network_rule_ << ", iteration " << network_iteration_ << ")";
   return os.str();
 }
 

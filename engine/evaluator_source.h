@@ -4,8 +4,10 @@
 //
 // A network is loaded once, at construction, so START answers quickly; a load
 // failure does not throw here but is kept and reported by CheckSize(), which
-// the protocol turns into `ERROR ...` at START.  The network plays only the
-// board size it was trained for; the baseline plays any size 5..22.
+// the protocol turns into `ERROR ...` at START.  A network with fc heads
+// plays only the board size it was trained for; one with conv heads
+// (docs/network.md "Heads") plays any size 5..22, re-loaded at a game's size
+// when that differs from the last one; the baseline plays any size 5..22.
 // Thread-safety: none; owned by the engine's main thread.
 #pragma once
 
@@ -27,20 +29,26 @@ class EvaluatorSource {
   bool uses_network() const { return !weights_.empty(); }
   // "" when the engine can play on a size x size board, else why not (one line).
   std::string CheckSize(int size) const;
-  // The evaluator for games under `rule`.  Precondition: CheckSize(size) is ""
-  // for the positions it will see.  The reference stays valid until the next
-  // ForRule call with a different rule.
-  Evaluator& ForRule(Rule rule);
+  // The evaluator for games of `size` under `rule`.  Precondition:
+  // CheckSize(size) is "".  The reference stays valid until the next ForGame
+  // call with a different size or rule.  Throws GomokuError when a conv
+  // checkpoint cannot be re-loaded at `size`.
+  Evaluator& ForGame(int size, Rule rule);
   // One line: what plays (network path/iteration or baseline).
   std::string Describe() const;
 
  private:
   std::string weights_;
   uint64_t seed_;
+  std::string device_;
+  int threads_ = 0;
+  std::string symmetry_;
   // Network mode.
   std::unique_ptr<Evaluator> network_;
   std::string load_error_;
-  int network_board_size_ = 0;
+  int network_board_size_ = 0;  // the checkpoint's own size
+  std::string network_heads_;   // "fc" | "conv"
+  int network_plays_ = 0;       // the size network_ evaluates
   std::string network_rule_;
   int64_t network_iteration_ = 0;
   bool warned_rule_ = false;

@@ -113,7 +113,7 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
 
 void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, MoveDecision& d) {
   using Clock = std::chrono::steady_clock;
-  Evaluator& evaluator = source_.ForRule(board.rule());
+  Evaluator& evaluator = source_.ForGame(board.size(), board.rule());
   d.reason = "search";
   d.reused_visits = mcts_.RootVisits();
   // Memory: the tree may use budget_bytes.  Reserving it up front (virtual

@@ -18,6 +18,7 @@
 #include "engine/line_input.h"
 #include "engine/search_player.h"
 #include "common/game/tactics.h"
+#include "common/net/net_api.h"
 #include "engine/terminal_game.h"
 #include "engine/time_control.h"
 #include "tests/support/text_checks.h"
@@ -546,6 +547,74 @@ TEST_CASE("a checkpoint that cannot be loaded turns START into ERROR") {
   session.Handle("START 15", Clock::now(), out);
   REQUIRE(out.size() == 1);
   REQUIRE(StartsWith(out[0], "ERROR cannot load weights"));
+}
+
+TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one is refused") {
+  const std::string conv = std::string(GZ_TEST_TMP) + "/engine_conv15.gzck";
+  const std::string fc = std::string(GZ_TEST_TMP) + "/engine_fc15.gzck";
+  CreateRandomCheckpoint(conv, 15, Rule::kFreestyle, 8, 1, /*seed=*/21, /*iteration=*/2, /*model_generation=*/2,
+                         "conv");
+  CreateRandomCheckpoint(fc, 15, Rule::kFreestyle, 8, 1, /*seed=*/21, /*iteration=*/2, /*model_generation=*/2);
+  auto run = [](const std::string& weights, const std::string& start, std::vector<std::string>& out) {
+    EngineSettings settings;
+    settings.weights = weights;
+    settings.config.inference.threads = 1;
+    auto source = std::make_unique<EvaluatorSource>(settings);
+    SearchPlayer player(*source, settings.config);
+    GomocupSession session(*source, player, 50);
+    out.clear();
+    session.Handle(start, Clock::now(), out);
+    if (out.size() == 1 && out[0] == "OK") {
+      out.clear();
+      session.Handle("BEGIN", Clock::now(), out);
+      std::vector<std::string> moves;
+      for (auto& l : out)
+        if (!StartsWith(l, "MESSAGE")) moves.push_back(l);
+      out = moves;
+      // Back at the checkpoint's own size and then another again: each START re-targets.
+      std::vector<std::string> again;
+      session.Handle("RESTART", Clock::now(), again);
+      session.Handle("END", Clock::now(), again);
+    }
+    return source->Describe();
+  };
+  std::vector<std::string> out;
+  for (const char* start : {"START 20", "START 9", "START 22", "START 15"}) {
+    INFO(start);
+    const std::string described = run(conv, start, out);
+    REQUIRE(out.size() == 1);
+    const int n = std::stoi(std::string(start).substr(6));
+    auto xy = ParseCoordinates(out[0]);
+    REQUIRE(xy.has_value());
+    CHECK(xy->first >= 0);
+    CHECK(xy->first < n);
+    CHECK(xy->second >= 0);
+    CHECK(xy->second < n);
+    CHECK(described.find("conv heads") != std::string::npos);
+  }
+  // One session over several sizes: START 20, then RESTART keeps 20, then START 13.
+  {
+    EngineSettings settings;
+    settings.weights = conv;
+    settings.config.inference.threads = 1;
+    EvaluatorSource source(settings);
+    SearchPlayer player(source, settings.config);
+    GomocupSession session(source, player, 30);
+    for (const char* line : {"START 20", "BEGIN", "START 13", "BEGIN"}) {
+      out.clear();
+      session.Handle(line, Clock::now(), out);
+      REQUIRE_FALSE(out.empty());
+      CHECK_FALSE(StartsWith(out.back(), "ERROR"));
+    }
+    REQUIRE(session.board()->size() == 13);
+  }
+  run(fc, "START 20", out);
+  REQUIRE(out.size() == 1);
+  CHECK(StartsWith(out[0], "ERROR board size 20 is not supported: the checkpoint was trained for 15x15"));
+  CHECK(out[0].find("fc heads play only that size") != std::string::npos);
+  run(fc, "START 15", out);
+  REQUIRE(out.size() == 1);
+  CHECK(ParseCoordinates(out[0]).has_value());
 }
 
 TEST_CASE("terminal UI: drawing and move notation") {
