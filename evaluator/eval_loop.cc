@@ -61,10 +61,11 @@ void EvalLoop::CheckLadder() {
         GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "': " << path << " does not exist");
       try {
         CheckpointInfo info = ReadCheckpointInfo(path);
-        if (info.board_size != cfg_.board.size)
+        if (!CheckpointPlaysSize(info, cfg_.board.size))  // conv heads play any size
           GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "': trained for " << info.board_size << "x"
-                                                          << info.board_size << ", the run plays "
-                                                          << cfg_.board.size << "x" << cfg_.board.size);
+                                                          << info.board_size << " (" << info.heads
+                                                          << " heads), the run plays " << cfg_.board.size << "x"
+                                                          << cfg_.board.size);
       } catch (const ModelError& e) {
         GOMOKU_THROW(ConfigError, "eval.ladder entry '" << entry << "': " << e.what());
       }

@@ -131,6 +131,13 @@ TEST_CASE("evaluator: bad ladder entries are config errors naming the entry, at 
     CHECK(log.find("checkpoint:99") != std::string::npos);
   }
   {
+    // An fc checkpoint of another size is refused naming its heads (a conv one would play).
+    CreateRandomCheckpoint(run.checkpoint(98), 9, Rule::kFreestyle, 8, 1, /*seed=*/98, 98, 98);
+    auto [code, log] = RunToExit(dir, TinyEvalConfig(dir, {"checkpoint:98"}));
+    CHECK(code == 2);
+    CHECK(log.find("trained for 9x9 (fc heads), the run plays 7x7") != std::string::npos);
+  }
+  {
     auto [code, log] = RunToExit(dir, TinyEvalConfig(dir, {"engine:/no/such/brain"}));
     CHECK(code == 2);
     CHECK(log.find("engine:/no/such/brain") != std::string::npos);

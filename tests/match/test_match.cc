@@ -10,6 +10,7 @@
 #include "common/base/fileio.h"
 #include "common/game/symmetry.h"
 #include "common/game/tactics.h"
+#include "common/net/net_api.h"
 #include "common/search/simple_evaluators.h"
 #include "match/game.h"
 #include "match/openings.h"
@@ -210,6 +211,41 @@ TEST_CASE("player specs: malformed ones are ConfigErrors naming the spec") {
   CHECK_THROWS_AS(MakeMatchPlayer("magic:3", cfg, 1, PlayerOptions{}), ConfigError);
   CHECK_THROWS_AS(MakeMatchPlayer("engine:/no/such/brain", cfg, 1, PlayerOptions{}), ConfigError);
   CHECK_THROWS_AS(MakeMatchPlayer("net:", cfg, 1, PlayerOptions{}), ConfigError);
+}
+
+TEST_CASE("net players at another size than the checkpoint's: conv heads play, fc heads are refused") {
+  const std::string dir = testing::FreshTestDir("match_heads");
+  const std::string conv = dir + "/conv7.gzck", fc = dir + "/fc7.gzck";
+  CreateRandomCheckpoint(conv, 7, Rule::kFreestyle, 8, 1, /*seed=*/5, 1, 1, "conv");
+  CreateRandomCheckpoint(fc, 7, Rule::kFreestyle, 8, 1, /*seed=*/5, 1, 1);
+  Config cfg = TinyConfig();
+  cfg.board.size = 11;
+  PlayerOptions opt;
+  opt.net_threads = 1;
+  auto net = MakeMatchPlayer("net:" + conv + ":8", cfg, 8, opt);
+  auto uniform = MakeMatchPlayer("uniform:4", cfg, 4, opt);
+  const Opening opening = OpeningSet(11, Rule::kFreestyle, 2)[0];
+  for (int colour = 0; colour < 2; ++colour) {
+    GameResult g = colour == 0 ? PlayGame(*net, *uniform, 11, Rule::kFreestyle, opening)
+                               : PlayGame(*uniform, *net, 11, Rule::kFreestyle, opening);
+    CHECK(g.forfeit_kind.empty());
+    CHECK((g.end == "five" || g.end == "full"));
+    for (int m : g.moves) CHECK((m >= 0 && m < 121));
+  }
+  CHECK_THROWS_WITH(MakeMatchPlayer("net:" + fc + ":8", cfg, 8, opt),
+                    Catch::Contains("has board size 7 but 11 was expected") && Catch::Contains("fc heads"));
+  // The arena binary, a 13x13 match of the 7x7 conv checkpoint.
+  testing::TestProcess p(testing::BinPath("arena"),
+                         {"--player-a", "net:" + conv + ":8", "--player-b", "uniform:2", "--games", "2", "--set",
+                          "board.size=13", "--set", "inference.threads=1", "--json"},
+                         dir + "/arena.out");
+  REQUIRE(p.Wait() == 0);
+  const std::string out = p.Log();
+  auto line = out.substr(out.find('{'));
+  nlohmann::json j = nlohmann::json::parse(line.substr(0, line.find('\n')));
+  CHECK(j["games"] == 2);
+  CHECK(j["board_size"] == 13);
+  CHECK(j["forfeits"].empty());
 }
 
 TEST_CASE("arena binary: W/D/L and Elo as JSON, on the match module") {
