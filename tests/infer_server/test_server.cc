@@ -161,7 +161,7 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
   }
 
   // A truncated copy, an incompatible board size, garbage, a missing file; a
-  // copy claiming format version 2, one with a NaN weight and one with a bit
+  // copy claiming format version 3, one with a NaN weight and one with a bit
   // flipped in the tensor data (those two with their CRC fixed, so that the
   // loader's own checks must catch them), and one with the flip but not the fix.
   std::string full = ReadFileOrThrow(b);
@@ -172,7 +172,7 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
   std::string other_board = MakeCheckpoint(dir, "seven.pt", 3, 9, 7);
   const size_t data = 12 + JsonLen(full);
   std::string v2 = full;
-  const uint32_t version = 2;
+  const uint32_t version = 3;  // 1 and 2 are read (2: the heads field, test_net_heads)
   std::memcpy(v2.data() + 4, &version, 4);
   std::string version2 = dir + "/version2.pt";
   WriteFileAtomic(version2, WithFixedCrc(v2));
@@ -195,7 +195,7 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
       CHECK(e.code() == wire::ErrorCode::kReloadFailed);
       CHECK(std::string(e.what()).size() > 20);
       // The reason names the problem.
-      if (bad == version2) CHECK_THAT(e.what(), Catch::Contains("format version 2"));
+      if (bad == version2) CHECK_THAT(e.what(), Catch::Contains("format version 3"));
       if (bad == nan_weights) CHECK_THAT(e.what(), Catch::Contains("NaN/Inf"));
       if (bad == crc_mismatch) CHECK_THAT(e.what(), Catch::Contains("CRC-32 mismatch"));
     }
