@@ -179,6 +179,30 @@ TEST_CASE("conv heads: save/load round-trips the variant and the weights", "[hea
   CHECK_THROWS(fc->forward(torch::zeros({1, kNumPlanes, 15, 15})));
 }
 
+TEST_CASE("conv heads: the module trains at two sizes, gradients reach every parameter", "[heads]") {
+  torch::manual_seed(2);
+  PolicyValueNet net(15, 8, 2, NetHeads::kConv);
+  net->train();
+  torch::optim::SGD sgd(net->parameters(), torch::optim::SGDOptions(0.1));
+  for (int size : {9, 20}) {  // one size per forward, as the trainer's batches would be
+    INFO("size " << size);
+    sgd.zero_grad();
+    torch::manual_seed(size);
+    torch::Tensor planes = (torch::rand({4, kNumPlanes, size, size}) > 0.7).to(torch::kFloat);
+    auto [logp, value] = net->forward(planes);
+    REQUIRE(logp.sizes().vec() == std::vector<int64_t>{4, size * size});
+    torch::Tensor loss = -logp.select(1, 0).mean() + value.pow(2).mean();
+    loss.backward();
+    for (const auto& p : net->named_parameters()) {
+      INFO(p.key());
+      REQUIRE(p.value().grad().defined());
+      CHECK(p.value().grad().abs().sum().item<double>() > 0);
+    }
+    sgd.step();
+  }
+  CHECK(net->input_bn->num_batches_tracked.item<int64_t>() == 2);
+}
+
 TEST_CASE("conv heads: ForwardFlops counts the conv heads", "[heads]") {
   const double p = 225, c = 32, h = kConvHeadChannels;
   const double trunk = p * kNumPlanes * c * 9 + 4 * 2 * p * c * c * 9;
