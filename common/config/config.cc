@@ -460,6 +460,9 @@ void Config::Validate() const {
   if (train.world_size > train.batch_size)
     GOMOKU_THROW(ConfigError, "config key 'train.world_size': " << train.world_size << " ranks exceed train.batch_size "
                                                                 << train.batch_size << " (each rank needs a row)");
+  if (net.heads == "conv" && train.world_size > 1)  // trainer/rank_follower.cc builds fc nets
+    GOMOKU_THROW(ConfigError, "config key 'net.heads': conv heads are not supported with train.world_size > 1 yet "
+                              "(the follower ranks build fc nets)");
   ParseSymmetryMode(inference.symmetry);
 }
 

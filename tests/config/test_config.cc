@@ -81,6 +81,14 @@ TEST_CASE("cross-field validation") {
   c.ApplyOverride("run.min_games=500");
   std::string e = ConfigErrorOf([&] { c.Validate(); });
   CHECK(e.find("run.min_games") != std::string::npos);
+  // net.heads (issue 17): fc | conv; conv not with data-parallel training yet.
+  Config h;
+  CHECK(h.net.heads == "fc");
+  h.ApplyOverride("net.heads=conv");
+  h.Validate();
+  CHECK(ConfigErrorOf([&] { h.ApplyOverride("net.heads=attention"); }).find("net.heads") != std::string::npos);
+  h.ApplyOverride("train.world_size=2");
+  CHECK(ConfigErrorOf([&] { h.Validate(); }).find("net.heads") != std::string::npos);
 }
 
 TEST_CASE("file < overrides, and ToJson round-trips every key") {
