@@ -9,6 +9,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/data/host_reload.h"
+#include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 
 namespace gz {
@@ -62,11 +63,24 @@ void ReloadFollower::Tick() {
     if (last_error_ != e.what()) spdlog::error("host {}: cannot follow reload.json: {}", options_.host, e.what());
     last_error_ = e.what();
   }
+  // Before the first model serves, the Reloader's initial load follows
+  // metadata.json; when that already names this generation, loading it here
+  // as well would load the same file twice.
+  bool initial_covers = false;
+  if (ann && batcher_->generation() < 0) {
+    try {
+      std::optional<Metadata> md = ReadMetadata(layout.metadata());
+      initial_covers = md && md->model_generation >= ann->generation;
+    } catch (const GomokuError&) {
+      // unreadable for now: decide on the next tick
+      initial_covers = true;
+    }
+  }
   bool start = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t serving = batcher_->generation();
-    if (ann && !in_flight_ && signature != attempted_signature_) {
+    if (ann && !in_flight_ && !initial_covers && signature != attempted_signature_) {
       if (ann->generation > serving) {
         start = true;
         in_flight_ = true;

@@ -7,7 +7,9 @@
 // serving path; a refused file leaves the old model serving).  The outcome is
 // acknowledged in <run>/status/{host}/reload_ack.json, which the thread also
 // rewrites on every tick as the host's heartbeat (its `seq` grows each time).
-// A refused announcement is not retried until reload.json changes.
+// A refused announcement is not retried until reload.json changes.  Before
+// the first model serves, an announcement that metadata.json already names is
+// left to the Reloader's initial load (one load, not two).
 //
 // Thread-safety: Start/Stop from one thread; the Reloader's callback may run
 // on any thread (it only stores the outcome under the mutex).
