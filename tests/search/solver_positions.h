@@ -24,4 +24,18 @@ inline Board Picture(Rule rule, int8_t to_move, const std::vector<std::string>& 
   return Board::FromStones(n, rule, cells, to_move);
 }
 
+// Black's four-three on 11x11 (as in tests/game/test_threats.cc): (5,6) is a four
+// with five point (5,7) and an open three on column 6.
+inline const std::vector<std::string> kFourThree = {"O.........O",
+                                             "...........",
+                                             "...........",
+                                             "...........",
+                                             "...........",
+                                             "..OXXX.....",
+                                             "......X....",
+                                             "......X....",
+                                             "...........",
+                                             "...........",
+                                             "O.........O"};
+
 }  // namespace gz::testing

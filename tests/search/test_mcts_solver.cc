@@ -17,6 +17,7 @@
 using namespace gz;
 using gz::testing::P;
 using gz::testing::Picture;
+using gz::testing::kFourThree;
 
 namespace {
 
@@ -53,19 +54,6 @@ const std::vector<std::string> kOpenFour = {".........",
                                             "......O..",
                                             ".........",
                                             "........."};
-
-// Black's four-three on 11x11: (5,6) is a four and an open three.
-const std::vector<std::string> kFourThree = {"O.........O",
-                                             "...........",
-                                             "...........",
-                                             "...........",
-                                             "...........",
-                                             "..OXXX.....",
-                                             "......X....",
-                                             "......X....",
-                                             "...........",
-                                             "...........",
-                                             "O.........O"};
 
 }  // namespace
 

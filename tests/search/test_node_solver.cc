@@ -13,6 +13,7 @@
 using namespace gz;
 using gz::testing::P;
 using gz::testing::Picture;
+using gz::testing::kFourThree;
 
 namespace {
 
@@ -150,21 +151,6 @@ TEST_CASE("overline: a five under freestyle, not under standard") {
   CHECK(fsw.moves == std::vector<int>{P(9, 0, 3)});
 }
 
-namespace {
-// Black's four-three on 11x11 (tests/game/test_threats.cc): (5,6) is a four
-// with five point (5,7) and an open three on column 6.
-const std::vector<std::string> kFourThree = {"O.........O",
-                                             "...........",
-                                             "...........",
-                                             "...........",
-                                             "...........",
-                                             "..OXXX.....",
-                                             "......X....",
-                                             "......X....",
-                                             "...........",
-                                             "...........",
-                                             "O.........O"};
-}  // namespace
 
 TEST_CASE("four-three: found by VCF, and the side facing it may only refute it") {
   for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {

@@ -17,14 +17,10 @@
 #include <catch2/catch.hpp>
 
 using namespace gz;
+using gz::testing::Ptrs;
 using gz::testing::RandomGame;
 
 namespace {
-std::vector<const GameRecord*> Ptrs(const std::vector<GameRecord>& v) {
-  std::vector<const GameRecord*> out;
-  for (const auto& g : v) out.push_back(&g);
-  return out;
-}
 // A game with q values and every other move a cheap search.
 GameRecord RecipeGame(int size, uint64_t seed) {
   GameRecord g = RandomGame(size, 1, seed);

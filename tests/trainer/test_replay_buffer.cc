@@ -10,15 +10,11 @@
 #include "trainer/replay_buffer.h"
 
 using namespace gz;
+using gz::testing::Ptrs;
 using gz::testing::RandomGame;
 
 namespace {
 
-std::vector<const GameRecord*> Ptrs(const std::vector<GameRecord>& v) {
-  std::vector<const GameRecord*> out;
-  for (const auto& g : v) out.push_back(&g);
-  return out;
-}
 
 // A short hand-made game: black plays 0,1,2; white plays 10,11; policy one-hot on the move played.
 GameRecord HandGame(int size, int8_t winner) {

@@ -30,6 +30,13 @@
 
 namespace gz::testing {
 
+// Pointers to the games of a vector (ReplayBuffer::AddIteration takes pointers).
+inline std::vector<const GameRecord*> Ptrs(const std::vector<GameRecord>& v) {
+  std::vector<const GameRecord*> out;
+  for (const auto& g : v) out.push_back(&g);
+  return out;
+}
+
 // A random legal game: uniform visit policy over the legal moves, random
 // moves, played to the end (or max_moves).
 inline GameRecord RandomGame(int size, int64_t iteration, uint64_t seed, int64_t generation = 0,
