@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_positions.h"
 #include "common/base/cli.h"
 #include "common/game/threats.h"
 #include "common/net/net_api.h"
@@ -50,28 +51,7 @@ double SimsPerSecond(const Board& b, int sims, int searches, bool solver = false
 using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// `stones` stones alternately at random in the central 11x11, no five on the
-// board (threats of every kind left in: they are what the solver works on).
-std::vector<Board> RandomPositions(int count, int stones, uint64_t seed, bool quiet = false) {
-  std::mt19937_64 rng(seed);
-  std::vector<Board> out;
-  while (static_cast<int>(out.size()) < count) {
-    Board b(15);
-    int misses = 0;
-    while (b.move_count() < stones && misses < 1000) {
-      const int m = (2 + static_cast<int>(rng() % 11)) * 15 + 2 + static_cast<int>(rng() % 11);
-      if (!b.IsLegal(m) || b.MakesFive(m, b.to_move())) {
-        ++misses;
-        continue;
-      }
-      b.Play(m);
-    }
-    // quiet: no five point for either side, as after one-ply tactics.
-    if (b.move_count() == stones && (!quiet || (FivePoints(b, kBlack).empty() && FivePoints(b, kWhite).empty())))
-      out.push_back(b);
-  }
-  return out;
-}
+using bench::RandomPositions;
 
 void AnalysisCost(const std::vector<Board>& set, int vcf_nodes, const char* what) {
   NodeSolver solver(vcf_nodes);  // one per search, as in Mcts

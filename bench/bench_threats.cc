@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/bench_positions.h"
 #include "common/base/cli.h"
 #include "common/game/threats.h"
 
@@ -19,28 +20,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double Seconds(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// `stones` stones played alternately at random in the central 11x11, no five
-// on the board and no five point for either side.
 std::vector<Board> Positions(int count, int stones, Rule rule, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<Board> out;
-  while (static_cast<int>(out.size()) < count) {
-    Board b(15, rule);
-    int misses = 0;
-    while (b.move_count() < stones && misses < 1000) {
-      const int m = (2 + static_cast<int>(rng() % 11)) * 15 + 2 + static_cast<int>(rng() % 11);
-      if (!b.IsLegal(m) || b.MakesFive(m, b.to_move())) {
-        ++misses;
-        continue;
-      }
-      b.Play(m);
-    }
-    // A quiet position, as MCTS mostly sees after one-ply tactics: no five
-    // point for either side (else the query ends at the root).
-    if (b.move_count() == stones && FivePoints(b, kBlack).empty() && FivePoints(b, kWhite).empty())
-      out.push_back(b);
-  }
-  return out;
+  return bench::RandomPositions(count, stones, seed, /*quiet=*/true, rule);
 }
 
 void FastQueries(const std::vector<Board>& set) {

@@ -35,15 +35,18 @@ class RecordingEvaluator : public Evaluator {
   Evaluator* inner_;
 };
 
-std::vector<Position> SelfPlayPositions(int wanted) {
+// `wanted` positions spread over the positions of `games` self-play games
+// (uniform evaluator, 16 simulations, 2 random opening moves).
+std::vector<Position> SelfPlayPositions(int wanted, Rule rule = Rule::kFreestyle, int games_count = 6,
+                                        uint64_t seed = 9) {
   UniformEvaluator uniform;
   RecordingEvaluator rec(&uniform);
   SelfPlayParams params;
   params.mcts.simulations = 16;
   params.random_opening_moves = 2;
   std::vector<std::unique_ptr<SelfPlayGame>> games;
-  for (int g = 0; g < 6; ++g)
-    games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kFreestyle, GameSeed(9, 1, 0, g), 1, 0));
+  for (int g = 0; g < games_count; ++g)
+    games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, rule, GameSeed(seed, 1, 0, g), 1, 0));
   PlayTogether(games, rec);
   // Spread the picks over the whole games (openings to endgames).
   std::vector<Position> out;
@@ -132,19 +135,7 @@ TEST_CASE("renju: the server's planes carry black's forbidden points like local 
       dir + "/server.log");
   // Renju self-play positions, and hand-built ones with forbidden points for
   // black (X X X . X X on a row: the gap is an overline point) with either side to move.
-  std::vector<Position> ps;
-  {
-    UniformEvaluator uniform;
-    RecordingEvaluator rec(&uniform);
-    SelfPlayParams params;
-    params.mcts.simulations = 16;
-    params.random_opening_moves = 2;
-    std::vector<std::unique_ptr<SelfPlayGame>> games;
-    for (int g = 0; g < 3; ++g)
-      games.push_back(std::make_unique<SelfPlayGame>(params, kTestBoard, Rule::kRenju, GameSeed(4, 1, 0, g), 1, 0));
-    PlayTogether(games, rec);
-    for (size_t i = 0; i < rec.seen.size() && ps.size() < 48; i += 1 + rec.seen.size() / 48) ps.push_back(rec.seen[i]);
-  }
+  std::vector<Position> ps = SelfPlayPositions(48, Rule::kRenju, 3, 4);
   int with_forbidden = 0;
   for (int row = 0; row < kTestBoard; row += 2) {
     Board b(kTestBoard, Rule::kRenju);
