@@ -59,6 +59,7 @@ DESC = {
 "selfplay.balanced_opening_moves": "random opening stones kept only when the net's value is near even (0 = off)",
 "selfplay.balanced_opening_max_value": "|value| an opening may have", "selfplay.balanced_opening_simulations": "search of the opening's evaluation",
 "selfplay.balanced_opening_tries": "openings drawn before taking the most even",
+"selfplay.board_sizes": "mixed sizes: SIZE:WEIGHT entries drawn per game (must include board.size; others need net.heads conv); empty = board.size only",
 "train.value_target_q_weight": "value target = (1-w) z + w q (0 = the game result)",
 "train.window_power_alpha": "power-law replay window exponent (0 = off: the iteration window)", "train.window_power_beta": "power-law window growth factor",
 "train.window_min_samples": "power-law window's initial size", "train.max_samples_per_new_sample": "cap on trained samples per new sample (0 = off)",

@@ -14,7 +14,7 @@
 #include "common/base/stop_signals.h"
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
-#include "worker/remote_setup.h"
+#include "worker/evaluator_setup.h"
 #include "worker/worker_loop.h"
 
 namespace {
@@ -108,8 +108,7 @@ int main(int argc, char** argv) {
     }
 
     WorkerEvaluators evals;
-    evals.local = std::make_unique<ReloadingLocalEvaluator>(cfg.inference.device, cfg.inference.threads,
-                                                             ParseSymmetryMode(cfg.inference.symmetry), cfg.board.size);
+    SetUpLocal(cfg, &evals);   // one local evaluator per board size of the run
     SetUpRemote(cfg, &evals);  // the server iff GOMOKU_INFER_SOCK is set; throws ProtocolError on a refused handshake
     SelfPlayWorker worker(id, cfg, &evals, &g_stop);
     int rc;

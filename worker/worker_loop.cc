@@ -41,13 +41,15 @@ int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t gene
                              const std::function<std::string(int64_t)>& path_for,
                              const std::function<void(int)>& after_each) {
   SelfPlayParams params = cfg.selfplay_params();
+  const auto size_shares = cfg.board_size_shares();
   std::unordered_map<const SelfPlayGame*, std::pair<int64_t, double>> started;  // game -> (index, start time)
   int64_t next_index = first;
   int written = 0;
   auto next = [&]() -> std::unique_ptr<SelfPlayGame> {
     if (next_index >= end || (next_index > first && !may_start())) return nullptr;
     const uint64_t seed = GameSeed(cfg.run.seed, iteration, id_, next_index);
-    auto g = std::make_unique<SelfPlayGame>(params, cfg.board.size, cfg.rule(), seed, iteration, generation);
+    const int size = DrawBoardSize(size_shares, cfg.board.size, seed);
+    auto g = std::make_unique<SelfPlayGame>(params, size, cfg.rule(), seed, iteration, generation);
     started[g.get()] = {next_index++, MonotonicSeconds()};
     return g;
   };
@@ -61,9 +63,9 @@ int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t gene
     ++games_total_;
     moves_total_ += rec.num_moves();
     last_game_at_ = NowSeconds();
-    spdlog::info("game finished: iteration {} game {} moves {} winner {} mode {} ({:.1f}s) -> {}", iteration, index,
-                 rec.num_moves() + rec.opening.size(), int(rec.winner), evals_->mode(), MonotonicSeconds() - t0,
-                 path);
+    spdlog::info("game finished: iteration {} game {} ({}x{}) moves {} winner {} mode {} ({:.1f}s) -> {}", iteration,
+                 index, rec.board_size, rec.board_size, rec.num_moves() + rec.opening.size(), int(rec.winner),
+                 evals_->mode(), MonotonicSeconds() - t0, path);
     if (after_each) after_each(written);
   };
   PlayGamesStreaming(std::max(1, cfg.worker.parallel_games), next, done,
@@ -131,7 +133,7 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
                    md->weights, md->model_generation, quota, have);
       announced_iteration = it;
     }
-    evals_->local->SetWeights(md->weights);
+    evals_->SetWeights(md->weights);
     // Pitfall 5 on every host: no move of iteration `it` from older weights.
     if (evals_->set_min_generation) evals_->set_min_generation(md->model_generation);
     WriteStatus(run_dir, it, static_cast<int>(have));
@@ -161,7 +163,7 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
 int SelfPlayWorker::PlayStandalone(int games, const std::string& out_dir, const std::string& weights,
                                    int64_t iteration, const std::string& summary_path) {
   MakeDirs(out_dir);
-  evals_->local->SetWeights(weights);
+  evals_->SetWeights(weights);
   CountingEvaluator counter(&evals_->active());
   counting_ = &counter;
   const double t0 = MonotonicSeconds();

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -28,14 +29,20 @@
 
 namespace gz {
 
+// The worker's evaluators (worker/evaluator_setup.h builds them), one per
+// board size of the run behind a SizeRouter.
 struct WorkerEvaluators {
-  std::unique_ptr<ReloadingLocalEvaluator> local;  // always present (fallback / local mode)
-  std::unique_ptr<Evaluator> remote;               // FallbackEvaluator when GOMOKU_INFER_SOCK is set
+  std::map<int, std::unique_ptr<ReloadingLocalEvaluator>> local;  // per board size (fallback / local mode)
+  std::unique_ptr<Evaluator> local_router;         // SizeRouter over `local`
+  std::unique_ptr<Evaluator> remote;               // SizeRouter over FallbackEvaluators when GOMOKU_INFER_SOCK is set
   std::function<bool()> remote_active;             // true while answers come from the server
   std::function<int64_t()> fallbacks;              // remote -> local switches so far (incl. at start)
   std::function<int64_t()> reconnects;             // local -> remote switches so far
   std::function<void(int64_t)> set_min_generation; // refuse server answers older than this (FallbackEvaluator)
-  Evaluator& active() { return remote ? *remote : *local; }
+  Evaluator& active() { return remote ? *remote : *local_router; }
+  void SetWeights(const std::string& path) {
+    for (auto& [size, l] : local) l->SetWeights(path);
+  }
   std::string mode() const { return remote && remote_active && remote_active() ? "remote" : "local"; }
 };
 

@@ -113,8 +113,9 @@ void AddString(Registry& r, const std::string& key, std::string* p, std::vector<
                  [p] { return json(*p); }};
 }
 
-// A list of strings: a JSON array, or on the command line either a JSON array
-// or one comma-separated string ("rollout:100,previous:1").  Empty entries are
+// A list of strings: a JSON array (integer entries are taken as their text),
+// or on the command line either a JSON array, one integer or one
+// comma-separated string ("rollout:100,previous:1").  Empty entries are
 // errors; `check` (optional) validates each entry.
 void AddStringList(Registry& r, const std::string& key, std::vector<std::string>* p,
                    std::function<void(const std::string&)> check = nullptr) {
@@ -122,9 +123,12 @@ void AddStringList(Registry& r, const std::string& key, std::vector<std::string>
                    std::vector<std::string> out;
                    if (v.is_array()) {
                      for (const auto& e : v) {
-                       if (!e.is_string()) Bad(k, "expected a list of strings, got " + v.dump());
-                       out.push_back(e.get<std::string>());
+                       if (e.is_number_integer()) out.push_back(e.dump());  // e.g. board sizes: [15, 13]
+                       else if (!e.is_string()) Bad(k, "expected a list of strings, got " + v.dump());
+                       else out.push_back(e.get<std::string>());
                      }
+                   } else if (v.is_number_integer()) {  // --set key=15 parses as a number
+                     out.push_back(v.dump());
                    } else if (v.is_string()) {
                      std::string s = v.get<std::string>(), item;
                      std::istringstream in(s);
@@ -146,6 +150,29 @@ void AddStringList(Registry& r, const std::string& key, std::vector<std::string>
                    *p = std::move(out);
                  },
                  [p] { return json(*p); }};
+}
+
+// One selfplay.board_sizes entry: "SIZE" (weight 1) or "SIZE:WEIGHT", with
+// kMinBoardSize <= SIZE <= kMaxBoardSize and WEIGHT a finite number > 0.
+std::pair<int, double> ParseSizeShare(const std::string& s) {
+  const auto colon = s.find(':');
+  const std::string size_text = s.substr(0, colon);
+  const std::string weight_text = colon == std::string::npos ? "1" : s.substr(colon + 1);
+  size_t used = 0;
+  int size = 0;
+  double weight = 0;
+  try {
+    size = std::stoi(size_text, &used);
+    if (used != size_text.size()) throw std::invalid_argument("trailing");
+    weight = std::stod(weight_text, &used);
+    if (used != weight_text.size()) throw std::invalid_argument("trailing");
+  } catch (const std::logic_error&) {
+    GOMOKU_THROW(ConfigError, "expected SIZE or SIZE:WEIGHT (e.g. 15:8)");
+  }
+  if (size < kMinBoardSize || size > kMaxBoardSize)
+    GOMOKU_THROW(ConfigError, "board size " << size << " is outside [" << kMinBoardSize << ", " << kMaxBoardSize << "]");
+  if (!(weight > 0) || !std::isfinite(weight)) GOMOKU_THROW(ConfigError, "weight must be a finite number > 0");
+  return {size, weight};
 }
 
 // An opponent of the evaluator's ladder: rollout:P, checkpoint:N, previous:K
@@ -232,6 +259,7 @@ Registry MakeRegistry(Config& c) {
   AddDouble(r, "selfplay.balanced_opening_max_value", &c.selfplay.balanced_opening_max_value, 0.0, 1.0);
   AddInt(r, "selfplay.balanced_opening_simulations", &c.selfplay.balanced_opening_simulations, 1, 1000000);
   AddInt(r, "selfplay.balanced_opening_tries", &c.selfplay.balanced_opening_tries, 1, 100000);
+  AddStringList(r, "selfplay.board_sizes", &c.selfplay.board_sizes, [](const std::string& e) { ParseSizeShare(e); });
   AddString(r, "inference.symmetry", &c.inference.symmetry, {"none", "random", "all8"});
   AddString(r, "inference.device", &c.inference.device, {}, [](const std::string& s) {
     if (s != "auto" && s != "cpu" && s.rfind("cuda", 0) != 0)
@@ -412,7 +440,24 @@ void Config::ApplyEnvironment() {
 void Config::AdoptRunGeometry(const Config& shared, const std::string& source) {
   board = shared.board;
   inference.symmetry = shared.inference.symmetry;
-  for (const char* key : {"board.size", "board.rule", "inference.symmetry"}) origins_[key] = source;
+  selfplay.board_sizes = shared.selfplay.board_sizes;
+  net.heads = shared.net.heads;
+  for (const char* key : {"board.size", "board.rule", "inference.symmetry", "selfplay.board_sizes", "net.heads"})
+    origins_[key] = source;
+}
+
+std::vector<std::pair<int, double>> Config::board_size_shares() const {
+  std::vector<std::pair<int, double>> out;
+  for (const auto& e : selfplay.board_sizes) out.push_back(ParseSizeShare(e));
+  return out;
+}
+
+std::vector<int> Config::board_sizes() const {
+  std::vector<int> out{board.size};
+  for (const auto& [size, weight] : board_size_shares()) out.push_back(size);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::string Config::origin(const std::string& key) const {
@@ -463,6 +508,26 @@ void Config::Validate() const {
   if (net.heads == "conv" && train.world_size > 1)  // trainer/rank_follower.cc builds fc nets
     GOMOKU_THROW(ConfigError, "config key 'net.heads': conv heads are not supported with train.world_size > 1 yet "
                               "(the follower ranks build fc nets)");
+  if (!selfplay.board_sizes.empty()) {
+    const auto shares = board_size_shares();
+    bool has_primary = false;
+    for (size_t i = 0; i < shares.size(); ++i) {
+      has_primary = has_primary || shares[i].first == board.size;
+      for (size_t j = 0; j < i; ++j)
+        if (shares[j].first == shares[i].first)
+          GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': size " << shares[i].first << " is listed twice");
+      if (shares[i].first != board.size && net.heads != "conv")
+        GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': size " << shares[i].first << " differs from board.size "
+                                  << board.size << " and needs net.heads conv (fc heads play one size)");
+      if (selfplay.random_opening_moves >= shares[i].first * shares[i].first ||
+          selfplay.balanced_opening_moves >= shares[i].first * shares[i].first)
+        GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': size " << shares[i].first
+                                  << " is too small for the opening moves");
+    }
+    if (!has_primary)
+      GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': must include board.size " << board.size
+                                << " (the checkpoints' and the engine's default size)");
+  }
   ParseSymmetryMode(inference.symmetry);
 }
 

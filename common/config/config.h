@@ -52,6 +52,10 @@ struct SelfplayConfig {
   double balanced_opening_max_value = 0.2;  // kept when |value| is below this
   int balanced_opening_simulations = 32;    // search that values a candidate opening
   int balanced_opening_tries = 20;    // candidates at most (the last is kept)
+  // Mixed board sizes: "SIZE:WEIGHT" entries (or "SIZE", weight 1); each game
+  // draws its size with these weights.  Empty = every game on board.size.
+  // board.size must be one of them; sizes other than board.size need net.heads conv.
+  std::vector<std::string> board_sizes;
 };
 struct InferenceConfig {
   std::string symmetry = "all8";      // none | random | all8
@@ -162,6 +166,11 @@ struct Config {
 
   Rule rule() const { return ParseRule(board.rule); }
   SelfPlayParams selfplay_params() const;
+  // selfplay.board_sizes as (size, weight) pairs in the order given; empty
+  // when every game is on board.size.
+  std::vector<std::pair<int, double>> board_size_shares() const;
+  // Every board size the run's games use, ascending (at least board.size).
+  std::vector<int> board_sizes() const;
 
   // Applies a JSON object (possibly partial).  Throws ConfigError naming the key.
   void Apply(const nlohmann::json& j, const std::string& source);

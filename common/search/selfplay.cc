@@ -73,6 +73,19 @@ int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPl
   }
 }
 
+int DrawBoardSize(const std::vector<std::pair<int, double>>& shares, int default_size, uint64_t game_seed) {
+  if (shares.empty()) return default_size;
+  double total = 0;
+  for (const auto& share : shares) total += share.second;
+  std::mt19937_64 rng(game_seed ^ kBoardSizeSalt);
+  double x = UnitDraw(rng) * total;
+  for (const auto& [size, weight] : shares) {
+    if (x < weight) return size;
+    x -= weight;
+  }
+  return shares.back().first;  // rounding at the top end
+}
+
 uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index) {
   uint64_t z = run_seed;
   for (uint64_t x : {static_cast<uint64_t>(iteration), static_cast<uint64_t>(worker_id),

@@ -11,6 +11,8 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "common/data/game_record.h"
 #include "common/search/mcts.h"
@@ -64,6 +66,7 @@ struct SelfPlayParams {
 constexpr uint64_t kPlayoutCapSalt = 0x706c61796361ULL;   // one draw per searched move
 constexpr uint64_t kResignSalt = 0x7265736967ULL;         // one draw per game
 constexpr uint64_t kOpeningSalt = 0x6f70656e696eULL;      // the balanced openings' stones
+constexpr uint64_t kBoardSizeSalt = 0x73697a65ULL;         // one draw per game (selfplay.board_sizes)
 // A uniform double in [0, 1) from one 64-bit draw (the recipe's coin flips).
 inline double UnitDraw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 // The move temperature of searched move `move` (0-based, openings excluded).
@@ -120,6 +123,12 @@ class SelfPlayGame {
 int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPlayGame>()>& next,
                            const std::function<void(std::unique_ptr<SelfPlayGame>)>& done, Evaluator& evaluator,
                            const std::atomic<bool>* stop = nullptr);
+
+// The board size of the game with seed `game_seed`: drawn from `shares`
+// ((size, weight > 0) pairs; selfplay.board_sizes) with a generator of its own
+// (kBoardSizeSalt), so the draw moves no other part's draws.  Empty shares:
+// `default_size`, nothing drawn.
+int DrawBoardSize(const std::vector<std::pair<int, double>>& shares, int default_size, uint64_t game_seed);
 
 // Deterministic per-game seed from (run seed, iteration, worker id, game index).
 uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index);

@@ -91,6 +91,47 @@ TEST_CASE("cross-field validation") {
   CHECK(ConfigErrorOf([&] { h.Validate(); }).find("net.heads") != std::string::npos);
 }
 
+TEST_CASE("selfplay.board_sizes: sizes and weights, validated against board.size and net.heads") {
+  Config c;
+  CHECK(c.board_size_shares().empty());
+  CHECK(c.board_sizes() == std::vector<int>{15});  // one size: board.size
+  c.ApplyOverride("net.heads=conv");
+  c.ApplyOverride("selfplay.board_sizes=15:8,13,20:0.5");
+  c.Validate();
+  REQUIRE(c.board_size_shares().size() == 3);
+  CHECK(c.board_size_shares()[1] == std::pair<int, double>{13, 1.0});
+  CHECK(c.board_size_shares()[2] == std::pair<int, double>{20, 0.5});
+  CHECK(c.board_sizes() == std::vector<int>{13, 15, 20});
+  for (const char* bad : {"selfplay.board_sizes=15:0", "selfplay.board_sizes=4", "selfplay.board_sizes=23:1",
+                          "selfplay.board_sizes=15:x", "selfplay.board_sizes=15x", "selfplay.board_sizes=15:-1",
+                          "selfplay.board_sizes=15:inf"}) {
+    INFO(bad);
+    CHECK(ConfigErrorOf([&] { c.ApplyOverride(bad); }).find("selfplay.board_sizes") != std::string::npos);
+  }
+  auto validate_error = [](const std::vector<std::string>& sets) {
+    Config v;
+    for (const auto& s : sets) v.ApplyOverride(s);
+    return ConfigErrorOf([&] { v.Validate(); });
+  };
+  // board.size must be listed (the checkpoints' and the engine's size) ...
+  CHECK(validate_error({"net.heads=conv", "selfplay.board_sizes=13,17"}).find("must include board.size 15") !=
+        std::string::npos);
+  // ... once ...
+  CHECK(validate_error({"net.heads=conv", "selfplay.board_sizes=15,13,13:2"}).find("listed twice") !=
+        std::string::npos);
+  // ... and other sizes need conv heads (fc heads play one size).
+  CHECK(validate_error({"selfplay.board_sizes=15,13"}).find("net.heads conv") != std::string::npos);
+  CHECK(validate_error({"selfplay.board_sizes=15"}).empty());  // fc, one size listed: fine
+  CHECK(validate_error({"net.heads=conv", "selfplay.board_sizes=15,5", "selfplay.random_opening_moves=30"})
+            .find("too small") != std::string::npos);
+  // The run's geometry travels with metadata.json.
+  Config worker;
+  worker.AdoptRunGeometry(c, "metadata.json");
+  CHECK(worker.board_sizes() == std::vector<int>{13, 15, 20});
+  CHECK(worker.net.heads == "conv");
+  CHECK(worker.origin("selfplay.board_sizes") == "metadata.json");
+}
+
 TEST_CASE("file < overrides, and ToJson round-trips every key") {
   std::string path = gz::testing::TestTmpPath("cfg_test.json");
   std::ofstream(path) << R"({"board": {"size": 9, "rule": "standard"}, "mcts": {"simulations": 50},

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "common/config/config.h"
@@ -108,6 +109,47 @@ TEST_CASE("renju self-play on 9x9 (uniform and a tiny random net): files say ren
       CHECK(r.winner == want);
     }
   }
+}
+
+TEST_CASE("selfplay.board_sizes: a conv net's games are drawn per game over the sizes, each played at its size") {
+  const std::string ckpt = TestTmpPath("worker_sizes_conv.ckpt");
+  CreateRandomCheckpoint(ckpt, 9, Rule::kFreestyle, 8, 1, /*seed=*/6, 0, 0, "conv");
+  const std::string d = Fresh("sizes");
+  const std::string sets = " --set board.size=9 --set net.heads=conv --set selfplay.board_sizes=9,7 "
+                           "--set mcts.simulations=16 --set worker.parallel_games=3 --set inference.device=cpu";
+  REQUIRE(Run(Worker() + " --id 0 --games 8 --weights " + ckpt + " --out " + d + sets + " > " + d + "/log 2>&1") == 0);
+  std::map<int, int> by_size;
+  for (int g = 0; g < 8; ++g) {
+    const GameRecord r = LoadGameRecord(d + "/w0_g" + std::to_string(g) + ".npz");
+    INFO("game " << g << " size " << r.board_size);
+    ++by_size[r.board_size];
+    REQUIRE(r.policy.size() == static_cast<size_t>(r.num_moves() * r.board_size * r.board_size));
+    Board b(r.board_size);
+    for (int m : r.opening) b.Play(m);
+    for (int t = 0; t < r.num_moves(); ++t) {
+      REQUIRE(b.IsLegal(r.moves[t]));
+      b.Play(r.moves[t]);
+    }
+    CHECK(b.terminal());
+  }
+  CHECK(by_size.size() == 2);  // 8 draws of 1:1 over {9, 7}, seeds fixed: both sizes occur
+  CHECK(by_size[7] + by_size[9] == 8);
+  // Batching mixed sizes changes no game (uniform evaluator: exact): 3 games
+  // at a time, split by size, give the files of one game at a time.
+  const std::string par = Fresh("sizes_par"), one = Fresh("sizes_one");
+  REQUIRE(Run(Worker() + " --id 0 --games 8 --weights uniform --out " + par + sets + " > " + par + "/log 2>&1") == 0);
+  REQUIRE(Run(Worker() + " --id 0 --games 8 --weights uniform --out " + one + sets +
+              " --set worker.parallel_games=1 > " + one + "/log 2>&1") == 0);
+  for (int g = 0; g < 8; ++g) {
+    const std::string f = "/w0_g" + std::to_string(g) + ".npz";
+    INFO(f);
+    CHECK(ReadFileOrThrow(par + f) == ReadFileOrThrow(one + f));
+    CHECK(LoadGameRecord(par + f).board_size == LoadGameRecord(d + f).board_size);  // the draw is the seed's
+  }
+  // fc heads cannot play a second size: the config says so and the worker exits 2.
+  CHECK(Run(Worker() + " --id 0 --games 1 --weights uniform --out " + d +
+            " --set board.size=9 --set selfplay.board_sizes=9,7 > " + d + "/fc.log 2>&1") == 2);
+  CHECK(ReadFileOrThrow(d + "/fc.log").find("needs net.heads conv") != std::string::npos);
 }
 
 TEST_CASE("config errors name the key and exit 2") {
