@@ -99,6 +99,8 @@ bool Batcher::WakeNeeded() const {
 }
 
 void Batcher::InstallModel(std::unique_ptr<ServingModel> model, std::function<void(int64_t)> on_swapped) {
+  GOMOKU_CHECK(model && model->forward->board_size() == settings_.board_size,
+               "Batcher of board size " << settings_.board_size << " given a model that plays another size");
   std::function<void(int64_t)> replaced;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -136,7 +138,7 @@ void Batcher::SwapIfPending(std::unique_lock<std::mutex>& lk) {
     wait_model_.SeedCost(cost.small, cost.small_s, cost.large, cost.large_s);
   const CheckpointInfo& info = model_->info;
   stats_->SetModel(gen, model_->path,
-                   ForwardFlops(info.board_size, info.channels, info.blocks) *
+                   ForwardFlops(settings_.board_size, info.channels, info.blocks, info.heads) *
                        SymmetriesPerPosition(settings_.symmetry));
   const std::string what = model_->forward->Describe();
   lk.unlock();
@@ -334,6 +336,8 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose
   rec.positions = n_positions;
   rec.positions_forwarded = n_forward;
   rec.forward_ms = (t1 - t0) * 1000.0;
+  rec.flops = ForwardFlops(settings_.board_size, model->info.channels, model->info.blocks, model->info.heads) *
+              static_cast<double>(n);
   rec.close = close;
   rec.auto_wait = settings_.auto_wait;
   rec.queue_wait_ms.reserve(batch.size());

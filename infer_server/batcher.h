@@ -1,5 +1,8 @@
 // The batch loop: collects INFER jobs from every connection into batches and
 // runs one forward per batch on its own thread (docs/protocol.md, "Batching").
+// A server has one Batcher per board size it serves (a "lane",
+// BatchSettings.board_size): it sees only the connections bound to that size,
+// its clients (AddClient) are theirs, and its model plays that size.
 //
 // A batch opens with the oldest waiting job and closes when it holds
 // >= max_batch positions to forward, or:
@@ -136,7 +139,8 @@ class Batcher {
   // with *code/*why set when it cannot be served: no model loaded yet, or
   // the batcher is stopping.
   bool Submit(std::unique_ptr<InferJob>& job, wire::ErrorCode* code, std::string* why);
-  // Hands over a validated model; it is swapped in between batches, then
+  // Hands over a validated model that plays settings().board_size (checked);
+  // it is swapped in between batches, then
   // on_swapped(generation) runs on the batch thread (must not block).
   void InstallModel(std::unique_ptr<ServingModel> model, std::function<void(int64_t)> on_swapped);
   // No batch is being collected or run and nothing is queued or pending (a
@@ -147,7 +151,7 @@ class Batcher {
   // kShuttingDown, and joins the thread.  Idempotent.
   void Stop();
 
-  // Connected clients that said HELLO (for the auto wait).
+  // Connected clients that said HELLO of this batcher's board size (for the auto wait).
   void AddClient() { ++clients_; }
   void RemoveClient() { --clients_; }
 

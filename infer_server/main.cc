@@ -4,9 +4,12 @@
 //
 // Socket: server.socket (GOMOKU_INFER_SOCK), else <run.dir>/sock/infer.sock.
 // Batching: server.max_batch / server.max_wait (GOMOKU_MAX_BATCH /
-// GOMOKU_MAX_WAIT_MS win; Config::Load reads them).  server.cache_entries sizes the result cache;
+// GOMOKU_MAX_WAIT_MS win; Config::Load reads them).  server.cache_entries sizes the result cache (per lane);
 // server.precision / server.cuda_graphs go to the forward (net_api.h
 // ForwardOptions, validated at start: CUDA-only settings on a CPU are errors).
+// Board sizes: one lane (Batcher, result cache, model) per size of
+// Config::board_sizes() (board.size plus selfplay.board_sizes); a client's
+// HELLO binds it to the lane of its size.
 // Exit status: 0 after SIGTERM/SIGINT, 1 when it cannot start (e.g. another
 // server owns the socket), 2 for usage/config errors.
 #include <signal.h>
@@ -56,6 +59,13 @@ const char* kUsage =
     "env: GOMOKU_INFER_SOCK (server.socket), GOMOKU_MAX_BATCH (server.max_batch), GOMOKU_MAX_WAIT_MS\n"
     "     (server.max_wait: number or auto); they win over the config file and --set\n";
 
+// "7, 9": the board sizes served, for log lines.
+std::string JoinSizes(const std::vector<int>& sizes) {
+  std::string out;
+  for (int n : sizes) out += (out.empty() ? "" : ", ") + std::to_string(n);
+  return out;
+}
+
 // With --run-dir, metadata.json (when the trainer has written one) is the
 // source of truth for the run's geometry on both ends of the socket, as for
 // the workers.  At a cold start it does not exist yet (the trainer writes it
@@ -70,8 +80,8 @@ void AdoptMetadataGeometry(const std::string& run_dir, Config* cfg) {
     return;
   }
   cfg->AdoptRunGeometry(Config::FromJson(md->config, layout.metadata()), layout.metadata());
-  spdlog::info("run geometry from {}: board {} {}, symmetry {}", layout.metadata(), cfg->board.size, cfg->board.rule,
-               cfg->inference.symmetry);
+  spdlog::info("run geometry from {}: board {} {}, symmetry {}, board sizes {}", layout.metadata(), cfg->board.size,
+               cfg->board.rule, cfg->inference.symmetry, JoinSizes(cfg->board_sizes()));
 }
 
 BatchSettings MakeBatchSettings(const Config& c) {
@@ -118,7 +128,9 @@ int Run(int argc, char** argv) {
   BatchSettings batch;
   ModelRequirements req;
   std::string socket_path;
+  std::vector<int> sizes;  // one lane each, ascending
   try {
+    sizes = cfg.board_sizes();
     batch = MakeBatchSettings(cfg);
     req.device = ResolveDevice(cfg.inference.device);
     req.threads = cfg.server.threads > 0 ? cfg.server.threads : cfg.inference.threads;
@@ -163,47 +175,65 @@ int Run(int argc, char** argv) {
     }
   }
 
-  std::unique_ptr<ResultCache> cache;
+  // One result cache per lane (server.cache_entries each).
+  std::vector<std::unique_ptr<ResultCache>> caches(sizes.size());
+  int64_t cache_capacity = 0;
+  double cache_mib = 0;
   try {
-    if (cfg.server.cache_entries > 0) cache = std::make_unique<ResultCache>(cfg.server.cache_entries, batch.board_size);
+    if (cfg.server.cache_entries > 0)
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        caches[i] = std::make_unique<ResultCache>(cfg.server.cache_entries, sizes[i]);
+        cache_capacity += caches[i]->capacity();
+        cache_mib += caches[i]->capacity() * (4.0 * (sizes[i] * sizes[i] + 1) + 32) / (1 << 20);
+      }
   } catch (const GomokuError& e) {
     spdlog::error("{}", e.what());
     return 2;
   }
+  const bool cache_on = cfg.server.cache_entries > 0;
   const std::string cache_desc =
-      cache ? fmt::format("{} entries ({:.0f} MiB)", cache->capacity(),
-                          cache->capacity() * (4.0 * (batch.board_size * batch.board_size + 1) + 32) / (1 << 20))
-            : std::string("off");
+      cache_on ? fmt::format("{} entries ({:.0f} MiB){}", cache_capacity, cache_mib,
+                             sizes.size() > 1 ? fmt::format(" over {} board sizes", sizes.size()) : "")
+               : std::string("off");
 
   ServerStats stats;
-  if (cache) stats.EnableCacheStats();
+  if (cache_on) stats.EnableCacheStats();
   const std::string wait_desc = batch.auto_wait ? fmt::format("auto (<= {:g} ms{})", batch.auto_wait_ceiling_ms,
                                                             batch.auto_pipeline ? ", pipelining" : "")
                                                 : fmt::format("{:g} ms", batch.max_wait_ms);
   stats.SetInfo({{"device", req.device},
                  {"threads", req.threads},
                  {"board_size", batch.board_size},
+                 {"board_sizes", sizes},
                  {"rule", RuleName(req.rule)},
                  {"symmetry", SymmetryModeName(batch.symmetry)},
                  {"max_batch", batch.max_batch},
                  {"max_wait", batch.auto_wait ? nlohmann::json("auto") : nlohmann::json(batch.max_wait_ms)},
                  {"auto_wait_ceiling_ms", batch.auto_wait_ceiling_ms},
                  {"auto_pipeline", batch.auto_pipeline},
-                 {"cache_entries", cache ? cache->capacity() : int64_t{0}},
+                 {"cache_entries", cache_capacity},
                  {"precision", req.forward.precision},
                  {"cuda_graphs", req.forward.cuda_graphs},
                  {"device_encode", req.forward.device_encode},
                  {"forward_max_rows", req.forward.max_batch},
                  {"socket", socket_path},
                  {"pid", static_cast<int64_t>(::getpid())}});
-  Batcher batcher(batch, &stats, cache.get());
-  Reloader reloader(&batcher, req, &stats);
+  // One lane per board size: positions of different sizes never share a forward.
+  std::vector<std::unique_ptr<Batcher>> batchers;
+  std::vector<Batcher*> lanes;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    BatchSettings lane = batch;
+    lane.board_size = sizes[i];
+    batchers.push_back(std::make_unique<Batcher>(lane, &stats, caches[i].get()));
+    lanes.push_back(batchers.back().get());
+  }
+  Reloader reloader(lanes, req, &stats);
 
   ServiceSettings service_settings;
   service_settings.board_size = batch.board_size;
   service_settings.rule = req.rule;
   service_settings.symmetry = batch.symmetry;
-  InferenceService service(service_settings, &batcher, &reloader, &stats);
+  InferenceService service(service_settings, lanes, &reloader, &stats);
 
   SessionContext ctx;
   ctx.idle_timeout_s = cfg.server.idle_timeout_s;
@@ -212,14 +242,15 @@ int Run(int argc, char** argv) {
   ctx.stats = &stats;
 
   boost::asio::io_context io(1);
-  InferServer server(io, listening, options, ctx, &batcher);
+  InferServer server(io, listening, options, ctx, lanes);
   spdlog::info(
-      "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, symmetry {}, max_batch {}, "
+      "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, board sizes {} (one lane "
+      "each), symmetry {}, max_batch {}, "
       "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, input encoding {}, forward max rows {}, "
       "idle timeout {:g}s, "
       "max pending replies {}, stats every {:g}s",
       socket_path, req.device, req.threads, initial.Describe(), batch.board_size, RuleName(req.rule),
-      SymmetryModeName(batch.symmetry), batch.max_batch, wait_desc, cache_desc, req.forward.precision,
+      JoinSizes(sizes), SymmetryModeName(batch.symmetry), batch.max_batch, wait_desc, cache_desc, req.forward.precision,
       req.forward.cuda_graphs ? "on" : "off",
       req.device.rfind("cuda", 0) == 0 && req.forward.device_encode ? "on the device (compact rows)" : "on the host",
       req.forward.max_batch, ctx.idle_timeout_s, ctx.max_pending_replies,
@@ -230,11 +261,11 @@ int Run(int argc, char** argv) {
   std::unique_ptr<ReloadFollower> follower;
   if (!cfg.run.host.empty() && !run_dir.empty())
     follower = std::make_unique<ReloadFollower>(
-        ReloadFollowerOptions{cfg.run.dir, cfg.run.host, cfg.server.heartbeat_s}, &batcher, &reloader);
+        ReloadFollowerOptions{cfg.run.dir, cfg.run.host, cfg.server.heartbeat_s}, &reloader);
   else if (!cfg.run.host.empty())
     spdlog::warn("run.host is {} but no --run-dir: this server does not follow reload.json", cfg.run.host);
 
-  batcher.Start();
+  for (Batcher* b : lanes) b->Start();
   reloader.Start(initial);
   if (follower) follower->Start();
   server.Start();
@@ -242,7 +273,7 @@ int Run(int argc, char** argv) {
 
   if (follower) follower->Stop();
   reloader.Stop();
-  batcher.Stop();
+  for (Batcher* b : lanes) b->Stop();
   RemoveSocketFile(listening);
   spdlog::info("infer_server stopped");
   return 0;

@@ -14,8 +14,8 @@
 
 namespace gz {
 
-ReloadFollower::ReloadFollower(ReloadFollowerOptions options, Batcher* batcher, Reloader* reloader)
-    : options_(std::move(options)), batcher_(batcher), reloader_(reloader) {
+ReloadFollower::ReloadFollower(ReloadFollowerOptions options, Reloader* reloader)
+    : options_(std::move(options)), reloader_(reloader) {
   GOMOKU_CHECK(!options_.host.empty(), "ReloadFollower needs a host name (run.host)");
 }
 
@@ -67,7 +67,7 @@ void ReloadFollower::Tick() {
   // metadata.json; when that already names this generation, loading it here
   // as well would load the same file twice.
   bool initial_covers = false;
-  if (ann && batcher_->generation() < 0) {
+  if (ann && reloader_->generation() < 0) {
     try {
       std::optional<Metadata> md = ReadMetadata(layout.metadata());
       initial_covers = md && md->model_generation >= ann->generation;
@@ -79,7 +79,7 @@ void ReloadFollower::Tick() {
   bool start = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const int64_t serving = batcher_->generation();
+    const int64_t serving = reloader_->generation();
     if (ann && !in_flight_ && !initial_covers && signature != attempted_signature_) {
       if (ann->generation > serving) {
         start = true;
@@ -142,7 +142,7 @@ void ReloadFollower::WriteAck() {
   a.pid = ::getpid();
   a.seq = ++seq_;
   a.updated_at = NowSeconds();
-  a.serving_generation = batcher_->generation();
+  a.serving_generation = reloader_->generation();
   try {
     WriteHostAck(RunLayout(options_.run_dir).reload_ack(options_.host), a);
   } catch (const GomokuError& e) {

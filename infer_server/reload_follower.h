@@ -4,7 +4,8 @@
 // Every `heartbeat_s` the follower's thread reads <run>/reload.json.  When it
 // announces a generation newer than the one serving, the weights go through
 // the Reloader exactly as a RELOAD request does (loaded and validated off the
-// serving path; a refused file leaves the old model serving).  The outcome is
+// serving path, into every board size the server serves; a refused file
+// leaves the old model serving).  The outcome is
 // acknowledged in <run>/status/{host}/reload_ack.json, which the thread also
 // rewrites on every tick as the host's heartbeat (its `seq` grows each time).
 // A refused announcement is not retried until reload.json changes.  Before
@@ -21,7 +22,6 @@
 #include <string>
 #include <thread>
 
-#include "infer_server/batcher.h"
 #include "infer_server/reloader.h"
 
 namespace gz {
@@ -34,9 +34,11 @@ struct ReloadFollowerOptions {
 
 class ReloadFollower {
  public:
-  // Borrows batcher and reloader.  The reloader calls back into this object:
-  // stop the Reloader (Reloader::Stop) before this object is destroyed.
-  ReloadFollower(ReloadFollowerOptions options, Batcher* batcher, Reloader* reloader);
+  // Borrows the reloader (which loads into every lane of the server; the
+  // serving generation is Reloader::generation()).  The reloader calls back
+  // into this object: stop the Reloader (Reloader::Stop) before this object
+  // is destroyed.
+  ReloadFollower(ReloadFollowerOptions options, Reloader* reloader);
   ~ReloadFollower();  // Stop()s
 
   void Start();
@@ -48,7 +50,6 @@ class ReloadFollower {
   void WriteAck();
 
   ReloadFollowerOptions options_;
-  Batcher* batcher_;
   Reloader* reloader_;
   std::thread thread_;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -33,8 +34,14 @@ std::string InitialModelSource::Describe() const {
   return "none (waiting for RELOAD)";
 }
 
-Reloader::Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats, bool measure_peak_flops)
-    : batcher_(batcher), req_(std::move(req)), stats_(stats), measure_peak_(measure_peak_flops) {}
+Reloader::Reloader(std::vector<Batcher*> lanes, ModelRequirements req, ServerStats* stats, bool measure_peak_flops)
+    : lanes_(std::move(lanes)), req_(std::move(req)), stats_(stats), measure_peak_(measure_peak_flops) {
+  GOMOKU_CHECK(!lanes_.empty(), "Reloader needs at least one batcher");
+  for (size_t i = 0; i < lanes_.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      GOMOKU_CHECK(lanes_[i]->settings().board_size != lanes_[j]->settings().board_size,
+                   "two lanes of board size " << lanes_[i]->settings().board_size);
+}
 
 void Reloader::MeasurePeakOnce() {
   if (!measure_peak_ || peak_measured_) return;
@@ -89,35 +96,71 @@ void Reloader::Stop() {
   for (auto& j : rest) j.done(-1, "the inference server is shutting down");
 }
 
+int64_t Reloader::generation() const {
+  int64_t lowest = lanes_.front()->generation();
+  for (const Batcher* lane : lanes_) lowest = std::min(lowest, lane->generation());
+  return lowest;
+}
+
 int64_t Reloader::LoadAndInstall(const std::string& path) {
   const double t0 = MonotonicSeconds();
-  std::unique_ptr<ServingModel> model;
-  if (req_.forward.cuda_graphs) {
+  // Every lane's model is loaded and validated before any is installed, so a
+  // refusal in one lane leaves all of them on their old model.
+  std::vector<std::unique_ptr<ServingModel>> models;
+  {
     // Graph capture must not overlap forwards (LibTorch < 2.3 captures in
-    // global mode): serving pauses while this model is built.
-    auto device = batcher_->LockDevice();
-    model = LoadServingModel(path, req_);
-  } else {
-    model = LoadServingModel(path, req_);
+    // global mode), and every lane forwards on the same device: serving
+    // pauses in every lane while the models are built.
+    std::vector<std::unique_lock<std::mutex>> devices;
+    if (req_.forward.cuda_graphs)
+      for (Batcher* lane : lanes_) devices.push_back(lane->LockDevice());
+    for (Batcher* lane : lanes_) {
+      ModelRequirements req = req_;
+      req.board_size = lane->settings().board_size;
+      if (lanes_.size() == 1) {
+        models.push_back(LoadServingModel(path, req));
+        continue;
+      }
+      try {
+        models.push_back(LoadServingModel(path, req));
+      } catch (const std::exception& e) {
+        GOMOKU_THROW(ModelError, "board size " << req.board_size << ": " << e.what());
+      }
+    }
   }
-  const CheckpointInfo info = model->info;
-  const BatchSettings& bs = batcher_->settings();
-  if (bs.auto_wait && bs.max_batch >= 2) {
-    // Seeds the adaptive wait's cost model (serving_model.h).  Capped at 8
-    // positions so that a big net on a CPU reloads in seconds, not minutes.
-    auto device = batcher_->LockDevice();
-    model->cost = MeasureForwardCost(*model->forward, info.board_size, SymmetriesPerPosition(bs.symmetry),
-                                     std::min(bs.max_batch, 8), 2);
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const BatchSettings& bs = lanes_[i]->settings();
+    if (bs.auto_wait && bs.max_batch >= 2) {
+      // Seeds the lane's adaptive wait cost model (serving_model.h).  Capped
+      // at 8 positions so that a big net on a CPU reloads in seconds, not minutes.
+      auto device = lanes_[i]->LockDevice();
+      models[i]->cost = MeasureForwardCost(*models[i]->forward, bs.board_size, SymmetriesPerPosition(bs.symmetry),
+                                           std::min(bs.max_batch, 8), 2);
+    }
   }
+  const CheckpointInfo info = models.front()->info;
   MeasurePeakOnce();
-  std::promise<int64_t> swapped;
-  std::future<int64_t> fut = swapped.get_future();
-  batcher_->InstallModel(std::move(model), [&swapped](int64_t gen) { swapped.set_value(gen); });
-  const int64_t gen = fut.get();
-  if (gen < 0) GOMOKU_THROW(GomokuError, "the inference server is shutting down");
-  spdlog::info("model loaded: {} (generation {}, iteration {}, {}x{} board, {} channels x {} blocks) in {:.2f}s",
-               path, gen, info.iteration, info.board_size, info.board_size, info.channels, info.blocks,
-               MonotonicSeconds() - t0);
+  // Installed in every lane at once; each swaps between its own batches.
+  std::vector<std::promise<int64_t>> swapped(lanes_.size());
+  std::vector<std::future<int64_t>> futures;
+  for (auto& p : swapped) futures.push_back(p.get_future());
+  for (size_t i = 0; i < lanes_.size(); ++i)
+    lanes_[i]->InstallModel(std::move(models[i]), [p = &swapped[i]](int64_t gen) { p->set_value(gen); });
+  int64_t gen = -1;
+  bool stopped = false;
+  for (auto& f : futures) {  // every callback runs (-1 when its batcher stops), so wait for all
+    gen = f.get();
+    stopped = stopped || gen < 0;
+  }
+  if (stopped) GOMOKU_THROW(GomokuError, "the inference server is shutting down");
+  std::string sizes;
+  for (const Batcher* lane : lanes_) {
+    const int n = lane->settings().board_size;
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(n) + "x" + std::to_string(n);
+  }
+  spdlog::info("model loaded: {} (generation {}, iteration {}, {} board{}, {} channels x {} blocks{}) in {:.2f}s", path,
+               gen, info.iteration, sizes, lanes_.size() > 1 ? "s" : "", info.channels, info.blocks,
+               info.heads == "conv" ? ", conv heads" : "", MonotonicSeconds() - t0);
   return gen;
 }
 
@@ -176,7 +219,7 @@ void Reloader::Loop() {
       } catch (const std::exception& e) {
         error = e.what();
         stats_->RecordReload(false);
-        const int64_t serving = batcher_->generation();
+        const int64_t serving = generation();
         spdlog::error("reload of {} refused: {} ({})", job.path, error,
                       serving >= 0 ? fmt::format("generation {} keeps serving", serving) : "no model loaded yet");
       }

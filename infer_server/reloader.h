@@ -1,5 +1,12 @@
 // The reload thread: loads and validates models off the serving path and
-// hands them to the Batcher, which swaps them in between batches.
+// hands them to the Batchers, which swap them in between batches.
+//
+// Lanes: a server that serves several board sizes has one Batcher per size
+// (its "lane"); every load (start-up and RELOAD) loads the checkpoint once per
+// lane, at that lane's BatchSettings.board_size.  All lanes' models are
+// validated first; if any lane refuses the file, none is installed (every lane
+// keeps its old model) and the reason names the lane's size.  Otherwise every
+// lane gets its model, and the load counts as done once every lane has swapped.
 //
 // Start-up: the initial model comes from a weights file (--weights) or from
 // <run>/metadata.json's "weights" (--run-dir).  Until it exists the thread
@@ -9,8 +16,8 @@
 //
 // RELOAD requests are processed one at a time in arrival order.  `done` is
 // called exactly once: done(generation, "") after the new model is serving, or
-// done(-1, reason) when the file was refused (the old model keeps serving) or
-// the server is stopping.  It runs on the reload or batch thread and must not
+// done(-1, reason) when the file was refused (the old model keeps serving in
+// every lane) or the server is stopping.  It runs on the reload or batch thread and must not
 // block.  Thread-safety: all public methods may be called from any thread.
 #pragma once
 
@@ -20,6 +27,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "infer_server/batcher.h"
 #include "infer_server/serving_model.h"
@@ -38,8 +46,18 @@ class Reloader {
   using Done = std::function<void(int64_t generation, const std::string& error)>;
   // measure_peak_flops: after the first model loads (before it serves), time
   // MeasurePeakFlops on the serving device and give it to stats (MFU).
-  Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats, bool measure_peak_flops = true);
+  // One lane per batcher (not owned, non-empty, distinct board sizes); each
+  // lane's models load with req.board_size replaced by its batcher's
+  // settings().board_size.
+  Reloader(std::vector<Batcher*> lanes, ModelRequirements req, ServerStats* stats, bool measure_peak_flops = true);
+  // A server of one board size.
+  Reloader(Batcher* batcher, ModelRequirements req, ServerStats* stats, bool measure_peak_flops = true)
+      : Reloader(std::vector<Batcher*>{batcher}, std::move(req), stats, measure_peak_flops) {}
   ~Reloader();  // Stop()s
+
+  // The generation every lane serves: the lowest lane's (-1 until every lane
+  // has a model).  Lanes differ only for the moment of a swap.
+  int64_t generation() const;
 
   void Start(InitialModelSource initial);
   void Request(std::string path, Done done);
@@ -53,12 +71,13 @@ class Reloader {
   };
   void Loop();
   bool TryInitial();  // true once a model is serving (or there is no initial source)
-  // Loads, validates and installs; returns the generation; throws on refusal.
+  // Loads and validates for every lane, then installs in every lane; returns
+  // the generation; throws on refusal (nothing installed then).
   int64_t LoadAndInstall(const std::string& path);
 
   void MeasurePeakOnce();  // reload thread, before the first model serves
 
-  Batcher* batcher_;
+  const std::vector<Batcher*> lanes_;
   ModelRequirements req_;
   ServerStats* stats_;
   bool measure_peak_;

@@ -18,12 +18,12 @@ constexpr double kShutdownFlush_s = 3.0;
 }  // namespace
 
 InferServer::InferServer(asio::io_context& io, const ListeningSocket& listening, ServerOptions options,
-                         SessionContext ctx, Batcher* batcher)
+                         SessionContext ctx, std::vector<Batcher*> batchers)
     : io_(io),
       listening_(listening),
       options_(std::move(options)),
       ctx_(std::move(ctx)),
-      batcher_(batcher),
+      batchers_(std::move(batchers)),
       acceptor_(io),
       signals_(io, SIGINT, SIGTERM),
       stats_timer_(io),
@@ -101,7 +101,7 @@ void InferServer::ScheduleStats() {
       std::chrono::duration<double>(options_.stats_interval_s)));
   stats_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || shutting_down_) return;
-    PublishStats(true, batcher_->has_model() ? "serving" : "waiting_for_model");
+    PublishStats(true, ctx_.service->generation() >= 0 ? "serving" : "waiting_for_model");
     ScheduleStats();
   });
 }
@@ -128,9 +128,9 @@ void InferServer::Shutdown(const std::string& why) {
   signals_.cancel(ignored);
   stats_timer_.cancel();
   RemoveSocketFile(listening_);
-  // Blocks until the batch in flight is answered; queued jobs get ERROR
-  // replies posted to their sessions before the BeginShutdown posts below.
-  batcher_->Stop();
+  // Blocks until each lane's batch in flight is answered; queued jobs get
+  // ERROR replies posted to their sessions before the BeginShutdown posts below.
+  for (Batcher* b : batchers_) b->Stop();
   std::vector<std::shared_ptr<Session>> live;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -1,8 +1,8 @@
 // The inference server's I/O side: accepts connections on the listening Unix
 // socket, owns the sessions, publishes stats every stats_interval_s (log line
 // "stats: ...", and <run>/status/server.json written atomically), and shuts
-// down on SIGTERM/SIGINT: stop accepting, remove the socket, let the Batcher
-// finish the batch in flight and answer every waiting request with an ERROR,
+// down on SIGTERM/SIGINT: stop accepting, remove the socket, let every Batcher
+// (one per board size served) finish the batch in flight and answer every waiting request with an ERROR,
 // flush the replies, then stop the io_context (bounded by a few seconds).
 //
 // Connections from another uid (SO_PEERCRED) and connections beyond
@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <utility>  // before Asio: Boost 1.74 awaitable.hpp needs std::exchange under C++20
 #include <boost/asio.hpp>
@@ -34,10 +35,11 @@ struct ServerOptions {
 
 class InferServer {
  public:
-  // Takes ownership of listening.fd (not of the lock).  `batcher` (not owned;
-  // the one behind ctx.service) is stopped at shutdown.
+  // Takes ownership of listening.fd (not of the lock).  `batchers` (not
+  // owned; the lanes behind ctx.service, one per board size) are stopped at
+  // shutdown.
   InferServer(asio::io_context& io, const ListeningSocket& listening, ServerOptions options, SessionContext ctx,
-              Batcher* batcher);
+              std::vector<Batcher*> batchers);
   void Start();
   // Runs the shutdown sequence (on the io thread).  Idempotent.
   void Shutdown(const std::string& why);
@@ -53,7 +55,7 @@ class InferServer {
   ListeningSocket listening_;
   ServerOptions options_;
   SessionContext ctx_;
-  Batcher* batcher_;
+  std::vector<Batcher*> batchers_;
   asio::local::stream_protocol::acceptor acceptor_;
   asio::signal_set signals_;
   asio::steady_timer stats_timer_;

@@ -53,6 +53,7 @@ void ServerStats::Counts::Add(const Counts& o) {
   cache_hits += o.cache_hits;
   for (int i = 0; i < static_cast<int>(BatchClose::kCount); ++i) closes[i] += o.closes[i];
   forward_ms += o.forward_ms;
+  flops += o.flops;
 }
 
 ServerStats::ServerStats() : started_at_(MonotonicSeconds()) { interval_.started_at = started_at_; }
@@ -71,6 +72,7 @@ void ServerStats::RecordBatch(const BatchRecord& b) {
   c.forward_ms = b.forward_ms;
   c.closes[static_cast<int>(b.close)] = 1;
   std::lock_guard<std::mutex> lock(mu_);
+  c.flops = b.flops >= 0 ? b.flops : flops_per_position_ * b.positions_forwarded;
   AddToBoth(c);
   if (interval_.waits_ms.size() < kMaxSamples)
     interval_.waits_ms.insert(interval_.waits_ms.end(), b.queue_wait_ms.begin(), b.queue_wait_ms.end());
@@ -160,7 +162,7 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   // Model FLOPs utilisation: FLOPs of the forwarded positions over the wall
   // time of the interval (mfu) and over the time spent in forwards (mfu_in_forward).
   j["flops_per_position"] = flops_per_position_;
-  const double flops = flops_per_position_ * static_cast<double>(iv.positions_forwarded);
+  const double flops = iv.flops;
   j["forward_flops_per_s"] = Round(flops / span, 0);
   if (peak_flops_ > 0) {
     j["peak_flops"] = Round(peak_flops_, 0);

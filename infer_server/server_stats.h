@@ -34,6 +34,10 @@ struct BatchRecord {
   int positions = 0;            // their positions, cache hits included
   int positions_forwarded = 0;  // positions that went through the forward
   double forward_ms = 0;
+  // FLOPs of this forward (its positions with their symmetry images, at the
+  // batch's board size); < 0: positions_forwarded x the flops_per_position of
+  // SetModel.  A server with several board sizes (lanes) sums them for the MFU.
+  double flops = -1;
   std::vector<double> queue_wait_ms;  // per request: arrival -> forward start
   BatchClose close = BatchClose::kDeadline;
   bool auto_wait = false;
@@ -61,7 +65,8 @@ class ServerStats {
   // Static facts included in every snapshot (device, batch settings, ...).
   void SetInfo(const nlohmann::json& info);
   // The serving model; flops_per_position = one forward of one position
-  // including all its symmetry images (0 = unknown).
+  // including all its symmetry images (0 = unknown).  Shared by every lane of
+  // a server with several board sizes: the last swap's model is reported.
   void SetModel(int64_t generation, const std::string& path, double flops_per_position);
   // The result cache is on: snapshots carry the cache_* fields (absent otherwise).
   void EnableCacheStats() { cache_enabled_ = true; }
@@ -80,6 +85,7 @@ class ServerStats {
     int64_t requests_cached = 0, cache_lookups = 0, cache_hits = 0;
     int64_t closes[static_cast<int>(BatchClose::kCount)] = {};
     double forward_ms = 0;
+    double flops = 0;  // of the forwards (BatchRecord::flops)
     void Add(const Counts& o);
   };
   struct Interval {

@@ -16,9 +16,11 @@ std::unique_ptr<ServingModel> LoadServingModel(const std::string& path, const Mo
   CheckpointExpect expect;
   expect.board_size = req.board_size;
   m->forward = LoadForward(path, req.device, req.threads, req.forward, expect, &m->info);
-  if (m->info.board_size != req.board_size)
-    GOMOKU_THROW(ModelError, path << ": checkpoint board size " << m->info.board_size << ", server serves "
-                                  << req.board_size);
+  // fc heads play only their own size, conv heads any size in range (the
+  // loader has checked it too; this keeps the server's own wording).
+  if (!CheckpointPlaysSize(m->info, req.board_size) || m->forward->board_size() != req.board_size)
+    GOMOKU_THROW(ModelError, path << ": checkpoint board size " << m->info.board_size << " (" << m->info.heads
+                                  << " heads), server serves " << req.board_size);
   if (ParseRule(m->info.rule) != req.rule)
     GOMOKU_THROW(ModelError, path << ": checkpoint rule '" << m->info.rule << "', server serves '"
                                   << RuleName(req.rule) << "'");

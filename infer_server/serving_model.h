@@ -2,7 +2,9 @@
 //
 // LoadServingModel is the only way models enter the server (start-up and
 // RELOAD).  It loads through the network library, checks the checkpoint
-// against what the server serves (board size, rule, encoder version) and runs
+// against what the server serves (it plays req.board_size: an fc checkpoint
+// only its own size, a conv one any size, docs/network.md "Heads"; rule,
+// encoder version) and runs
 // one probe forward whose outputs must be finite (catches NaN weights).  It
 // either returns a complete model or throws (ModelError / IoError naming the
 // problem); it never returns a half-checked one.  Thread-safe (no shared state);
@@ -30,7 +32,7 @@ struct ForwardCost {
 
 struct ServingModel {
   std::unique_ptr<BatchForward> forward;  // used by the batch thread only
-  CheckpointInfo info;
+  CheckpointInfo info;  // the file's header (board_size: the size the checkpoint was made for)
   std::string path;
   int64_t generation = 0;  // info.model_generation
   ForwardCost cost;
@@ -39,7 +41,7 @@ struct ServingModel {
 struct ModelRequirements {
   std::string device = "cpu";  // already resolved ("cpu", "cuda", "cuda:N")
   int threads = 1;
-  int board_size = 15;
+  int board_size = 15;  // the size the model is loaded to play (one lane of the server)
   Rule rule = Rule::kFreestyle;
   ForwardOptions forward;      // precision, CUDA graphs, forward max rows (net_api.h)
 };

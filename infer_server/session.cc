@@ -191,14 +191,15 @@ void Session::HandleFrame() {
 void Session::HandleHello() {
   wire::Hello h = wire::DecodeHello(body_);
   client_name_ = h.client_name;
-  HelloVerdict verdict = ctx_->service->CheckHello(h);
+  HelloVerdict verdict = ctx_->service->CheckHello(h, hello_ ? lane_ : -1);
   if (!verdict.accepted) {
     FailAndClose(header_.request_id, verdict.refusal_code, verdict.refusal);
     return;
   }
   if (!hello_) {
     hello_ = true;
-    ctx_->service->Join();
+    lane_ = verdict.lane;  // bound to its board size's lane for its life
+    ctx_->service->Join(lane_);
   }
   spdlog::info("{} connected (board {}, {}, symmetry {})", Name(), h.board_size, RuleName(h.rule),
                SymmetryModeName(h.symmetry));
@@ -221,7 +222,7 @@ void Session::HandleInfer() {
     return;
   // Before the service runs: the batch thread may answer before Infer returns.
   ++in_flight_;
-  ctx_->service->Infer(shared_from_this(), header_.request_id, writer_.NextSlot(), body_);
+  ctx_->service->Infer(shared_from_this(), lane_, header_.request_id, writer_.NextSlot(), body_);
   ++requests_;
 }
 
@@ -299,7 +300,7 @@ void Session::Close(const std::string& reason, bool abnormal) {
   boost::system::error_code ignored;
   socket_.shutdown(asio::socket_base::shutdown_both, ignored);
   socket_.close(ignored);
-  if (hello_) ctx_->service->Leave();
+  if (hello_) ctx_->service->Leave(lane_);
   if (ctx_->on_closed) ctx_->on_closed(id_);
 }
 

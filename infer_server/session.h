@@ -112,6 +112,7 @@ class Session : public Participant,
   std::string_view body_;                       // the frame being handled (points into in_)
   bool draining_ = false;  // no more reads; close when the write queue empties
   bool hello_ = false;
+  int lane_ = -1;  // after the first accepted HELLO: the service lane of its board size
   std::string client_name_;
   uint64_t timer_seq_ = 0;  // the current async_wait; older handlers do nothing
   bool timer_waiting_ = false;

@@ -19,8 +19,15 @@ CollectSettings CollectSettings::FromConfig(const Config& c) {
   s.progress_log_s = c.run.progress_log_s;
   s.poll_interval_s = std::min(0.25, c.run.progress_log_s / 2);
   s.board_size = c.board.size;
+  for (int size : c.board_sizes()) s.board_sizes.insert(size);
   s.rule = c.rule();
   return s;
+}
+
+std::set<int> CollectSettings::accepted_sizes() const {
+  std::set<int> out = board_sizes;
+  out.insert(board_size);
+  return out;
 }
 
 GameCollector::GameCollector(RunLayout run, CollectSettings settings)
@@ -32,6 +39,7 @@ void GameCollector::RememberClosed(int64_t iteration, std::set<std::string> file
 }
 
 void GameCollector::ScanLate(CollectionResult* r) {
+  const std::set<int> sizes = settings_.accepted_sizes();
   for (auto& [it, known] : closed_) {
     const std::string dir = run_.games_for(it);
     for (const std::string& name : ListGameFiles(dir)) {
@@ -41,7 +49,7 @@ void GameCollector::ScanLate(CollectionResult* r) {
       g.iteration = it;
       g.game.file = name;
       std::string reason;
-      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, settings_.board_size, settings_.rule}, &g.game.record,
+      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, sizes, settings_.rule}, &g.game.record,
                                        &reason);
       switch (v) {
         case GameVerdict::kUsable:
@@ -64,7 +72,7 @@ CollectionResult GameCollector::Collect(int64_t iteration, const std::atomic<boo
   CollectionResult r;
   r.iteration = iteration;
   const std::string dir = run_.games_for(iteration);
-  const GameExpect expect{iteration, settings_.board_size, settings_.rule};
+  const GameExpect expect{iteration, settings_.accepted_sizes(), settings_.rule};
   const int target = settings_.target_games;
   std::set<std::string> seen;
   const double start = MonotonicSeconds();

@@ -41,8 +41,14 @@ struct CollectSettings {
   double progress_log_s = 30;
   double poll_interval_s = 0.25;
   int board_size = 15;
+  // The run's other board sizes (selfplay.board_sizes; FromConfig fills it
+  // with Config::board_sizes()): games of board_size or of any of these are
+  // usable, others are incompatible.
+  std::set<int> board_sizes;
   Rule rule = Rule::kFreestyle;
   static CollectSettings FromConfig(const Config& c);
+  // board_size and board_sizes together.
+  std::set<int> accepted_sizes() const;
 };
 
 struct CollectedGame {

@@ -20,6 +20,17 @@ const char* GameVerdictName(GameVerdict v) {
   return "?";
 }
 
+std::string BoardSizesText(const std::set<int>& sizes) {
+  std::string out;
+  size_t i = 0;
+  for (int s : sizes) {
+    if (i > 0) out += i + 1 == sizes.size() ? " or " : ", ";
+    out += std::to_string(s) + "x" + std::to_string(s);
+    ++i;
+  }
+  return out;
+}
+
 GameVerdict LoadAndCheckGame(const std::string& path, const GameExpect& expect, GameRecord* out,
                              std::string* reason) {
   try {
@@ -28,10 +39,9 @@ GameVerdict LoadAndCheckGame(const std::string& path, const GameExpect& expect, 
     *reason = e.what();
     return GameVerdict::kCorrupt;
   }
-  if (out->board_size != expect.board_size || out->rule != expect.rule) {
+  if (!expect.board_sizes.count(out->board_size) || out->rule != expect.rule) {
     *reason = "game is " + std::to_string(out->board_size) + "x" + std::to_string(out->board_size) + " " +
-              RuleName(out->rule) + ", the run is " + std::to_string(expect.board_size) + "x" +
-              std::to_string(expect.board_size) + " " + RuleName(expect.rule);
+              RuleName(out->rule) + ", the run is " + BoardSizesText(expect.board_sizes) + " " + RuleName(expect.rule);
     return GameVerdict::kIncompatible;
   }
   if (out->iteration != expect.iteration) {

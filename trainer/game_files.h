@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,18 +18,24 @@
 namespace gz {
 
 enum class GameVerdict {
-  kUsable,        // parses, and matches the iteration, board size and rule
+  kUsable,        // parses, and matches the iteration, one of the board sizes and the rule
   kCorrupt,       // truncated, bad checksum, bad values (LoadGameRecord threw)
   kStale,         // parses, but its iteration tag is not the iteration of its directory
-  kIncompatible,  // parses, but board size or rule differ from the run's
+  kIncompatible,  // parses, but its board size is none of the run's, or its rule differs
 };
 const char* GameVerdictName(GameVerdict v);
 
 struct GameExpect {
   int64_t iteration = 0;
-  int board_size = 15;
+  // Every board size the run's games use (Config::board_sizes(): board.size
+  // and the other sizes of selfplay.board_sizes); a game of any of them is
+  // usable.
+  std::set<int> board_sizes{15};
   Rule rule = Rule::kFreestyle;
 };
+
+// "9x9" for {9}, "7x7 or 9x9" for {7, 9}: the run's geometry in a refusal.
+std::string BoardSizesText(const std::set<int>& sizes);
 
 // Loads `path` into *out and checks it against `expect`.  On anything but
 // kUsable, *reason names the problem (and *out is unspecified).

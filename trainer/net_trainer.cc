@@ -35,8 +35,16 @@ NetTrainer::NetTrainer(PolicyValueNet net, const TrainConfig& config, torch::Dev
   net_->eval();
 }
 
-NetTrainer::Batch NetTrainer::ToTensors(const float* planes, const float* policy, const float* value, int n) {
-  const int size = net_->board_size;
+void NetTrainer::CheckSize(int size, const char* what) const {
+  GOMOKU_CHECK(size == net_->board_size || (net_->heads == NetHeads::kConv && size >= kMinBoardSize &&
+                                            size <= kMaxBoardSize),
+               what << " board size " << size << " != network " << net_->board_size
+                    << " (only a net with conv heads runs at other sizes)");
+}
+
+NetTrainer::Batch NetTrainer::ToTensors(const float* planes, const float* policy, const float* value, int n,
+                                        int size) {
+  if (size == 0) size = net_->board_size;
   auto opts = torch::TensorOptions().dtype(torch::kFloat32);
   Batch b;
   b.planes = torch::from_blob(const_cast<float*>(planes), {n, kNumPlanes, size, size}, opts).to(device_, false, true);
@@ -99,8 +107,10 @@ size_t WireFloats(int batch, int size) {
 
 TrainMetrics NetTrainer::Train(const ReplayBuffer& buffer, int64_t iteration, int steps, int batch_size,
                                uint64_t seed, const std::atomic<bool>* stop) {
-  GOMOKU_CHECK(buffer.board_size() == net_->board_size,
-               "replay buffer board size " << buffer.board_size() << " != network " << net_->board_size);
+  CheckSize(buffer.board_size(), "replay buffer");
+  GOMOKU_CHECK(!dp_ || buffer.board_size() == net_->board_size,
+               "data-parallel training runs at the network's board size " << net_->board_size << ", not "
+                                                                          << buffer.board_size());
   TrainMetrics m;
   m.learning_rate = ScheduledLearningRate(config_, iteration);
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(m.learning_rate);
@@ -129,6 +139,7 @@ TrainMetrics NetTrainer::Train(const ReplayBuffer& buffer, int64_t iteration, in
       DistributedStep(wire.data(), batch_size, iteration, s, &m);
       ++m.steps;
       m.samples += batch_size;
+      ++m.steps_by_size[size];
     }
     wire[0] = 0.0f;
     dp_->Broadcast(wire_t);  // the end marker (also after a stop: the followers leave the loop)
@@ -140,23 +151,55 @@ TrainMetrics NetTrainer::Train(const ReplayBuffer& buffer, int64_t iteration, in
   for (int s = 0; s < steps; ++s) {
     if (stop && stop->load()) break;
     buffer.SampleBatch(batch_size, rng, planes.data(), policy.data(), value.data());
-    Batch b = ToTensors(planes.data(), policy.data(), value.data(), batch_size);
-    optimizer_->zero_grad();
-    Losses l = ComputeLosses(b);
-    AddMetrics(l, &m);
-    if (!std::isfinite(l.total.item<double>())) {
-      net_->eval();
-      GOMOKU_THROW(ModelError, "training diverged: loss is " << l.total.item<double>() << " at step " << s
-                                                              << " of iteration " << iteration);
-    }
-    l.total.backward();
-    optimizer_->step();
-    ++m.steps;
-    m.samples += batch_size;
+    LocalStep(planes.data(), policy.data(), value.data(), batch_size, size, iteration, s, &m);
   }
   net_->eval();
   Finish(&m);
   return m;
+}
+
+TrainMetrics NetTrainer::Train(const SizedReplay& replay, int64_t iteration, int steps, int batch_size,
+                               uint64_t seed, const std::atomic<bool>* stop) {
+  if (replay.sizes().size() == 1) return Train(replay.buffer(replay.sizes().front()), iteration, steps, batch_size,
+                                               seed, stop);
+  for (int size : replay.sizes()) CheckSize(size, "replay window");
+  GOMOKU_CHECK(!dp_, "data-parallel training takes one board size; the replay window has " << replay.sizes().size());
+  TrainMetrics m;
+  m.learning_rate = ScheduledLearningRate(config_, iteration);
+  for (auto& group : optimizer_->param_groups()) group.options().set_lr(m.learning_rate);
+  const int max_size = replay.max_size();
+  std::vector<float> planes(static_cast<size_t>(batch_size) * PlaneFloats(max_size));
+  std::vector<float> policy(static_cast<size_t>(batch_size) * max_size * max_size);
+  std::vector<float> value(batch_size);
+  std::mt19937_64 rng(seed);
+  net_->train();
+  for (int s = 0; s < steps; ++s) {
+    if (stop && stop->load()) break;
+    // One size per batch: positions of different sizes never share a forward.
+    const int size = replay.SampleBatch(batch_size, rng, planes.data(), policy.data(), value.data());
+    LocalStep(planes.data(), policy.data(), value.data(), batch_size, size, iteration, s, &m);
+  }
+  net_->eval();
+  Finish(&m);
+  return m;
+}
+
+void NetTrainer::LocalStep(const float* planes, const float* policy, const float* value, int n, int size,
+                           int64_t iteration, int step, TrainMetrics* m) {
+  Batch b = ToTensors(planes, policy, value, n, size);
+  optimizer_->zero_grad();
+  Losses l = ComputeLosses(b);
+  AddMetrics(l, m);
+  if (!std::isfinite(l.total.item<double>())) {
+    net_->eval();
+    GOMOKU_THROW(ModelError, "training diverged: loss is " << l.total.item<double>() << " at step " << step
+                                                            << " of iteration " << iteration);
+  }
+  l.total.backward();
+  optimizer_->step();
+  ++m->steps;
+  m->samples += n;
+  ++m->steps_by_size[size];
 }
 
 void NetTrainer::SyncState() {
@@ -280,12 +323,13 @@ void NetTrainer::LoadState(const std::string& bytes) {
   }
 }
 
-TrainMetrics NetTrainer::Evaluate(const float* planes, const float* policy, const float* value, int n) {
+TrainMetrics NetTrainer::Evaluate(const float* planes, const float* policy, const float* value, int n, int size) {
   GOMOKU_CHECK(n > 0, "Evaluate needs at least one sample");
+  if (size != 0) CheckSize(size, "evaluation data");
   net_->eval();
   torch::NoGradGuard no_grad;
   TrainMetrics m;
-  Batch b = ToTensors(planes, policy, value, n);
+  Batch b = ToTensors(planes, policy, value, n, size);
   AddMetrics(ComputeLosses(b), &m);
   m.steps = 1;
   m.samples = n;

@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -33,6 +34,7 @@
 #include "common/config/config.h"
 #include "common/net/model.h"
 #include "trainer/replay_buffer.h"
+#include "trainer/replay_buffers.h"
 
 namespace gz {
 
@@ -47,6 +49,7 @@ struct TrainMetrics {
   double entropy = 0;         // mean entropy of the predicted policy, nats
   double value_accuracy = 0;  // sign agreement on decisive samples (z != 0)
   int64_t decisive = 0;       // samples with z != 0 behind value_accuracy
+  std::map<int, int64_t> steps_by_size;  // board size -> steps whose batch had that size
 };
 
 // Learning rate for `iteration` (1-based) under the config's schedule.
@@ -70,12 +73,21 @@ class NetTrainer {
   // sample, random symmetry; the RNG is seeded with `seed`) at the learning
   // rate of `iteration`.  Returns the metrics averaged over the steps run; if
   // *stop becomes true it returns early with steps < requested.
+  // The buffer's size must be the net's, or the net has conv heads (any size).
   TrainMetrics Train(const ReplayBuffer& buffer, int64_t iteration, int steps, int batch_size, uint64_t seed,
+                     const std::atomic<bool>* stop = nullptr);
+  // The same over a replay window of several board sizes: each step's batch
+  // is of one size (SizedReplay::SampleBatch draws it) and the conv net runs
+  // at that size.  With one size this is exactly Train(replay.buffer(size)):
+  // the same RNG draws, batches and steps.  Several sizes need conv heads and
+  // one process (data-parallel training takes one size; GomokuError).
+  TrainMetrics Train(const SizedReplay& replay, int64_t iteration, int steps, int batch_size, uint64_t seed,
                      const std::atomic<bool>* stop = nullptr);
 
   // Loss and metrics of the current net on fixed data, without training (eval
-  // mode).  planes: n*PlaneFloats, policy: n*size^2, value: n.
-  TrainMetrics Evaluate(const float* planes, const float* policy, const float* value, int n);
+  // mode).  planes: n*PlaneFloats, policy: n*size^2, value: n; size 0 = the
+  // net's board size (another size needs conv heads).
+  TrainMetrics Evaluate(const float* planes, const float* policy, const float* value, int n, int size = 0);
 
   // Followers (rank > 0): the rest of one Train of rank 0 whose "train"
   // command is `command`: receive the state, then the steps until rank 0's end
@@ -97,7 +109,13 @@ class NetTrainer {
   struct Batch {
     torch::Tensor planes, policy, value;
   };
-  Batch ToTensors(const float* planes, const float* policy, const float* value, int n);
+  // n samples of board size `size` (0 = the net's) as tensors on the device.
+  Batch ToTensors(const float* planes, const float* policy, const float* value, int n, int size = 0);
+  // GomokuError unless the net can run at `size` (its own, or any with conv heads).
+  void CheckSize(int size, const char* what) const;
+  // One one-process optimizer step on n samples of board size `size`.
+  void LocalStep(const float* planes, const float* policy, const float* value, int n, int size, int64_t iteration,
+                 int step, TrainMetrics* m);
   struct Losses {
     torch::Tensor policy, value, l2, total, entropy, agree, decisive;
   };

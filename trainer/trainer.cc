@@ -2,7 +2,9 @@
 #include "trainer/trainer.h"
 
 #include <filesystem>
+#include <map>
 #include <set>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -86,12 +88,15 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
   std::vector<const GameRecord*> records;
   int64_t moves = 0, samples = 0;
   int wins_black = 0, wins_white = 0, draws = 0;
+  std::map<int, std::pair<int64_t, int64_t>> by_size;  // board size -> (games, samples) of this iteration
   for (const CollectedGame& g : col.games) {
     manifest.used.push_back(g.file);
     known.insert(g.file);
     records.push_back(&g.record);
     moves += g.record.num_moves() + static_cast<int64_t>(g.record.opening.size());
     samples += g.record.num_moves();
+    ++by_size[g.record.board_size].first;
+    by_size[g.record.board_size].second += g.record.num_moves();
     (g.record.winner == kBlack ? wins_black : g.record.winner == kWhite ? wins_white : draws)++;
   }
   manifest.ignored = col.ignored;
@@ -148,6 +153,14 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
                  resign.false_positives, resign.false_positive_rate());
   spdlog::info("training started: iteration {}: {} samples from iterations {}..{}, {} steps x {} positions", n,
                buffer_.num_samples(), window.front(), window.back(), steps, tc.batch_size);
+  const bool mixed = buffer_.sizes().size() > 1;  // docs/trainer.md "Mixed board sizes"
+  if (mixed) {
+    std::string parts;
+    for (int size : buffer_.sizes())
+      parts += fmt::format("{}{}x{}: {} games, {} window samples ({} sampled)", parts.empty() ? "" : "; ", size, size,
+                           by_size[size].first, buffer_.num_samples(size), buffer_.sampled_samples(size));
+    spdlog::info("board sizes: iteration {}: {}; each batch holds one size, drawn by its sampled samples", n, parts);
+  }
   TrainMetrics tm = trainer_->Train(buffer_, n, steps, tc.batch_size, TrainingSeed(config_.run.seed, n), &stop);
   if (tm.steps < steps) return false;  // stopped
   const double trained = NowSeconds();
@@ -202,6 +215,22 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
   if (buffer_.sample_window() > 0) record["window_sampled_samples"] = buffer_.sampled_samples();
   if (tc.max_samples_per_new_sample > 0) record["train_steps_cap"] = steps;
   if (resign.games > 0) record["resign"] = resign.ToJson();
+  if (mixed) {
+    nlohmann::json games_by = nlohmann::json::object(), samples_by = nlohmann::json::object(),
+                   window_by = nlohmann::json::object(), steps_by = nlohmann::json::object();
+    for (int size : buffer_.sizes()) {
+      const std::string key = std::to_string(size);
+      games_by[key] = by_size[size].first;
+      samples_by[key] = by_size[size].second;
+      window_by[key] = buffer_.num_samples(size);
+      auto st = tm.steps_by_size.find(size);
+      steps_by[key] = st == tm.steps_by_size.end() ? 0 : st->second;
+    }
+    record["games_by_size"] = games_by;
+    record["samples_by_size"] = samples_by;
+    record["window_samples_by_size"] = window_by;
+    record["train_steps_by_size"] = steps_by;
+  }
   record["training_s"] = trained - collected;   // what a restarted trainer would publish
   SaveTrained(n, record);
   record["training_s"] = NowSeconds() - collected;  // including the checkpoint save

@@ -41,6 +41,7 @@
 #include "trainer/late_games.h"
 #include "trainer/net_trainer.h"
 #include "trainer/replay_buffer.h"
+#include "trainer/replay_buffers.h"
 #include "trainer/trainer_paths.h"
 
 namespace gz {
@@ -78,7 +79,7 @@ class Trainer {
   torch::Device device_{torch::kCPU};
   std::unique_ptr<DataParallel> dp_;      // train.world_size > 1: this is rank 0 (docs/trainer.md)
   std::unique_ptr<NetTrainer> trainer_;
-  ReplayBuffer buffer_;
+  SizedReplay buffer_;                    // one ReplayBuffer per board size (Config::board_sizes())
   GameCollector collector_;
   std::unique_ptr<HostMonitor> hosts_;    // self-play hosts of a multi-host run (status/*/reload_ack.json)
   std::set<std::string> excluded_hosts_;  // hosts the last publication excluded

@@ -33,7 +33,7 @@ Trainer::Trainer(Config config)
     : config_(WithAbsoluteRunDir(std::move(config))),
       run_(config_.run.dir),
       paths_(run_),
-      buffer_(config_.board.size, config_.train.replay_iterations),
+      buffer_(config_.board_sizes(), config_.train.replay_iterations),
       collector_(run_, CollectSettings::FromConfig(config_)) {
   buffer_.SetValueTargetQWeight(config_.train.value_target_q_weight);  // soft value targets (0 = off)
 }
@@ -103,7 +103,8 @@ void Trainer::RestoreOptimizer(int64_t iteration) {
 void Trainer::RebuildReplayWindow(int64_t last_closed) {
   const int window = config_.train.replay_iterations;
   const int64_t first = std::max<int64_t>(1, last_closed - window + 1);
-  const int board = config_.board.size;
+  const std::vector<int> sizes = config_.board_sizes();
+  const std::set<int> boards(sizes.begin(), sizes.end());
   const Rule rule = config_.rule();
   // Loads the files named, skipping (with a WARNING) any that no longer vet.
   auto load = [&](int64_t it, const std::vector<std::string>& names, const char* what) {
@@ -112,7 +113,7 @@ void Trainer::RebuildReplayWindow(int64_t last_closed) {
     for (const std::string& name : names) {
       GameRecord rec;
       std::string reason;
-      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, board, rule}, &rec, &reason);
+      GameVerdict v = LoadAndCheckGame(dir + "/" + name, {it, boards, rule}, &rec, &reason);
       if (v == GameVerdict::kUsable) records.push_back(std::move(rec));
       else spdlog::warn("replay window: skipping {} {}game file {}/{}: {}", GameVerdictName(v), what, dir, name, reason);
     }

@@ -3,6 +3,9 @@
 // retention, generations.jsonl and the time table, resume files.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
@@ -153,6 +156,61 @@ TEST_CASE("corrupt, truncated, stale and temp files are skipped and counted") {
   CHECK(text.find("skipping corrupt game file") != std::string::npos);
   CHECK(text.find("skipping stale game file") != std::string::npos);
   CHECK(text.find("w9_g3") == std::string::npos);  // temp names are never even looked at
+}
+
+TEST_CASE("mixed board sizes: a run of sizes {7, 9} takes 7x7 and 9x9 games and refuses 11x11 naming why") {
+  LogCapture log;
+  RunLayout run(FreshTestDir("collect_sizes"));
+  WriteGames(run, 1, 0, 0, 2, 7);  // w0_g0, w0_g1: 7x7
+  WriteGames(run, 1, 1, 0, 2, 9);  // w1_g0, w1_g1: 9x9
+  SaveGameRecord(RandomGame(11, 1, 97), run.games_for(1) + "/w2_g0.npz");  // 11x11: not a size of the run
+  CollectSettings s = Settings(4, 1, 60);
+  s.board_size = 9;
+  s.board_sizes = {7, 9};
+  CHECK(s.accepted_sizes() == std::set<int>{7, 9});
+  GameCollector c(run, s);
+  CollectionResult r = c.Collect(1, nullptr);
+  REQUIRE(r.games.size() == 4);
+  std::map<int, int> sizes;
+  for (const auto& g : r.games) ++sizes[g.record.board_size];
+  CHECK(sizes == std::map<int, int>{{7, 2}, {9, 2}});
+  CHECK(r.incompatible == 1);
+  CHECK(r.ignored == std::vector<std::string>{"w2_g0.npz"});
+  CHECK(log.text().find("skipping incompatible game file " + run.games_for(1) +
+                        "/w2_g0.npz: game is 11x11 freestyle, the run is 7x7 or 9x9 freestyle") != std::string::npos);
+
+  SECTION("late files of a closed iteration are vetted against the same sizes") {
+    c.RememberClosed(1, {"w0_g0.npz", "w0_g1.npz", "w1_g0.npz", "w1_g1.npz", "w2_g0.npz"}, 2);
+    SaveGameRecord(RandomGame(7, 1, 96), run.games_for(1) + "/w3_g0.npz");
+    SaveGameRecord(RandomGame(13, 1, 95), run.games_for(1) + "/w3_g1.npz");
+    WriteGames(run, 2, 0, 0, 1, 9);
+    CollectionResult r2 = c.Collect(2, nullptr);
+    CHECK(r2.games.size() == 1);
+    REQUIRE(r2.late_games.size() == 1);
+    CHECK(r2.late_games[0].game.record.board_size == 7);
+    CHECK(r2.incompatible == 1);
+  }
+  SECTION("one size: the message is today's") {
+    GameRecord rec;
+    std::string reason;
+    CHECK(LoadAndCheckGame(run.games_for(1) + "/w2_g0.npz", {1, {9}, Rule::kFreestyle}, &rec, &reason) ==
+          GameVerdict::kIncompatible);
+    CHECK(reason == "game is 11x11 freestyle, the run is 9x9 freestyle");
+    CHECK(LoadAndCheckGame(run.games_for(1) + "/w2_g0.npz", {1, {5, 7, 9}, Rule::kFreestyle}, &rec, &reason) ==
+          GameVerdict::kIncompatible);
+    CHECK(reason == "game is 11x11 freestyle, the run is 5x5, 7x7 or 9x9 freestyle");
+    CHECK(LoadAndCheckGame(run.games_for(1) + "/w2_g0.npz", {1, {9, 11}, Rule::kFreestyle}, &rec, &reason) ==
+          GameVerdict::kUsable);
+  }
+  SECTION("FromConfig takes every size of selfplay.board_sizes") {
+    Config cfg = TinyConfig(run.dir);
+    cfg.board.size = 9;
+    cfg.net.heads = "conv";
+    cfg.selfplay.board_sizes = {"9:4", "7:1"};
+    CHECK(CollectSettings::FromConfig(cfg).accepted_sizes() == std::set<int>{7, 9});
+    cfg.selfplay.board_sizes.clear();
+    CHECK(CollectSettings::FromConfig(cfg).accepted_sizes() == std::set<int>{9});
+  }
 }
 
 TEST_CASE("files arriving for a closed iteration are late: counted once, never the iteration's own games") {
