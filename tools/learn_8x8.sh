@@ -9,7 +9,7 @@
 #
 # usage: tools/learn_8x8.sh [--minutes M] [--games G] [--eval-games E] [--rollouts N] [--sims S]
 #                           [--workers W] [--run-dir DIR] [--build DIR] [--server]
-#                           [--eval-only] [--set key=value]...
+#                           [--eval-only] [--config FILE] [--ladder LIST] [--set key=value]...
 #   --minutes M   training time budget (default 60); the trainer and workers are
 #                 stopped (SIGTERM) when it runs out, or earlier if run.max_iterations
 #                 is set with --set and reached
@@ -21,6 +21,10 @@
 #   --server      also run build/bin/infer_server and let the workers use it
 #                 (default: workers use local inference: on 2 CPU cores this is as fast)
 #   --eval-only   skip training; extend the evaluation of the newest checkpoint in --run-dir
+#   --config FILE the run's config (default configs/learn-8x8.json; configs/recipe-8x8.json
+#                 is the same run with the self-play recipe and the solver)
+#   --ladder LIST the evaluator's ladder while training (default rollout:N; e.g.
+#                 rollout:1000,rollout:10000,previous:5 to see the net climb past the anchor)
 # Exit: 0 when the score reaches the target, 1 when it does not, 2 on setup errors.
 # Everything lands in the run directory: logs/, generations.jsonl, ratings.jsonl,
 # eval/results.jsonl, curve.tsv.
@@ -39,6 +43,7 @@ RUN_DIR=$ROOT/runs/learn-8x8-$(date +%Y%m%d-%H%M%S)
 USE_SERVER=0
 EVAL_ONLY=0
 SETS=()
+LADDER=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --minutes) MINUTES=$2; shift 2 ;;
@@ -52,7 +57,9 @@ while [ $# -gt 0 ]; do
     --server) USE_SERVER=1; shift ;;
     --eval-only) EVAL_ONLY=1; shift ;;
     --set) SETS+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --config) CONFIG=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift 2 ;;
+    --ladder) LADDER=$2; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "learn_8x8.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -64,7 +71,7 @@ done
 mkdir -p "$RUN_DIR/logs"
 RUN_DIR=$(cd "$RUN_DIR" && pwd)
 SETS+=(--set "run.dir=$RUN_DIR" --set "run.worker_count=$WORKERS")
-EVAL_SETS=(--set "eval.ladder=rollout:$ROLLOUTS" --set "eval.anchor=rollout:$ROLLOUTS" --set "eval.simulations=$SIMS")
+EVAL_SETS=(--set "eval.ladder=${LADDER:-rollout:$ROLLOUTS}" --set "eval.anchor=rollout:$ROLLOUTS" --set "eval.simulations=$SIMS")
 SOCK=$RUN_DIR/sock/infer.sock
 PIDS=()
 

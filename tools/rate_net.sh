@@ -6,30 +6,33 @@
 # NOT a CI test.
 #
 # usage: tools/rate_net.sh --net PATH[:SIMS] [--vs SPEC (rollout:1000)] [--games G (40)]
-#                          [--jobs J (2)] [--config FILE] [--set key=value]... [--out FILE]
+#                          [--jobs J (2)] [--seed S (1000)] [--config FILE] [--set key=value]... [--out FILE]
 #   --set board.size=20 plays a conv checkpoint at 20x20, --set board.rule=renju under renju.
-#   --out appends the JSON object to FILE too.  GOMOKU_BIN=DIR uses a copy of build/bin.
+#   --out appends the JSON object to FILE too.  Job j seeds its rollout players with S+j: more
+#   games of the same match need another --seed (the same seed replays the same games).
+#   GOMOKU_BIN=DIR uses a copy of build/bin.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${GOMOKU_BIN:-$ROOT/build/bin}
 PY=/usr/bin/python3
-NET="" VS=rollout:1000 GAMES=40 JOBS=2 CONFIG=$ROOT/configs/cpu.json OUT="" SETS=()
+NET="" VS=rollout:1000 GAMES=40 JOBS=2 SEED=1000 CONFIG=$ROOT/configs/cpu.json OUT="" SETS=()
 while (($#)); do
   case "$1" in
     --net) NET=$2; shift 2 ;;
     --vs) VS=$2; shift 2 ;;
     --games) GAMES=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
+    --seed) SEED=$2; shift 2 ;;
     --config) CONFIG=$2; shift 2 ;;
     --set) SETS+=(--set "$2"); shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "rate_net.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
 [ -n "$NET" ] || { echo "rate_net.sh: --net PATH[:SIMS] is required" >&2; exit 2; }
-[[ "$GAMES" =~ ^[0-9]+$ && "$JOBS" =~ ^[0-9]+$ && "$JOBS" -ge 1 && "$GAMES" -ge "$JOBS" ]] ||
-  { echo "rate_net.sh: --games and --jobs must be integers with games >= jobs >= 1" >&2; exit 2; }
+[[ "$GAMES" =~ ^[0-9]+$ && "$JOBS" =~ ^[0-9]+$ && "$SEED" =~ ^[0-9]+$ && "$JOBS" -ge 1 && "$GAMES" -ge "$JOBS" ]] ||
+  { echo "rate_net.sh: --games, --jobs and --seed must be integers with games >= jobs >= 1" >&2; exit 2; }
 TMP=$(mktemp -d /tmp/gz-rate-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$TMP"' EXIT
 t0=$(date +%s)
@@ -37,7 +40,7 @@ for ((j = 0; j < JOBS; j++)); do
   n=$(((GAMES / JOBS) + (j < GAMES % JOBS ? 1 : 0)))
   # Even game counts keep both colours equal within a job.
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$BIN/arena" --config "$CONFIG" "${SETS[@]}" --player-a "net:$NET" \
-    --player-b "$VS" --games "$n" --seed $((1000 + j)) --json >"$TMP/$j.json" 2>"$TMP/$j.err" &
+    --player-b "$VS" --games "$n" --seed $((SEED + j)) --json >"$TMP/$j.json" 2>"$TMP/$j.err" &
 done
 fail=0
 for p in $(jobs -p); do wait "$p" || fail=1; done
