@@ -55,39 +55,37 @@ void SizedReplay::SplitSampleWindow() {
   }
 }
 
-void SizedReplay::AddIteration(int64_t iteration, const std::vector<const GameRecord*>& games) {
-  if (buffers_.size() == 1) {
-    buffers_.begin()->second.AddIteration(iteration, games);  // refuses another size itself
-    SplitSampleWindow();
-    return;
-  }
+std::map<int, std::vector<const GameRecord*>> SizedReplay::BySize(const std::vector<const GameRecord*>& games,
+                                                                  const char* verb) const {
   std::map<int, std::vector<const GameRecord*>> by_size;
   for (const GameRecord* g : games) {
-    GOMOKU_CHECK(has_size(g->board_size), "game of board size " << g->board_size
-                                                                << " added to a replay window of board sizes "
+    GOMOKU_CHECK(has_size(g->board_size), "game of board size " << g->board_size << " " << verb
+                                                                << " a replay window of board sizes "
                                                                 << SizesList(sizes_));
     by_size[g->board_size].push_back(g);
   }
-  // Every size's buffer takes the iteration (empty or not): all age out alike.
-  for (auto& [s, b] : buffers_) b.AddIteration(iteration, by_size[s]);
+  return by_size;
+}
+
+void SizedReplay::AddIteration(int64_t iteration, const std::vector<const GameRecord*>& games) {
+  if (buffers_.size() == 1) {
+    buffers_.begin()->second.AddIteration(iteration, games);  // refuses another size itself
+  } else {
+    auto by_size = BySize(games, "added to");
+    // Every size's buffer takes the iteration (empty or not): all age out alike.
+    for (auto& [s, b] : buffers_) b.AddIteration(iteration, by_size[s]);
+  }
   SplitSampleWindow();
 }
 
 void SizedReplay::AppendGames(int64_t iteration, const std::vector<const GameRecord*>& games) {
   if (buffers_.size() == 1) {
     buffers_.begin()->second.AppendGames(iteration, games);
-    SplitSampleWindow();
-    return;
+  } else {
+    auto by_size = BySize(games, "appended to");
+    // Every buffer checks the window precondition (they hold the same iterations).
+    for (auto& [s, b] : buffers_) b.AppendGames(iteration, by_size[s]);
   }
-  std::map<int, std::vector<const GameRecord*>> by_size;
-  for (const GameRecord* g : games) {
-    GOMOKU_CHECK(has_size(g->board_size), "game of board size " << g->board_size
-                                                                << " appended to a replay window of board sizes "
-                                                                << SizesList(sizes_));
-    by_size[g->board_size].push_back(g);
-  }
-  // Every buffer checks the window precondition (they hold the same iterations).
-  for (auto& [s, b] : buffers_) b.AppendGames(iteration, by_size[s]);
   SplitSampleWindow();
 }
 

@@ -82,6 +82,10 @@ class SizedReplay {
 
  private:
   void SplitSampleWindow();
+  // `games` grouped by board size; a size the run does not use is a
+  // GomokuError ("game of board size S <verb> a replay window of ...").
+  std::map<int, std::vector<const GameRecord*>> BySize(const std::vector<const GameRecord*>& games,
+                                                        const char* verb) const;
 
   std::vector<int> sizes_;
   int window_;
