@@ -162,17 +162,23 @@ http_ok() {
 ACK_FILE="$RUN_DIR/status/${HOST:-}/reload_ack.json"
 # A worker is healthy in remote mode, or (a self-play host started before the
 # trainer) while it waits for the run's metadata.json.
-worker_ready() {
-  grep -q "remote batched inference enabled" "$LOGS/worker_$1.log" 2>/dev/null && return 0
-  [ ! -f "$RUN_DIR/metadata.json" ] && grep -q "waiting for .*metadata.json" "$LOGS/worker_$1.log" 2>/dev/null
+# worker_state ID prints remote, waiting, or nothing (not ready). The verify
+# loop keeps the states it saw when it stopped, and the table reports those:
+# re-reading afterwards could see metadata.json appear before the worker
+# logged its connection, and call a healthy worker broken.
+worker_state() {
+  if grep -q "remote batched inference enabled" "$LOGS/worker_$1.log" 2>/dev/null; then echo remote
+  elif [ ! -f "$RUN_DIR/metadata.json" ] && grep -q "waiting for .*metadata.json" "$LOGS/worker_$1.log" 2>/dev/null; then echo waiting
+  fi
 }
+declare -a WSTATE=()
 echo "verifying (up to ${VERIFY_TIMEOUT}s)..."
 deadline=$((SECONDS + VERIFY_TIMEOUT))
 while :; do
   BAD=0
   for ((i = 0; i < WORKER_COUNT; i++)); do
     pid_alive "$PIDS/worker_$i.pid" worker || BAD=1
-    if ((SERVER_UP)); then worker_ready "$i" || BAD=1; fi
+    if ((SERVER_UP)); then WSTATE[i]="$(worker_state "$i")"; [ -n "${WSTATE[i]}" ] || BAD=1; fi
   done
   if ((SERVER_UP)) && [ -n "$HOST" ]; then [ -s "$ACK_FILE" ] || BAD=1; fi
   if ((WITH_EVAL)); then { pid_alive "$PIDS/evaluator.pid" evaluator && [ -s "$RUN_DIR/status/evaluator.json" ]; } || BAD=1; fi
@@ -199,10 +205,10 @@ done
 for ((i = 0; i < WORKER_COUNT; i++)); do
   pf="$PIDS/worker_$i.pid"
   if ! pid_alive "$pf" worker; then row "worker_$i" "-" PROBLEM "not running; see $LOGS/worker_$i.out"; FAIL=1; continue; fi
-  if ((SERVER_UP)) && ! worker_ready "$i"; then
+  if ((SERVER_UP)) && [ -z "${WSTATE[i]:-}" ]; then
     row "worker_$i" "$(cat "$pf")" PROBLEM "no 'remote batched inference enabled' line in worker_$i.log"; FAIL=1; continue
   fi
-  if ((SERVER_UP)) && ! grep -q "remote batched inference enabled" "$LOGS/worker_$i.log" 2>/dev/null; then
+  if ((SERVER_UP)) && [ "${WSTATE[i]}" = waiting ]; then
     row "worker_$i" "$(cat "$pf")" OK "waiting for the trainer's metadata.json"; continue
   fi
   row "worker_$i" "$(cat "$pf")" OK "$( ((SERVER_UP)) && echo remote || echo local)"
