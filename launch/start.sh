@@ -176,10 +176,18 @@ echo "verifying (up to ${VERIFY_TIMEOUT}s)..."
 deadline=$((SECONDS + VERIFY_TIMEOUT))
 while :; do
   BAD=0
+  WAITING=0
   for ((i = 0; i < WORKER_COUNT; i++)); do
     pid_alive "$PIDS/worker_$i.pid" worker || BAD=1
-    if ((SERVER_UP)); then WSTATE[i]="$(worker_state "$i")"; [ -n "${WSTATE[i]}" ] || BAD=1; fi
+    if ((SERVER_UP)); then
+      WSTATE[i]="$(worker_state "$i")"; [ -n "${WSTATE[i]}" ] || BAD=1
+      [ "${WSTATE[i]}" = waiting ] && WAITING=1
+    fi
   done
+  # With the trainer started here, metadata.json is seconds away: wait for the
+  # workers to connect, so that the table says "remote" (waiting stays healthy
+  # at the deadline: a cold start on a slow disk is not an error).
+  ((WANT_TRAINER && WAITING)) && BAD=1
   if ((SERVER_UP)) && [ -n "$HOST" ]; then [ -s "$ACK_FILE" ] || BAD=1; fi
   if ((WITH_EVAL)); then { pid_alive "$PIDS/evaluator.pid" evaluator && [ -s "$RUN_DIR/status/evaluator.json" ]; } || BAD=1; fi
   if ((WITH_DASHBOARD)); then { pid_alive "$PIDS/dashboard.pid" gz_dashboard && http_ok "$DASH_BIND" "$DASH_PORT"; } || BAD=1; fi

@@ -10,6 +10,7 @@
 #   --set board.size=20 plays a conv checkpoint at 20x20, --set board.rule=renju under renju.
 #   --out appends the JSON object to FILE too.  Job j seeds its rollout players with S+j: more
 #   games of the same match need another --seed (the same seed replays the same games).
+#   Split only rollout:N matches (--jobs > 1): other opponents are deterministic, and are refused.
 #   GOMOKU_BIN=DIR uses a copy of build/bin.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +34,12 @@ done
 [ -n "$NET" ] || { echo "rate_net.sh: --net PATH[:SIMS] is required" >&2; exit 2; }
 [[ "$GAMES" =~ ^[0-9]+$ && "$JOBS" =~ ^[0-9]+$ && "$SEED" =~ ^[0-9]+$ && "$JOBS" -ge 1 && "$GAMES" -ge "$JOBS" ]] ||
   { echo "rate_net.sh: --games, --jobs and --seed must be integers with games >= jobs >= 1" >&2; exit 2; }
+# Only a rollout opponent's games depend on --seed: two deterministic players
+# (a net, uniform:N) would replay the same games in every job.
+if ((JOBS > 1)) && [[ "$VS" != rollout:* ]]; then
+  echo "rate_net.sh: --vs $VS is deterministic against a net: every job would replay the same games; use --jobs 1" >&2
+  exit 2
+fi
 TMP=$(mktemp -d /tmp/gz-rate-XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$TMP"' EXIT
 t0=$(date +%s)

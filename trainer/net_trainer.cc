@@ -108,51 +108,44 @@ size_t WireFloats(int batch, int size) {
 TrainMetrics NetTrainer::Train(const ReplayBuffer& buffer, int64_t iteration, int steps, int batch_size,
                                uint64_t seed, const std::atomic<bool>* stop) {
   CheckSize(buffer.board_size(), "replay buffer");
-  GOMOKU_CHECK(!dp_ || buffer.board_size() == net_->board_size,
-               "data-parallel training runs at the network's board size " << net_->board_size << ", not "
-                                                                          << buffer.board_size());
+  const int size = buffer.board_size();
+  if (!dp_)
+    return TrainLocal(
+        size,
+        [&](std::mt19937_64& rng, float* planes, float* policy, float* value) {
+          buffer.SampleBatch(batch_size, rng, planes, policy, value);
+          return size;
+        },
+        iteration, steps, batch_size, seed, stop);
+  GOMOKU_CHECK(size == net_->board_size,
+               "data-parallel training runs at the network's board size " << net_->board_size << ", not " << size);
+  // Data-parallel: the followers' command, the state, then the global batches
+  // (sampled here, by the same seeded RNG as one process draws).
   TrainMetrics m;
   m.learning_rate = ScheduledLearningRate(config_, iteration);
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(m.learning_rate);
-  const int size = buffer.board_size();
-  std::vector<float> planes(static_cast<size_t>(batch_size) * PlaneFloats(size));
-  std::vector<float> policy(static_cast<size_t>(batch_size) * size * size);
-  std::vector<float> value(batch_size);
   std::mt19937_64 rng(seed);
-  if (dp_) {
-    // Data-parallel: the followers' command, the state, then the global
-    // batches (sampled here, by the same seeded RNG as one process draws).
-    dp_->stats() = DistStats();
-    dp_->Post({{"op", "train"}, {"iteration", iteration}, {"batch_size", batch_size}, {"lr", m.learning_rate}});
-    SyncState();
-    std::vector<float> wire(WireFloats(batch_size, size));
-    float* wp = wire.data() + 1;
-    float* wpol = wp + static_cast<size_t>(batch_size) * PlaneFloats(size);
-    float* wval = wpol + static_cast<size_t>(batch_size) * size * size;
-    torch::Tensor wire_t = torch::from_blob(wire.data(), {static_cast<int64_t>(wire.size())}, torch::kFloat32);
-    net_->train();
-    for (int s = 0; s < steps; ++s) {
-      if (stop && stop->load()) break;
-      buffer.SampleBatch(batch_size, rng, wp, wpol, wval);
-      wire[0] = 1.0f;
-      dp_->Broadcast(wire_t);
-      DistributedStep(wire.data(), batch_size, iteration, s, &m);
-      ++m.steps;
-      m.samples += batch_size;
-      ++m.steps_by_size[size];
-    }
-    wire[0] = 0.0f;
-    dp_->Broadcast(wire_t);  // the end marker (also after a stop: the followers leave the loop)
-    net_->eval();
-    Finish(&m);
-    return m;
-  }
+  dp_->stats() = DistStats();
+  dp_->Post({{"op", "train"}, {"iteration", iteration}, {"batch_size", batch_size}, {"lr", m.learning_rate}});
+  SyncState();
+  std::vector<float> wire(WireFloats(batch_size, size));
+  float* wp = wire.data() + 1;
+  float* wpol = wp + static_cast<size_t>(batch_size) * PlaneFloats(size);
+  float* wval = wpol + static_cast<size_t>(batch_size) * size * size;
+  torch::Tensor wire_t = torch::from_blob(wire.data(), {static_cast<int64_t>(wire.size())}, torch::kFloat32);
   net_->train();
   for (int s = 0; s < steps; ++s) {
     if (stop && stop->load()) break;
-    buffer.SampleBatch(batch_size, rng, planes.data(), policy.data(), value.data());
-    LocalStep(planes.data(), policy.data(), value.data(), batch_size, size, iteration, s, &m);
+    buffer.SampleBatch(batch_size, rng, wp, wpol, wval);
+    wire[0] = 1.0f;
+    dp_->Broadcast(wire_t);
+    DistributedStep(wire.data(), batch_size, iteration, s, &m);
+    ++m.steps;
+    m.samples += batch_size;
+    ++m.steps_by_size[size];
   }
+  wire[0] = 0.0f;
+  dp_->Broadcast(wire_t);  // the end marker (also after a stop: the followers leave the loop)
   net_->eval();
   Finish(&m);
   return m;
@@ -164,10 +157,20 @@ TrainMetrics NetTrainer::Train(const SizedReplay& replay, int64_t iteration, int
                                                seed, stop);
   for (int size : replay.sizes()) CheckSize(size, "replay window");
   GOMOKU_CHECK(!dp_, "data-parallel training takes one board size; the replay window has " << replay.sizes().size());
+  // One size per batch: positions of different sizes never share a forward.
+  return TrainLocal(
+      replay.max_size(),
+      [&](std::mt19937_64& rng, float* planes, float* policy, float* value) {
+        return replay.SampleBatch(batch_size, rng, planes, policy, value);
+      },
+      iteration, steps, batch_size, seed, stop);
+}
+
+TrainMetrics NetTrainer::TrainLocal(int max_size, const BatchSampler& sample, int64_t iteration, int steps,
+                                    int batch_size, uint64_t seed, const std::atomic<bool>* stop) {
   TrainMetrics m;
   m.learning_rate = ScheduledLearningRate(config_, iteration);
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(m.learning_rate);
-  const int max_size = replay.max_size();
   std::vector<float> planes(static_cast<size_t>(batch_size) * PlaneFloats(max_size));
   std::vector<float> policy(static_cast<size_t>(batch_size) * max_size * max_size);
   std::vector<float> value(batch_size);
@@ -175,8 +178,7 @@ TrainMetrics NetTrainer::Train(const SizedReplay& replay, int64_t iteration, int
   net_->train();
   for (int s = 0; s < steps; ++s) {
     if (stop && stop->load()) break;
-    // One size per batch: positions of different sizes never share a forward.
-    const int size = replay.SampleBatch(batch_size, rng, planes.data(), policy.data(), value.data());
+    const int size = sample(rng, planes.data(), policy.data(), value.data());
     LocalStep(planes.data(), policy.data(), value.data(), batch_size, size, iteration, s, &m);
   }
   net_->eval();

@@ -24,8 +24,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +116,12 @@ class NetTrainer {
   // GomokuError unless the net can run at `size` (its own, or any with conv heads).
   void CheckSize(int size, const char* what) const;
   // One one-process optimizer step on n samples of board size `size`.
+  // Fills one batch (batch_size samples) from the RNG and returns its board size.
+  using BatchSampler = std::function<int(std::mt19937_64&, float* planes, float* policy, float* value)>;
+  // The one-process training loop shared by both Train overloads; buffers hold
+  // batches of up to max_size.
+  TrainMetrics TrainLocal(int max_size, const BatchSampler& sample, int64_t iteration, int steps, int batch_size,
+                          uint64_t seed, const std::atomic<bool>* stop);
   void LocalStep(const float* planes, const float* policy, const float* value, int n, int size, int64_t iteration,
                  int step, TrainMetrics* m);
   struct Losses {
