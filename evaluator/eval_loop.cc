@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <spdlog/spdlog.h>
 
@@ -33,6 +34,7 @@ EvalLoop::EvalLoop(const Config& cfg, const RunLayout& run, const std::atomic<bo
              {"last_evaluated", log_.evaluations().empty() ? nlohmann::json(nullptr)
                                                            : nlohmann::json(log_.evaluations().back().iteration)},
              {"message", ""}};
+  status_["pinned_checkpoints"] = PinnedCheckpoints();
   MakeDirs(run_.status_dir());
   MakeDirs(run_.logs());
   WriteStatus();
@@ -208,6 +210,19 @@ std::unique_ptr<MatchPlayer> EvalLoop::Opponent(const std::string& entry, int64_
   }
 }
 
+nlohmann::json EvalLoop::PinnedCheckpoints() const {
+  std::set<int64_t> pins;
+  int64_t max_k = 0;
+  for (const std::string& entry : cfg_.eval.ladder) {
+    if (StartsWith(entry, "checkpoint:")) pins.insert(Arg(entry));
+    if (StartsWith(entry, "previous:")) max_k = std::max(max_k, Arg(entry));
+  }
+  const auto& evals = log_.evaluations();
+  const int64_t n = static_cast<int64_t>(evals.size());
+  for (int64_t i = std::max<int64_t>(0, n - max_k); i < n; ++i) pins.insert(evals[static_cast<size_t>(i)].iteration);
+  return nlohmann::json(std::vector<int64_t>(pins.begin(), pins.end()));
+}
+
 void EvalLoop::Evaluate(int64_t it) {
   const std::string path = run_.checkpoint(it);
   std::unique_ptr<MatchPlayer> player;
@@ -241,7 +256,8 @@ void EvalLoop::Evaluate(int64_t it) {
   spdlog::info("evaluator: evaluating {} (generation {}): {} opponent(s), {} of {} games already played", Name(it),
                generation, opponents.size(), done, total);
   SetStatus("playing", {{"checkpoint", it}, {"games_done", done}, {"games_total", total},
-                        {"evaluations", log_.evaluations().size()}, {"last_evaluated", it}});
+                        {"evaluations", log_.evaluations().size()}, {"last_evaluated", it},
+                        {"pinned_checkpoints", PinnedCheckpoints()}});
   const std::vector<Opening> openings = OpeningSet(cfg_.board.size, cfg_.rule(), kOpeningLength);
   for (auto& [entry, opponent] : opponents) {
     SetStatus("playing", {{"opponent", opponent->name()}, {"entry", entry}});

@@ -58,6 +58,11 @@ class EvalLoop {
   // The opponent for `entry` in the evaluation of `it`, or nullptr (skip).
   std::unique_ptr<MatchPlayer> Opponent(const std::string& entry, int64_t it, std::string* name);
   PlayerOptions Options(uint64_t seed) const;
+  // The checkpoints later evaluations will load as opponents: every
+  // checkpoint:N of the ladder, and the last K evaluated iterations for the
+  // largest previous:K.  Written to the status file as "pinned_checkpoints";
+  // the trainer's retention keeps them (trainer/retention.h).
+  nlohmann::json PinnedCheckpoints() const;
   void SetStatus(const std::string& state, const nlohmann::json& fields = {});
   void WriteStatus();
   void Heartbeat();

@@ -325,8 +325,10 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
   if (stats) record["server"] = *stats;
   if (multi_host) record["hosts"] = hosts.ToJson();
   AppendGenerationRecord(run_.generations(), record);
+  std::vector<int64_t> protect = EvaluatorPinnedCheckpoints(run_.status_dir() + "/evaluator.json");
+  protect.push_back(n);
   std::vector<int64_t> deleted = ApplyCheckpointRetention(run_.checkpoints(), config_.train.keep_last,
-                                                          config_.train.keep_every, n);
+                                                          config_.train.keep_every, protect);
   if (!deleted.empty()) {
     std::string list;
     for (int64_t d : deleted) list += (list.empty() ? "" : ", ") + std::to_string(d);

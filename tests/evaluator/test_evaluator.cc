@@ -193,6 +193,9 @@ TEST_CASE("evaluator: results and ratings; kill -9 and restart neither replays n
     CHECK(r1["elo_low"].get<double>() < r1["elo"].get<double>());
     CHECK(r1["elo"].get<double>() < r1["elo_high"].get<double>());
     REQUIRE(testing::WaitUntil([&] { return ReadStatus(status)["state"] == "waiting"; }, 30));
+    // Pinned for the trainer's retention: checkpoint:0 of the ladder, and the
+    // last evaluated one (previous:1 of the next evaluation).
+    CHECK(ReadStatus(status)["pinned_checkpoints"] == json::array({0, 1}));
 
     // A new checkpoint: evaluated against all three; kill -9 part-way.
     Publish(run, c, 2);
@@ -215,6 +218,7 @@ TEST_CASE("evaluator: results and ratings; kill -9 and restart neither replays n
     StopWithSigterm(p);
     CHECK(ReadStatus(status)["state"] == "stopped");
     CHECK(ReadStatus(status)["pid"] == p.pid());
+    CHECK(ReadStatus(status)["pinned_checkpoints"] == json::array({0, 2}));
   }
   // The games before the kill are untouched and not played again.
   const std::string after = ReadFileOrThrow(results);

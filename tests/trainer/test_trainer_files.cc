@@ -3,6 +3,7 @@
 // retention, generations.jsonl and the time table, resume files.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -262,16 +263,36 @@ TEST_CASE("checkpoints are ordered numerically: 1..12 and 99..101 -> latest 101"
   CHECK(its.back() == 101);
 
   SECTION("retention keeps the newest keep_last and every keep_every-th, numerically") {
-    auto del = CheckpointsToDelete(its, 3, 5, 101);
+    auto del = CheckpointsToDelete(its, 3, 5, {101});
     std::vector<int64_t> expect = {1, 2, 3, 4, 6, 7, 8, 9, 11, 12};
     CHECK(del == expect);  // kept: 99, 100, 101 (newest 3) and 5, 10, 100 (multiples of 5)
-    auto deleted = ApplyCheckpointRetention(run.checkpoints(), 3, 5, 101);
+    auto deleted = ApplyCheckpointRetention(run.checkpoints(), 3, 5, {101});
     CHECK(deleted == expect);
     CHECK(ListCheckpointIterations(run.checkpoints()) == std::vector<int64_t>{5, 10, 99, 100, 101});
   }
   SECTION("the protected iteration survives; keep_every 0 keeps only the newest") {
-    CHECK(CheckpointsToDelete({1, 2, 3, 4}, 1, 0, 2) == std::vector<int64_t>{1, 3});
-    CHECK(CheckpointsToDelete({0, 10, 20, 25}, 1, 10, 25) == std::vector<int64_t>{});
+    CHECK(CheckpointsToDelete({1, 2, 3, 4}, 1, 0, {2}) == std::vector<int64_t>{1, 3});
+    CHECK(CheckpointsToDelete({0, 10, 20, 25}, 1, 10, {25}) == std::vector<int64_t>{});
+  }
+  SECTION("the evaluator's pins survive retention; a bad status file pins none") {
+    const std::string status = run.status_dir() + "/evaluator.json";
+    CHECK(EvaluatorPinnedCheckpoints(status).empty());  // no evaluator
+    MakeDirs(run.status_dir());
+    WriteFileAtomic(status, R"({"state":"waiting","pinned_checkpoints":[0,7,9]})");
+    const std::vector<int64_t> pins = EvaluatorPinnedCheckpoints(status);
+    CHECK(pins == std::vector<int64_t>{0, 7, 9});
+    std::vector<int64_t> protect = pins;
+    protect.push_back(101);
+    const auto del = CheckpointsToDelete(its, 3, 0, protect);
+    for (int64_t kept : {7, 9, 99, 100, 101}) CHECK(std::find(del.begin(), del.end(), kept) == del.end());
+    CHECK(std::find(del.begin(), del.end(), 8) != del.end());
+    CHECK(del.size() == its.size() - 5);
+    for (const char* bad : {R"({"pinned_checkpoints":"7"})", R"({"pinned_checkpoints":[7,"x"]})", "{not json",
+                            R"({"state":"waiting"})"}) {
+      INFO(bad);
+      WriteFileAtomic(status, bad);
+      CHECK(EvaluatorPinnedCheckpoints(status).empty());
+    }
   }
 }
 
