@@ -96,16 +96,13 @@ fi
 # ckpt_at NAME MINUTE: the newest checkpoint published within MINUTE minutes of
 # the run's minute 0 (generations.jsonl "end"); MINUTE "final" = the newest one.
 ckpt_at() {
-  $PY - "$OUT" "$1" "$2" <<'PY'
-import json, os, sys
+  PYTHONPATH=$ROOT/tools $PY - "$OUT" "$1" "$2" <<'PY'
+import os, sys
+import runlog
 out, n, m = sys.argv[1:4]
 t0 = float(open(os.path.join(out, n + ".t0")).read())
 best = 0
-for l in open(os.path.join(out, n, "generations.jsonl")):
-    try:
-        r = json.loads(l)
-    except ValueError:
-        continue
+for r in runlog.generations(os.path.join(out, n)).values():
     path = os.path.join(out, n, "checkpoints", "weights_it%d.pt" % r["iteration"])
     if os.path.exists(path) and (m == "final" or r["end"] - t0 <= float(m) * 60):
         best = max(best, r["iteration"])
@@ -144,8 +141,9 @@ done <"$MATCHES"
 wait
 echo "$(date +%T) arena done"
 
-$PY - "$OUT" "$MINUTES" "${NAMES[@]}" <<'PY'
+PYTHONPATH=$ROOT/tools $PY - "$OUT" "$MINUTES" "${NAMES[@]}" <<'PY'
 import glob, json, os, sys
+import runlog
 out, minutes, names = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
 arena = []
 for p in sorted(glob.glob(os.path.join(out, "arena", "*.json")), key=lambda p: int(os.path.basename(p)[:-5])):
@@ -157,13 +155,7 @@ summary = {"minutes": minutes, "runs": {}, "arena": arena}
 for n in names:
     run = os.path.join(out, n)
     t0 = float(open(os.path.join(out, n + ".t0")).read())
-    gens = {}
-    for l in open(os.path.join(run, "generations.jsonl")):
-        try:
-            r = json.loads(l)
-            gens[r["iteration"]] = r
-        except ValueError:
-            pass
+    gens = runlog.generations(run)
     own = []
     try:
         for l in open(os.path.join(run, "ratings.jsonl")):

@@ -50,16 +50,11 @@ for ((k = 1; k < ${#ITS[@]}; k++)); do
   (($(jobs -rp | wc -l) >= 2)) && wait -n
 done
 wait
-$PY - "$TMP" "$RUN" "$OUT" "${ITS[@]}" <<'PY'
+PYTHONPATH=$ROOT/tools $PY - "$TMP" "$RUN" "$OUT" "${ITS[@]}" <<'PY'
 import json, math, os, sys
+import runlog
 tmp, run, out, its = sys.argv[1], sys.argv[2], sys.argv[3], [int(x) for x in sys.argv[4:]]
-gens = {}
-for l in open(os.path.join(run, "generations.jsonl")):
-    try:
-        r = json.loads(l)
-        gens[r["iteration"]] = r
-    except (ValueError, KeyError):
-        pass
+gens = runlog.generations(run)
 t0 = gens[min(gens)]["start"] if gens else None
 minutes = lambda it: round((gens[it]["end"] - t0) / 60, 2) if it in gens and t0 is not None else 0.0
 rows = [{"iteration": its[0], "minutes": minutes(its[0]), "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0}]
