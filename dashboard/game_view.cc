@@ -35,15 +35,27 @@ nlohmann::json GameJson(const std::string& run_dir, int64_t iteration, const std
                      {"colour", rec.to_move[t] == kBlack ? "black" : "white"},
                      {"value", Round4(rec.q[t])},
                      {"model_generation", rec.model_generations[t]},
+                     {"full_search", rec.is_full_search(t)},
                      {"policy", policy}});
   }
   nlohmann::json opening = nlohmann::json::array();
   for (int16_t m : rec.opening) opening.push_back(m);
+  // How the game ended: a resignation and a proven result stop before the
+  // board decides, and the page says so instead of showing an unfinished game.
+  const char* end = rec.resigned ? "resigned" : rec.adjudicated ? "proven" : rec.winner == 0 ? "draw" : "five";
+  nlohmann::json resignation = nullptr;
+  if (rec.resign_on)
+    resignation = {{"resigned", rec.resigned},
+                   {"disabled", rec.resign_disabled},
+                   {"would_resign_move", rec.would_resign_move}};
   return {{"iteration", iteration},
           {"file", name},
           {"board_size", rec.board_size},
           {"rule", RuleName(rec.rule)},
           {"winner", rec.winner == 0 ? "draw" : rec.winner == kBlack ? "black" : "white"},
+          {"end", end},
+          {"resignation", resignation},
+          {"playout_cap", !rec.full_search.empty()},
           {"model_generation", rec.model_generation},
           {"opening", opening},
           {"moves", moves}};

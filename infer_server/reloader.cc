@@ -48,10 +48,12 @@ void Reloader::MeasurePeakOnce() {
   peak_measured_ = true;
   // Nothing else runs on the device yet: no model has been serving.
   try {
-    const double peak = MeasurePeakFlops(req_.device, req_.forward.precision);
-    stats_->SetPeakFlops(peak, req_.forward.precision);
-    spdlog::info("device peak (dense matrix products, {}, {}): {:.1f} GFLOP/s; stats report MFU against it",
-                 req_.device, req_.forward.precision, peak / 1e9);
+    const PeakFlops peak = MeasurePeak(req_.device, req_.forward.precision);
+    stats_->SetPeakFlops(peak.flops, req_.forward.precision);
+    spdlog::info("device peak ({}, {}): {:.1f} GFLOP/s (matrix products {:.1f}, 3x3 convolutions {:.1f}); "
+                 "stats report MFU against it",
+                 req_.device, req_.forward.precision, peak.flops / 1e9, peak.matmul_flops / 1e9,
+                 peak.conv_flops / 1e9);
   } catch (const std::exception& e) {
     spdlog::warn("cannot measure the device's peak FLOP/s ({}); stats report no MFU", e.what());
   }

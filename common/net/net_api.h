@@ -119,15 +119,30 @@ void TuneCpuAllocator();
 // `heads`: "fc" | "conv".
 double ForwardFlops(int board_size, int channels, int blocks, const std::string& heads = "fc");
 
-// Measured dense matrix-product throughput of `device` ("cpu", "cuda",
-// "cuda:N", "auto") in FLOP/s: repeated n x n x n products (n = matrix_size,
-// 0 = 384 on the CPU, 8192 on CUDA) in `precision` (fp32 | bf16 | fp16) for
-// about `seconds`.  The MFU denominator for the server's stats and
-// bench_gpu: MFU = ForwardFlops x positions/s / MeasurePeakFlops.  On the CPU
-// it uses the current intra-op thread count.  Throws ConfigError for a bad
-// precision, matrix_size outside [16, 32768], seconds outside (0, 60], or an
-// unavailable device.  Not thread-safe with other work on the device (it
-// measures the device, so run it alone).
+// Measured peak throughput of `device` ("cpu", "cuda", "cuda:N", "auto") in
+// FLOP/s, the MFU denominator of the server's stats and bench_gpu
+// (MFU = ForwardFlops x positions/s / peak):
+//   - matmul_flops: repeated n x n x n products (n = matrix_size, 0 = 384 on
+//     the CPU, 8192 on CUDA) in `precision` (fp32 | bf16 | fp16);
+//   - conv_flops (CPU, fp32 only; else 0): a 3x3 convolution of 128 channels
+//     on 15x15 at batch 8, counted in direct-convolution FLOPs.  On the CPU the
+//     convolutions run in oneDNN, which can be several times faster than the
+//     BLAS product, and a product-only peak made the CPU MFU read over 100%;
+//   - flops: the larger of the two.
+// Each is the best of short rounds over about `seconds` (a busy neighbour
+// only lowers some rounds).  On the CPU it uses the current intra-op thread
+// count.  Throws ConfigError for a bad precision, matrix_size outside
+// [16, 32768], seconds outside (0, 60], or an unavailable device.  Not
+// thread-safe with other work on the device (it measures the device, so run
+// it alone).
+struct PeakFlops {
+  double flops = 0;
+  double matmul_flops = 0;
+  double conv_flops = 0;
+};
+PeakFlops MeasurePeak(const std::string& device, const std::string& precision = "fp32", int matrix_size = 0,
+                      double seconds = 0.25);
+// MeasurePeak(...).flops.
 double MeasurePeakFlops(const std::string& device, const std::string& precision = "fp32", int matrix_size = 0,
                         double seconds = 0.25);
 

@@ -207,12 +207,19 @@ function viewerShow() {
   const cur = viewer.step < g.moves.length ? g.moves[viewer.step] : null;
   paint($('viewer-board'), n, cells, cur ? cur.policy : null, last, cur ? cur.point : -1);
   $('viewer-step').value = viewer.step;
+  const ends = { five: 'five in a row', resigned: 'resignation', proven: 'proven result (adjudicated)', draw: 'draw' };
+  const r = g.resignation;
   $('viewer-info').textContent = 'move ' + viewer.step + ' / ' + g.moves.length + ' (opening ' + g.opening.length +
-    ' stones), winner: ' + g.winner;
+    ' stones), winner: ' + g.winner + ', by ' + (ends[g.end] || g.end) +
+    (r && r.disabled ? '; never resigns (false-positive check)' + (r.would_resign_move >= 0
+      ? ', would have resigned after move ' + r.would_resign_move : '') : '');
+  $('viewer-info').dataset.end = g.end;
   $('viewer-move').textContent = cur
     ? cur.colour + ' to move: MCTS policy as heat map, played (' + Math.floor(cur.point / n) + ',' + (cur.point % n) +
-      '), recorded value ' + fmt(cur.value, 3) + ' for ' + cur.colour + ', model generation ' + cur.model_generation
+      '), recorded value ' + fmt(cur.value, 3) + ' for ' + cur.colour + ', model generation ' + cur.model_generation +
+      (g.playout_cap ? (cur.full_search ? ', full search (policy target)' : ', cheap search (value target only)') : '')
     : 'final position';
+  $('viewer-move').dataset.fullSearch = cur ? String(cur.full_search) : '';
 }
 async function viewerLoad() {
   const it = $('viewer-iteration').value, file = $('viewer-file').value;

@@ -174,3 +174,16 @@ TEST_CASE("command line parsing") {
   const char* missing[] = {"prog", "--id"};
   CHECK_THROWS_AS(ParseCli(2, const_cast<char**>(missing), spec), ConfigError);
 }
+
+TEST_CASE("every shipped config in configs/ loads and validates") {
+  // A user starts with these files: one that the loader refuses (an unknown
+  // key, a value out of range, a combination it forbids) is a broken release.
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(GZ_SOURCE_DIR) + "/configs")) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path().string());
+    CHECK_NOTHROW(gz::Config::Load(e.path().string(), {}));
+    ++n;
+  }
+  CHECK(n >= 8);  // cpu, gpu, tiny, the learn/recipe/baseline configs
+}

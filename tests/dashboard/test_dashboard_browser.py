@@ -168,11 +168,27 @@ try:
                  "c => { const s = c.querySelector('.stone'); return s ? (s.classList.contains('black') ? 1 : 2) : 0; })")
     check("viewer shows it%s/%s: %d stones" % (it, name, stones), drawn is not None and sum(1 for c in drawn if c) == stones)
     check("viewer stones match the file point by point", drawn == [int(c) for c in cells])
+    z = np.load(os.path.join(RUN, "games", "it" + it, name))
+    end = ("resigned" if "resigned" in z.files and int(z["resigned"]) else
+           "proven" if "adjudicated" in z.files and int(z["adjudicated"]) else
+           "draw" if int(z["winner"]) == 0 else "five")
+    shown = b.js("document.getElementById('viewer-info').dataset.end")
+    check("viewer says how the game ended as the file does (%s == %s)" % (shown, end), shown == end)
     b.click("#viewer-first")
-    opening = len(np.load(os.path.join(RUN, "games", "it" + it, name))["opening"])
+    opening = len(z["opening"])
     check("step to move 0: only the opening stones, and a policy heat map",
           b.wait("document.querySelectorAll('#viewer-board .stone').length === %d && "
                  "document.querySelectorAll('#viewer-board .heat').length > 0" % opening, 10))
+    # The run plays with the playout cap on (test_dashboard_browser.sh): the file marks each move.
+    check("the game file has the playout cap's marks", "full_search" in z.files)
+    if "full_search" in z.files:
+        for t in sorted({0, len(z["moves"]) - 1, int(np.argmin(z["full_search"])), int(np.argmax(z["full_search"]))}):
+            b.js("document.getElementById('viewer-step').value = %d; "
+                 "document.getElementById('viewer-step').dispatchEvent(new Event('input'))" % t)
+            want = "true" if int(z["full_search"][t]) else "false"
+            got = b.js("document.getElementById('viewer-move').dataset.fullSearch")
+            check("move %d: the viewer marks a %s search as the file does" % (t, "full" if want == "true" else "cheap"),
+                  got == want, got)
     b.click("#viewer-last")
 
     height = b.js("window.scrollTo(0, 0); document.documentElement.scrollHeight")

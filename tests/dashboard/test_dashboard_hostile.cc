@@ -195,6 +195,11 @@ TEST_CASE("gz_dashboard answers hostile and broken input with 4xx and keeps serv
     CHECK(j["moves"].size() == static_cast<size_t>(game.num_moves()));
     CHECK(j["moves"][0]["point"] == game.moves[0]);
     CHECK(j["moves"][0]["policy"].size() == 49u);
+    // Playout cap and resignation off: every move a full search, no resignation fields.
+    CHECK(j["end"] == (game.winner == 0 ? "draw" : "five"));
+    CHECK(j["resignation"].is_null());
+    CHECK(j["playout_cap"] == false);
+    CHECK(j["moves"][0]["full_search"] == true);
     for (const char* bad : {"../metadata.json", "..%2Fmetadata.json", "%2Fetc%2Fpasswd", "/etc/passwd",
                             "w0_g0.npz%00", "w0_g0.npz/..", "w-1_g0.npz", "w0_g0.npz.tmp.1.2", ""}) {
       Answer a = Get(d.port, std::string("/api/game?iteration=1&file=") + bad);

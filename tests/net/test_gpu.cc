@@ -267,6 +267,15 @@ TEST_CASE("MeasurePeakFlops on the CPU is positive and finite and refuses bad ar
   const double bf16 = MeasurePeakFlops("cpu", "bf16", 32, 0.02);
   CHECK(std::isfinite(bf16));
   CHECK(bf16 > 0);
+  // On the CPU in fp32 the peak is the better of the product and the 3x3
+  // convolution (the forward's library); in other precisions the product alone.
+  const PeakFlops both = MeasurePeak("cpu", "fp32", 64, 0.05);
+  CHECK(both.matmul_flops > 0);
+  CHECK(both.conv_flops > 0);
+  CHECK(both.flops == std::max(both.matmul_flops, both.conv_flops));
+  const PeakFlops half = MeasurePeak("cpu", "bf16", 32, 0.02);
+  CHECK(half.conv_flops == 0);
+  CHECK(half.flops == half.matmul_flops);
   // A 1 GFLOP forward at the measured peak takes a positive, finite time: the
   // MFU denominator is usable.
   const double seconds_per_position = ForwardFlops(15, 128, 8) / fp32;

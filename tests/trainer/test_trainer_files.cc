@@ -349,13 +349,26 @@ TEST_CASE("trainer state and game manifests round-trip; broken ones read as abse
   Touch(dir + "/torn.json", "{\"trained_iteration\": 1");
   CHECK_FALSE(ReadTrainerState(dir + "/torn.json"));
 
-  GameManifest m{3, {"w0_g0.npz", "w1_g0.npz"}, {"w2_g0.npz"}};
+  GameManifest m;
+  m.iteration = 3;
+  m.used = {"w0_g0.npz", "w1_g0.npz"};
+  m.ignored = {"w2_g0.npz"};
+  m.late = {{2, "w3_g1.npz", 1, 17}};
+  m.late_aged_out = {{1, "w4_g0.npz", 0, 9}};
+  m.late_ignored = {{2, "w5_g2.npz", 1, 0}};
+  m.run_positions = 123;
+  m.run_never_trained = 9;
   WriteGameManifest(dir + "/games_it3.json", m);
   auto mb = ReadGameManifest(dir + "/games_it3.json");
   REQUIRE(mb);
   CHECK(mb->iteration == 3);
   CHECK(mb->used == m.used);
   CHECK(mb->ignored == m.ignored);
+  CHECK(mb->late == m.late);
+  CHECK(mb->late_aged_out == m.late_aged_out);
+  CHECK(mb->late_ignored == m.late_ignored);
+  CHECK(mb->run_positions == 123);
+  CHECK(mb->run_never_trained == 9);
 }
 
 TEST_CASE("abandoned temp files are removed once old enough; game files and fresh temp files stay") {

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# One learning run alone on the machine, then its Elo curve against a fixed ladder,
+# NOT a CI test (issue 16 section 4: the 15x15 freestyle hour).
+# Trains --config through launch/start.sh (server, trainer, the config's workers,
+# evaluator; every checkpoint kept) for --minutes, stops it, then rates through
+# tools/rate_net.sh (two arena processes, one per core; the results do not depend
+# on the load, only the training does):
+#   - the checkpoint at each of --points minutes (the newest one published by then)
+#     against each rung of --ladder, --games games each;
+#   - the final checkpoint against --final-vs over --final-games games.
+# Every match is played under the run's own config (its mcts.*: solver, FPU, ...)
+# at --sims simulations without noise.  Writes OUT/summary.json (one curve per
+# rung, in tools/plot_compare.py's shape, the evaluator's own curve, the final
+# match) and OUT/curve.svg; prints a table.
+#
+# usage: tools/learn_run.sh --config FILE [--minutes M (60)] [--out DIR (runs/learn-<config name>)]
+#          [--points LIST (10,20,30,40,50,60: those <= M)] [--ladder LIST (rollout:1000,rollout:10000)]
+#          [--games G (10)] [--final-vs SPEC (rollout:10000)] [--final-games F (40)] [--sims S (100)]
+#          [--set key=value]... [--rate-only]
+#   --rate-only  skip training: rate the run already in OUT (OUT/t0 marks its minute 0)
+#   --set        applies to the run and to every match
+#   GOMOKU_BIN=DIR runs a copy of build/bin (so that rebuilding during the run changes nothing).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${GOMOKU_BIN:-$ROOT/build/bin}
+export GOMOKU_BIN=$BIN
+PY=/usr/bin/python3
+CONFIG="" MINUTES=60 OUT="" POINTS="10,20,30,40,50,60" LADDER="rollout:1000,rollout:10000" GAMES=10
+FINAL_VS=rollout:10000 FINAL_GAMES=40 SIMS=100 RATE_ONLY=0 SETS=()
+usage() { sed -n '2,22p' "$0"; }
+while (($#)); do
+  case "$1" in
+    --config) CONFIG=$2; shift 2 ;;
+    --minutes) MINUTES=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --points) POINTS=$2; shift 2 ;;
+    --ladder) LADDER=$2; shift 2 ;;
+    --games) GAMES=$2; shift 2 ;;
+    --final-vs) FINAL_VS=$2; shift 2 ;;
+    --final-games) FINAL_GAMES=$2; shift 2 ;;
+    --sims) SIMS=$2; shift 2 ;;
+    --set) SETS+=(--set "$2"); shift 2 ;;
+    --rate-only) RATE_ONLY=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "learn_run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$CONFIG" ] || { echo "learn_run.sh: --config FILE is required" >&2; exit 2; }
+[ -f "$CONFIG" ] || { echo "learn_run.sh: config file '$CONFIG' not found" >&2; exit 2; }
+CONFIG=$(cd "$(dirname "$CONFIG")" && pwd)/$(basename "$CONFIG")
+[[ "$MINUTES" =~ ^[1-9][0-9]*$ && "$GAMES" =~ ^[1-9][0-9]*$ && "$FINAL_GAMES" =~ ^[1-9][0-9]*$ &&
+   "$SIMS" =~ ^[1-9][0-9]*$ && "$POINTS" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+  { echo "learn_run.sh: --minutes, --games, --final-games and --sims must be positive integers, --points a list of them" >&2; exit 2; }
+IFS=, read -r -a RUNGS <<<"$LADDER"
+for r in "${RUNGS[@]}" "$FINAL_VS"; do
+  [[ "$r" =~ ^rollout:[1-9][0-9]*$ ]] ||
+    { echo "learn_run.sh: ladder rung '$r' must be rollout:N (a fixed opponent: the curve's rungs do not move)" >&2; exit 2; }
+done
+[ -n "$OUT" ] || OUT=$ROOT/runs/learn-$(basename "$CONFIG" .json)
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+RUN=$OUT/run
+log() { echo "$(date +%T) learn_run: $*"; }
+
+if ((!RATE_ONLY)); then
+  [ -e "$RUN/metadata.json" ] && { echo "learn_run.sh: $RUN holds a run: remove it, use --out, or --rate-only" >&2; exit 2; }
+  trap '"$ROOT/launch/stop.sh" --run-dir "$RUN" >/dev/null 2>&1 || true' EXIT
+  "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN" --no-dashboard \
+    --set run.max_iterations=0 --set train.keep_every=1 "${SETS[@]}" >"$OUT/start.log" 2>&1 ||
+    { echo "learn_run.sh: start failed (see $OUT/start.log)" >&2; exit 2; }
+  date +%s >"$OUT/t0"
+  log "started $(basename "$CONFIG") in $RUN for $MINUTES minutes"
+  end=$(($(cat "$OUT/t0") + MINUTES * 60))
+  while (($(date +%s) < end)); do
+    sleep 60
+    [ -s "$RUN/generations.jsonl" ] || continue  # no iteration finished yet
+    PYTHONPATH=$ROOT/tools $PY - "$RUN" "$(cat "$OUT/t0")" <<'PY' || true
+import sys, time
+import runlog
+g = runlog.generations(sys.argv[1])
+if g:
+    r = g[max(g)]
+    print("%s learn_run: %.0f min: iteration %d, %d games so far" %
+          (time.strftime("%H:%M:%S"), (time.time() - float(sys.argv[2])) / 60, r["iteration"],
+           sum(x.get("games_used", 0) for x in g.values())))
+PY
+  done
+  "$ROOT/launch/stop.sh" --run-dir "$RUN" >/dev/null 2>&1 || true
+  trap - EXIT
+  log "stopped after $MINUTES minutes"
+fi
+[ -f "$OUT/t0" ] && [ -f "$RUN/generations.jsonl" ] || { echo "learn_run.sh: no run in $OUT (t0, run/generations.jsonl)" >&2; exit 2; }
+
+# ckpt_at MINUTE: the newest kept checkpoint published within MINUTE minutes of
+# minute 0 (generations.jsonl "end"); "final": the newest one.
+ckpt_at() {
+  PYTHONPATH=$ROOT/tools $PY - "$RUN" "$(cat "$OUT/t0")" "$1" <<'PY'
+import os, sys
+import runlog
+run, t0, m = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+best = 0
+for r in runlog.generations(run).values():
+    if os.path.exists(os.path.join(run, "checkpoints", "weights_it%d.pt" % r["iteration"])) and \
+            (m == "final" or r["end"] - t0 <= float(m) * 60):
+        best = max(best, r["iteration"])
+print(best)
+PY
+}
+FINAL=$(ckpt_at final)
+((FINAL > 0)) || { echo "learn_run.sh: no trained checkpoint in $RUN" >&2; exit 2; }
+
+# The matches, one line each: LABEL_MINUTE ITERATION OPPONENT GAMES
+MATCHES=$OUT/matches.txt
+: >"$MATCHES"
+for m in ${POINTS//,/ }; do
+  ((m <= MINUTES)) || continue
+  it=$(ckpt_at "$m")
+  ((it > 0)) || { log "no checkpoint by minute $m: skipped"; continue; }
+  for r in "${RUNGS[@]}"; do
+    g=$GAMES
+    [ "$it" = "$FINAL" ] && [ "$r" = "$FINAL_VS" ] && g=$FINAL_GAMES   # the final match doubles as this point
+    echo "$m $it $r $g" >>"$MATCHES"
+  done
+done
+grep -q " $FINAL $FINAL_VS $FINAL_GAMES\$" "$MATCHES" || echo "final $FINAL $FINAL_VS $FINAL_GAMES" >>"$MATCHES"
+log "$(wc -l <"$MATCHES") matches (final: it$FINAL)"
+RATINGS=$OUT/ratings.jsonl
+: >"$RATINGS"
+while read -r minute it vs games; do
+  t=$(date +%s)
+  "$ROOT/tools/rate_net.sh" --net "$RUN/checkpoints/weights_it$it.pt:$SIMS" --vs "$vs" --games "$games" \
+      --config "$CONFIG" "${SETS[@]}" |
+    $PY -c 'import json,sys; d=json.load(sys.stdin); d.update(minute=sys.argv[1], iteration=int(sys.argv[2])); print(json.dumps(d))' \
+      "$minute" "$it" >>"$RATINGS" ||
+    { echo "learn_run.sh: match it$it vs $vs failed" >&2; exit 1; }
+  log "minute $minute it$it vs $vs: $(tail -1 "$RATINGS" | $PY -c 'import json,sys; d=json.load(sys.stdin); print("%d/%d/%d, Elo %+.0f" % (d["wins"], d["draws"], d["losses"], d["elo"]))') ($(($(date +%s) - t)) s)"
+done <"$MATCHES"
+
+PYTHONPATH=$ROOT/tools $PY - "$OUT" "$MINUTES" "$FINAL_VS" "$CONFIG" "${SETS[*]:-}" <<'PY'
+import json, os, sys
+import runlog
+out, minutes, final_vs, config, sets = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+run = os.path.join(out, "run")
+t0 = float(open(os.path.join(out, "t0")).read())
+gens = runlog.generations(run)
+at = lambda it: round((gens[it]["end"] - t0) / 60, 2) if it in gens else None
+ratings = [json.loads(l) for l in open(os.path.join(out, "ratings.jsonl")) if l.strip()]
+curves = {}
+for r in ratings:
+    if r["minute"] == "final":
+        continue
+    curves.setdefault("vs " + r["vs"], {"one_scale_curve": []})["one_scale_curve"].append(
+        {"minutes": float(r["minute"]), "iteration": r["iteration"], "at_minutes": at(r["iteration"]),
+         "wins": r["wins"], "draws": r["draws"], "losses": r["losses"], "score": r["score"],
+         "elo": r["elo"], "elo_low": r["elo_low"], "elo_high": r["elo_high"]})
+final = [r for r in ratings if r["vs"] == final_vs and r["iteration"] == max(gens)] or \
+        [r for r in ratings if r["vs"] == final_vs][-1:]
+own = []
+try:
+    for l in open(os.path.join(run, "ratings.jsonl")):
+        e = json.loads(l)
+        if e.get("complete") and e.get("player", "").startswith("checkpoint:") and e["iteration"] in gens:
+            own.append({"iteration": e["iteration"], "minutes": at(e["iteration"]), "elo": e["elo"],
+                        "elo_low": e["elo_low"], "elo_high": e["elo_high"],
+                        "opponents": [{k: o.get(k) for k in ("name", "wins", "draws", "losses")} for o in e["opponents"]]})
+except OSError:
+    pass
+games = sum(g.get("games_used", 0) for g in gens.values())
+late = sum(g.get("late_games_used", 0) for g in gens.values())
+last = gens[max(gens)] if gens else {}
+summary = {"config": config, "sets": sets, "minutes": minutes, "iterations": len(gens), "games": games,
+           "late_games_used": late,
+           "never_trained_share": last.get("never_trained_share"), "runs": curves, "final": final[0] if final else None, "own_curve": own}
+json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
+print("== %s%s: %d iterations, %d games in %.0f minutes (late games used %d, never-trained share %s)" %
+      (os.path.basename(config), " " + sets if sets else "", len(gens), games, minutes, late, last.get("never_trained_share")))
+print("== the evaluator's own curve while training (its ladder, its anchor):")
+for c in own:
+    print("   %6.1f min  it%-4d Elo %+6.0f [%+.0f, %+.0f]  %s" % (c["minutes"], c["iteration"], c["elo"], c["elo_low"], c["elo_high"],
+          ", ".join("%s %d/%d/%d" % (o["name"], o["wins"], o["draws"], o["losses"]) for o in c["opponents"])))
+for name, c in curves.items():
+    print("== %s (minute: checkpoint, W/D/L, Elo relative to the opponent [95%%]):" % name)
+    for p in c["one_scale_curve"]:
+        print("   %4.0f  it%-4d (published at %5.1f min)  %2d/%d/%-2d  Elo %+5.0f [%+.0f, %+.0f]" %
+              (p["minutes"], p["iteration"], p["at_minutes"] or 0, p["wins"], p["draws"], p["losses"], p["elo"], p["elo_low"], p["elo_high"]))
+if final:
+    f = final[0]
+    print("== final net it%d vs %s over %d games: %d/%d/%d, score %.2f, Elo %+.0f [%+.0f, %+.0f]" %
+          (f["iteration"], f["vs"], f["games"], f["wins"], f["draws"], f["losses"], f["score"], f["elo"], f["elo_low"], f["elo_high"]))
+PY
+$PY "$ROOT/tools/plot_compare.py" "$OUT/summary.json" "$OUT/curve.svg" \
+  --title "$(basename "$CONFIG" .json): Elo relative to each rollout rung" && log "figure: $OUT/curve.svg"
