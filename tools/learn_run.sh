@@ -7,16 +7,21 @@
 # on the load, only the training does):
 #   - the checkpoint at each of --points minutes (the newest one published by then)
 #     against each rung of --ladder, --games games each;
-#   - the final checkpoint against --final-vs over --final-games games.
+#   - the final checkpoint against --final-vs over --final-games games;
+#   - the checkpoint at each of --points minutes against the final net, --vs-final
+#     games each over tools/arena's balanced openings (--openings 4: two nets are
+#     deterministic), two matches at a time: one Elo scale with headroom (0 = the
+#     final net) once a fixed rung is beaten every game.
 # Every match is played under the run's own config (its mcts.*: solver, FPU, ...)
-# at --sims simulations without noise.  Writes OUT/summary.json (one curve per
+# at --sims simulations without noise.  A match already in OUT/ratings.jsonl is
+# not played again with --rate-only (an interrupted rating resumes).  Writes OUT/summary.json (one curve per
 # rung, in tools/plot_compare.py's shape, the evaluator's own curve, the final
 # match) and OUT/curve.svg; prints a table.
 #
 # usage: tools/learn_run.sh --config FILE [--minutes M (60)] [--out DIR (runs/learn-<config name>)]
 #          [--points LIST (10,20,30,40,50,60: those <= M)] [--ladder LIST (rollout:1000,rollout:10000)]
 #          [--games G (10)] [--final-vs SPEC (rollout:10000)] [--final-games F (40)] [--sims S (100)]
-#          [--set key=value]... [--rate-only]
+#          [--vs-final G (20; 0 = off)] [--set key=value]... [--rate-only]
 #   --rate-only  skip training: rate the run already in OUT (OUT/t0 marks its minute 0)
 #   --set        applies to the run and to every match
 #   GOMOKU_BIN=DIR runs a copy of build/bin (so that rebuilding during the run changes nothing).
@@ -26,8 +31,8 @@ BIN=${GOMOKU_BIN:-$ROOT/build/bin}
 export GOMOKU_BIN=$BIN
 PY=/usr/bin/python3
 CONFIG="" MINUTES=60 OUT="" POINTS="10,20,30,40,50,60" LADDER="rollout:1000,rollout:10000" GAMES=10
-FINAL_VS=rollout:10000 FINAL_GAMES=40 SIMS=100 RATE_ONLY=0 SETS=()
-usage() { sed -n '2,22p' "$0"; }
+FINAL_VS=rollout:10000 FINAL_GAMES=40 SIMS=100 RATE_ONLY=0 SETS=() VS_FINAL=20
+usage() { sed -n '2,28p' "$0"; }
 while (($#)); do
   case "$1" in
     --config) CONFIG=$2; shift 2 ;;
@@ -39,6 +44,7 @@ while (($#)); do
     --final-vs) FINAL_VS=$2; shift 2 ;;
     --final-games) FINAL_GAMES=$2; shift 2 ;;
     --sims) SIMS=$2; shift 2 ;;
+    --vs-final) VS_FINAL=$2; shift 2 ;;
     --set) SETS+=(--set "$2"); shift 2 ;;
     --rate-only) RATE_ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -49,8 +55,8 @@ done
 [ -f "$CONFIG" ] || { echo "learn_run.sh: config file '$CONFIG' not found" >&2; exit 2; }
 CONFIG=$(cd "$(dirname "$CONFIG")" && pwd)/$(basename "$CONFIG")
 [[ "$MINUTES" =~ ^[1-9][0-9]*$ && "$GAMES" =~ ^[1-9][0-9]*$ && "$FINAL_GAMES" =~ ^[1-9][0-9]*$ &&
-   "$SIMS" =~ ^[1-9][0-9]*$ && "$POINTS" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
-  { echo "learn_run.sh: --minutes, --games, --final-games and --sims must be positive integers, --points a list of them" >&2; exit 2; }
+   "$SIMS" =~ ^[1-9][0-9]*$ && "$VS_FINAL" =~ ^[0-9]+$ && "$POINTS" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+  { echo "learn_run.sh: --minutes, --games, --final-games and --sims must be positive integers, --vs-final an integer, --points a list of them" >&2; exit 2; }
 IFS=, read -r -a RUNGS <<<"$LADDER"
 for r in "${RUNGS[@]}" "$FINAL_VS"; do
   [[ "$r" =~ ^rollout:[1-9][0-9]*$ ]] ||
@@ -123,10 +129,27 @@ for m in ${POINTS//,/ }; do
   done
 done
 grep -q " $FINAL $FINAL_VS $FINAL_GAMES\$" "$MATCHES" || echo "final $FINAL $FINAL_VS $FINAL_GAMES" >>"$MATCHES"
-log "$(wc -l <"$MATCHES") matches (final: it$FINAL)"
+log "$(wc -l <"$MATCHES") matches against rollout rungs (final: it$FINAL)"
 RATINGS=$OUT/ratings.jsonl
-: >"$RATINGS"
+((RATE_ONLY)) || : >"$RATINGS"
+touch "$RATINGS"
+# rated MINUTE IT VS GAMES: that match's result is already in ratings.jsonl.
+rated() {
+  $PY - "$RATINGS" "$@" <<'PY'
+import json, sys
+path, minute, it, vs, games = sys.argv[1:6]
+for line in open(path):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    if str(r.get("minute")) == minute and r.get("iteration") == int(it) and r.get("vs") == vs and r.get("games") == int(games):
+        sys.exit(0)
+sys.exit(1)
+PY
+}
 while read -r minute it vs games; do
+  rated "$minute" "$it" "$vs" "$games" && { log "minute $minute it$it vs $vs: rated already"; continue; }
   t=$(date +%s)
   "$ROOT/tools/rate_net.sh" --net "$RUN/checkpoints/weights_it$it.pt:$SIMS" --vs "$vs" --games "$games" \
       --config "$CONFIG" "${SETS[@]}" |
@@ -135,6 +158,27 @@ while read -r minute it vs games; do
     { echo "learn_run.sh: match it$it vs $vs failed" >&2; exit 1; }
   log "minute $minute it$it vs $vs: $(tail -1 "$RATINGS" | $PY -c 'import json,sys; d=json.load(sys.stdin); print("%d/%d/%d, Elo %+.0f" % (d["wins"], d["draws"], d["losses"], d["elo"]))') ($(($(date +%s) - t)) s)"
 done <"$MATCHES"
+
+# One scale with headroom: each point's checkpoint against the final net.
+if ((VS_FINAL > 0)); then
+  ARENA_DIR=$OUT/arena
+  mkdir -p "$ARENA_DIR"
+  for m in ${POINTS//,/ }; do
+    ((m <= MINUTES)) || continue
+    it=$(ckpt_at "$m")
+    ((it > 0 && it != FINAL)) || continue
+    rated "$m" "$it" final "$VS_FINAL" && continue
+    (OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$BIN/arena" --config "$CONFIG" "${SETS[@]}" --games "$VS_FINAL" \
+       --openings 4 --json --player-a "net:$RUN/checkpoints/weights_it$it.pt:$SIMS" \
+       --player-b "net:$RUN/checkpoints/weights_it$FINAL.pt:$SIMS" >"$ARENA_DIR/$m.json" 2>"$ARENA_DIR/$m.err" &&
+     $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); d.update(minute=sys.argv[2], iteration=int(sys.argv[3]), vs="final", final_iteration=int(sys.argv[4])); print(json.dumps(d))' \
+       "$ARENA_DIR/$m.json" "$m" "$it" "$FINAL" >>"$RATINGS" &&
+     log "minute $m it$it vs the final net it$FINAL: $($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%d/%d/%d, Elo %+.0f" % (d["wins"], d["draws"], d["losses"], d["elo"]))' "$ARENA_DIR/$m.json")" ||
+     echo "learn_run.sh: match it$it vs the final net failed: $(tail -1 "$ARENA_DIR/$m.err")" >&2) &
+    (($(jobs -rp | wc -l) >= 2)) && wait -n  # two at a time: one per core
+  done
+  wait
+fi
 
 PYTHONPATH=$ROOT/tools $PY - "$OUT" "$MINUTES" "$FINAL_VS" "$CONFIG" "${SETS[*]:-}" <<'PY'
 import json, os, sys
@@ -149,10 +193,20 @@ curves = {}
 for r in ratings:
     if r["minute"] == "final":
         continue
-    curves.setdefault("vs " + r["vs"], {"one_scale_curve": []})["one_scale_curve"].append(
+    name = "vs the final net (it%d)" % r["final_iteration"] if r["vs"] == "final" else "vs " + r["vs"]
+    curves.setdefault(name, {"one_scale_curve": []})["one_scale_curve"].append(
         {"minutes": float(r["minute"]), "iteration": r["iteration"], "at_minutes": at(r["iteration"]),
          "wins": r["wins"], "draws": r["draws"], "losses": r["losses"], "score": r["score"],
          "elo": r["elo"], "elo_low": r["elo_low"], "elo_high": r["elo_high"]})
+if curves:  # the final net itself on its own scale: 0 by definition
+    for name, c in curves.items():
+        if name.startswith("vs the final net"):
+            last = max(gens)
+            c["one_scale_curve"].append({"minutes": minutes, "iteration": last, "at_minutes": at(last), "reference": True,
+                                         "wins": 0, "draws": 0, "losses": 0, "score": 0.5,
+                                         "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0})
+for c in curves.values():
+    c["one_scale_curve"].sort(key=lambda p: p["minutes"])
 final = [r for r in ratings if r["vs"] == final_vs and r["iteration"] == max(gens)] or \
         [r for r in ratings if r["vs"] == final_vs][-1:]
 own = []
@@ -181,6 +235,9 @@ for c in own:
 for name, c in curves.items():
     print("== %s (minute: checkpoint, W/D/L, Elo relative to the opponent [95%%]):" % name)
     for p in c["one_scale_curve"]:
+        if p.get("reference"):
+            print("   %4.0f  it%-4d (the reference: 0 by definition)" % (p["minutes"], p["iteration"]))
+            continue
         print("   %4.0f  it%-4d (published at %5.1f min)  %2d/%d/%-2d  Elo %+5.0f [%+.0f, %+.0f]" %
               (p["minutes"], p["iteration"], p["at_minutes"] or 0, p["wins"], p["draws"], p["losses"], p["elo"], p["elo_low"], p["elo_high"]))
 if final:
@@ -189,4 +246,4 @@ if final:
           (f["iteration"], f["vs"], f["games"], f["wins"], f["draws"], f["losses"], f["score"], f["elo"], f["elo_low"], f["elo_high"]))
 PY
 $PY "$ROOT/tools/plot_compare.py" "$OUT/summary.json" "$OUT/curve.svg" \
-  --title "$(basename "$CONFIG" .json): Elo relative to each rollout rung" && log "figure: $OUT/curve.svg"
+  --title "$(basename "$CONFIG" .json): Elo relative to each opponent" && log "figure: $OUT/curve.svg"
