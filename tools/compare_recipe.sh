@@ -95,20 +95,7 @@ fi
 
 # ckpt_at NAME MINUTE: the newest checkpoint published within MINUTE minutes of
 # the run's minute 0 (generations.jsonl "end"); MINUTE "final" = the newest one.
-ckpt_at() {
-  PYTHONPATH=$ROOT/tools $PY - "$OUT" "$1" "$2" <<'PY'
-import os, sys
-import runlog
-out, n, m = sys.argv[1:4]
-t0 = float(open(os.path.join(out, n + ".t0")).read())
-best = 0
-for r in runlog.generations(os.path.join(out, n)).values():
-    path = os.path.join(out, n, "checkpoints", "weights_it%d.pt" % r["iteration"])
-    if os.path.exists(path) and (m == "final" or r["end"] - t0 <= float(m) * 60):
-        best = max(best, r["iteration"])
-print(best)
-PY
-}
+ckpt_at() { $PY "$ROOT/tools/runlog.py" checkpoint-at "$OUT/$1" "$(cat "$OUT/$1.t0")" "$2"; }
 ckpt_path() { echo "$OUT/$1/checkpoints/weights_it$2.pt"; }
 BASE_FINAL=$(ckpt_at baseline final)
 

@@ -99,19 +99,7 @@ fi
 
 # ckpt_at MINUTE: the newest kept checkpoint published within MINUTE minutes of
 # minute 0 (generations.jsonl "end"); "final": the newest one.
-ckpt_at() {
-  PYTHONPATH=$ROOT/tools $PY - "$RUN" "$(cat "$OUT/t0")" "$1" <<'PY'
-import os, sys
-import runlog
-run, t0, m = sys.argv[1], float(sys.argv[2]), sys.argv[3]
-best = 0
-for r in runlog.generations(run).values():
-    if os.path.exists(os.path.join(run, "checkpoints", "weights_it%d.pt" % r["iteration"])) and \
-            (m == "final" or r["end"] - t0 <= float(m) * 60):
-        best = max(best, r["iteration"])
-print(best)
-PY
-}
+ckpt_at() { $PY "$ROOT/tools/runlog.py" checkpoint-at "$RUN" "$(cat "$OUT/t0")" "$1"; }
 FINAL=$(ckpt_at final)
 ((FINAL > 0)) || { echo "learn_run.sh: no trained checkpoint in $RUN" >&2; exit 2; }
 
