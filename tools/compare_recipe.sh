@@ -11,24 +11,26 @@
 # off, no noise, --openings 4), through tools/arena, two matches at a time:
 #   - each run's final net against rollout:R;
 #   - each run's checkpoint at each of --points minutes (the newest one published by
-#     then) against the baseline's final net: the curves of both runs on one Elo scale
-#     (0 = the baseline's final net).
+#     then) against the reference run's final net (--reference, the baseline unless
+#     told): the curves of all runs on one Elo scale (0 = the reference's final net).
 # Prints each run's own Elo curve (its evaluator, its anchor, its search settings),
 # the one-scale curves and the finals; writes OUT/summary.json.
 #
 # GOMOKU_BIN=DIR runs a copy of build/bin (so that rebuilding during the run changes nothing).
 # usage: tools/compare_recipe.sh [--minutes M (25)] [--workers W (7 per run at the same time,
 #          the config's when --sequential)] [--games G (20)] [--rollouts R (1000)] [--solver]
-#          [--runs LIST (baseline,recipe[,recipe-solver])] [--sequential]
+#          [--runs LIST (baseline,recipe[,recipe-solver])] [--reference NAME (baseline)] [--sequential]
 #          [--points LIST (5,10,13,20,30,40: those <= M)] [--rate-only] [--out DIR (runs/compare-11x11)]
 #   --rate-only  skip training: rate the runs already in OUT (their OUT/NAME.t0 marks minute 0)
+#   --reference  the run whose final net is 0 on the one scale; one of --runs (e.g. the solver
+#                ablation: --runs recipe,recipe-solver --reference recipe-solver)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${GOMOKU_BIN:-$ROOT/build/bin}
 export GOMOKU_BIN=$BIN
 PY=/usr/bin/python3
 MINUTES=25 WORKERS="" GAMES=20 ROLLOUTS=1000 SOLVER=0 OUT=$ROOT/runs/compare-11x11 RUNS="" SEQUENTIAL=0
-POINTS="5,10,13,20,30,40" RATE_ONLY=0
+POINTS="5,10,13,20,30,40" RATE_ONLY=0 REF=baseline
 while (($#)); do
   case "$1" in
     --minutes) MINUTES=$2; shift 2 ;;
@@ -38,10 +40,11 @@ while (($#)); do
     --solver) SOLVER=1; shift ;;
     --runs) RUNS=$2; shift 2 ;;
     --sequential) SEQUENTIAL=1; shift ;;
+    --reference) REF=$2; shift 2 ;;
     --points) POINTS=$2; shift 2 ;;
     --rate-only) RATE_ONLY=1; shift ;;
     --out) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "compare_recipe.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -50,7 +53,8 @@ else NAMES=(baseline recipe); ((SOLVER)) && NAMES+=(recipe-solver); fi
 for n in "${NAMES[@]}"; do
   case "$n" in baseline|recipe|recipe-solver) ;; *) echo "compare_recipe.sh: --runs: unknown run '$n' (baseline, recipe, recipe-solver)" >&2; exit 2 ;; esac
 done
-[[ " ${NAMES[*]} " == *" baseline "* ]] || { echo "compare_recipe.sh: --runs must include baseline (the common reference)" >&2; exit 2; }
+[[ " ${NAMES[*]} " == *" $REF "* ]] ||
+  { echo "compare_recipe.sh: --runs must include the reference run '$REF' (--reference; the common scale's 0)" >&2; exit 2; }
 [[ "$MINUTES" =~ ^[0-9]+$ && "$GAMES" =~ ^[0-9]+$ && "$ROLLOUTS" =~ ^[0-9]+$ && "$POINTS" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
   { echo "compare_recipe.sh: --minutes, --games, --rollouts and --points must be integers" >&2; exit 2; }
 [ -z "$WORKERS" ] || [[ "$WORKERS" =~ ^[1-9][0-9]*$ ]] || { echo "compare_recipe.sh: --workers must be a positive integer" >&2; exit 2; }
@@ -97,7 +101,7 @@ fi
 # the run's minute 0 (generations.jsonl "end"); MINUTE "final" = the newest one.
 ckpt_at() { $PY "$ROOT/tools/runlog.py" checkpoint-at "$OUT/$1" "$(cat "$OUT/$1.t0")" "$2"; }
 ckpt_path() { echo "$OUT/$1/checkpoints/weights_it$2.pt"; }
-BASE_FINAL=$(ckpt_at baseline final)
+REF_FINAL=$(ckpt_at "$REF" final)
 
 # The matches, one line each: A_RUN A_MINUTE A_ITERATION B_SPEC B_LABEL
 MATCHES=$OUT/matches.txt
@@ -107,11 +111,11 @@ for n in "${NAMES[@]}"; do
   for m in ${POINTS//,/ }; do
     ((m <= MINUTES)) || continue
     it=$(ckpt_at "$n" "$m")
-    [ "$n" = baseline ] && [ "$it" = "$BASE_FINAL" ] && continue  # itself: 0 by definition
-    echo "$n $m $it net:$(ckpt_path baseline "$BASE_FINAL"):100 baseline-final" >>"$MATCHES"
+    [ "$n" = "$REF" ] && [ "$it" = "$REF_FINAL" ] && continue  # itself: 0 by definition
+    echo "$n $m $it net:$(ckpt_path "$REF" "$REF_FINAL"):100 $REF-final" >>"$MATCHES"
   done
 done
-echo "$(date +%T) $(wc -l <"$MATCHES") arena matches of $GAMES games, two at a time (baseline final: it$BASE_FINAL)"
+echo "$(date +%T) $(wc -l <"$MATCHES") arena matches of $GAMES games, two at a time ($REF final: it$REF_FINAL)"
 ARENA_DIR=$OUT/arena
 rm -rf "$ARENA_DIR"; mkdir -p "$ARENA_DIR"
 k=0
@@ -128,17 +132,17 @@ done <"$MATCHES"
 wait
 echo "$(date +%T) arena done"
 
-PYTHONPATH=$ROOT/tools $PY - "$OUT" "$MINUTES" "${NAMES[@]}" <<'PY'
+PYTHONPATH=$ROOT/tools $PY - "$OUT" "$MINUTES" "$REF" "${NAMES[@]}" <<'PY'
 import glob, json, os, sys
 import runlog
-out, minutes, names = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+out, minutes, ref, names = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4:]
 arena = []
 for p in sorted(glob.glob(os.path.join(out, "arena", "*.json")), key=lambda p: int(os.path.basename(p)[:-5])):
     try:
         arena.append(json.load(open(p)))
     except ValueError:
         pass
-summary = {"minutes": minutes, "runs": {}, "arena": arena}
+summary = {"minutes": minutes, "reference": ref, "runs": {}, "arena": arena}
 for n in names:
     run = os.path.join(out, n)
     t0 = float(open(os.path.join(out, n + ".t0")).read())
@@ -156,13 +160,13 @@ for n in names:
                         "elo": r["elo"], "elo_low": r["elo_low"], "elo_high": r["elo_high"]})
     except OSError:
         pass
-    # One scale: Elo against the baseline's final net, under the baseline's search.
+    # One scale: Elo against the reference run's final net, under the baseline's search.
     scale = [{"minutes": float(a["minute"]), "iteration": a["iteration"],
               "at_minutes": round((gens[a["iteration"]]["end"] - t0) / 60, 2) if a["iteration"] in gens else 0.0,
               "wins": a["wins"], "draws": a["draws"], "losses": a["losses"], "score": a["score"],
               "elo": a["elo"], "elo_low": a["elo_low"], "elo_high": a["elo_high"]}
-             for a in arena if a["run"] == n and a["b"] == "baseline-final"]
-    if n == "baseline":
+             for a in arena if a["run"] == n and a["b"] == ref + "-final"]
+    if n == ref:
         last = max(gens) if gens else 0
         scale.append({"minutes": minutes, "iteration": last,
                       "at_minutes": round((gens[last]["end"] - t0) / 60, 2) if gens else 0.0,
@@ -174,7 +178,7 @@ for n in names:
           (n, len(gens), summary["runs"][n]["games"]))
     for c in own:
         print("   %6.1f  %+6.0f  [%+.0f, %+.0f]  it%d" % (c["minutes"], c["elo"], c["elo_low"], c["elo_high"], c["iteration"]))
-    print("   one scale (Elo vs the baseline's final net, baseline search):")
+    print("   one scale (Elo vs %s's final net, baseline search):" % ref)
     for c in scale:
         if c.get("reference"):
             print("   %6.1f  %+6.0f  it%d (the reference)" % (c["minutes"], 0, c["iteration"]))

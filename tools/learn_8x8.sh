@@ -159,16 +159,11 @@ done
 stop_all
 
 # The curve: one row per evaluated checkpoint, minutes of training from generations.jsonl.
-$PY - "$RUN_DIR" "$ITER" "$ROLLOUTS" >"$RUN_DIR/curve.tsv" <<'PY'
+PYTHONPATH=$ROOT/tools $PY - "$RUN_DIR" "$ITER" "$ROLLOUTS" >"$RUN_DIR/curve.tsv" <<'PY'
 import json, os, sys
+import runlog
 run, final, rollouts = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-gens = {}
-for l in open(os.path.join(run, "generations.jsonl")):
-    try:
-        g = json.loads(l)
-        gens[g["iteration"]] = g
-    except (ValueError, KeyError):
-        pass
+gens = runlog.generations(run)
 t0 = None
 if gens:
     first = gens[min(gens)]

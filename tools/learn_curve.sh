@@ -64,15 +64,10 @@ EOF
 [ -n "$CHOSEN" ] || { echo "learn_curve.sh: no trained checkpoint in $RUN_DIR" >&2; exit 2; }
 
 minutes_at() {
-  $PY - "$RUN_DIR/generations.jsonl" "$1" <<'EOF'
-import json, sys
-recs = {}
-for line in open(sys.argv[1]):
-    try:
-        r = json.loads(line)
-        recs[r["iteration"]] = r
-    except Exception:
-        pass
+  PYTHONPATH=$ROOT/tools $PY - "$RUN_DIR" "$1" <<'EOF'
+import sys
+import runlog
+recs = runlog.generations(sys.argv[1])
 it = int(sys.argv[2])
 print("%.1f" % ((recs[it]["end"] - recs[min(recs)]["start"]) / 60) if it in recs and recs else "?")
 EOF

@@ -3,7 +3,8 @@
 
 usage: plot_compare.py SUMMARY_JSON OUT_SVG [--title TEXT]
 
-One line per run: Elo against the baseline's final net (under one search) at each
+One line per run: Elo against the reference run's final net (summary "reference", the
+baseline unless compare_recipe.sh was told otherwise; under one search) at each
 rated minute, with its 95% interval as a vertical bar.  Pure standard library:
 nothing to install, nothing fetched.  NOT a CI test.
 """
@@ -18,7 +19,8 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     summary = json.load(open(argv[1]))
-    title = argv[argv.index("--title") + 1] if "--title" in argv else "Elo vs the baseline's final net"
+    ref = summary.get("reference", "baseline")
+    title = argv[argv.index("--title") + 1] if "--title" in argv else "Elo vs the %s run's final net" % ref
     runs = summary.get("runs") or {}
     if not runs:
         sys.stderr.write("plot_compare.py: %s has no runs\n" % argv[1])
