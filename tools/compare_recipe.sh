@@ -147,19 +147,7 @@ for n in names:
     run = os.path.join(out, n)
     t0 = float(open(os.path.join(out, n + ".t0")).read())
     gens = runlog.generations(run)
-    own = []
-    try:
-        for l in open(os.path.join(run, "ratings.jsonl")):
-            r = json.loads(l)
-            if not r.get("complete") or not r.get("player", "").startswith("checkpoint:"):
-                continue
-            g = gens.get(r["iteration"])
-            if g is None:
-                continue
-            own.append({"iteration": r["iteration"], "minutes": round((g["end"] - t0) / 60, 2),
-                        "elo": r["elo"], "elo_low": r["elo_low"], "elo_high": r["elo_high"]})
-    except OSError:
-        pass
+    own = runlog.own_curve(run, t0)
     # One scale: Elo against the reference run's final net, under the baseline's search.
     scale = [{"minutes": float(a["minute"]), "iteration": a["iteration"],
               "at_minutes": round((gens[a["iteration"]]["end"] - t0) / 60, 2) if a["iteration"] in gens else 0.0,

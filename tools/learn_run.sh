@@ -197,16 +197,7 @@ for c in curves.values():
     c["one_scale_curve"].sort(key=lambda p: p["minutes"])
 final = [r for r in ratings if r["vs"] == final_vs and r["iteration"] == max(gens)] or \
         [r for r in ratings if r["vs"] == final_vs][-1:]
-own = []
-try:
-    for l in open(os.path.join(run, "ratings.jsonl")):
-        e = json.loads(l)
-        if e.get("complete") and e.get("player", "").startswith("checkpoint:") and e["iteration"] in gens:
-            own.append({"iteration": e["iteration"], "minutes": at(e["iteration"]), "elo": e["elo"],
-                        "elo_low": e["elo_low"], "elo_high": e["elo_high"],
-                        "opponents": [{k: o.get(k) for k in ("name", "wins", "draws", "losses")} for o in e["opponents"]]})
-except OSError:
-    pass
+own = runlog.own_curve(run, t0)
 games = sum(g.get("games_used", 0) for g in gens.values())
 late = sum(g.get("late_games_used", 0) for g in gens.values())
 last = gens[max(gens)] if gens else {}
