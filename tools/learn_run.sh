@@ -11,7 +11,9 @@
 #   - the checkpoint at each of --points minutes against the final net, --vs-final
 #     games each over tools/arena's balanced openings (--openings 4: two nets are
 #     deterministic), two matches at a time: one Elo scale with headroom (0 = the
-#     final net) once a fixed rung is beaten every game.
+#     final net) once a fixed rung is beaten every game; at --vs-final-sims
+#     simulations (default --sims), e.g. a small budget where the net's own play
+#     shows more than the search's (a run already rated keeps its other curves).
 # Every match is played under the run's own config (its mcts.*: solver, FPU, ...)
 # at --sims simulations without noise.  A match already in OUT/ratings.jsonl is
 # not played again with --rate-only (an interrupted rating resumes).  Writes OUT/summary.json (one curve per
@@ -21,7 +23,7 @@
 # usage: tools/learn_run.sh --config FILE [--minutes M (60)] [--out DIR (runs/learn-<config name>)]
 #          [--points LIST (10,20,30,40,50,60: those <= M)] [--ladder LIST (rollout:1000,rollout:10000)]
 #          [--games G (10)] [--final-vs SPEC (rollout:10000)] [--final-games F (40)] [--sims S (100)]
-#          [--vs-final G (20; 0 = off)] [--set key=value]... [--rate-only]
+#          [--vs-final G (20; 0 = off)] [--vs-final-sims S (--sims)] [--set key=value]... [--rate-only]
 #   --rate-only  skip training: rate the run already in OUT (OUT/t0 marks its minute 0)
 #   --set        applies to the run and to every match
 #   GOMOKU_BIN=DIR runs a copy of build/bin (so that rebuilding during the run changes nothing).
@@ -31,7 +33,7 @@ BIN=${GOMOKU_BIN:-$ROOT/build/bin}
 export GOMOKU_BIN=$BIN
 PY=/usr/bin/python3
 CONFIG="" MINUTES=60 OUT="" POINTS="10,20,30,40,50,60" LADDER="rollout:1000,rollout:10000" GAMES=10
-FINAL_VS=rollout:10000 FINAL_GAMES=40 SIMS=100 RATE_ONLY=0 SETS=() VS_FINAL=20
+FINAL_VS=rollout:10000 FINAL_GAMES=40 SIMS=100 RATE_ONLY=0 SETS=() VS_FINAL=20 VS_FINAL_SIMS=
 usage() { sed -n '2,28p' "$0"; }
 while (($#)); do
   case "$1" in
@@ -45,18 +47,20 @@ while (($#)); do
     --final-games) FINAL_GAMES=$2; shift 2 ;;
     --sims) SIMS=$2; shift 2 ;;
     --vs-final) VS_FINAL=$2; shift 2 ;;
+    --vs-final-sims) VS_FINAL_SIMS=$2; shift 2 ;;
     --set) SETS+=(--set "$2"); shift 2 ;;
     --rate-only) RATE_ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "learn_run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+VS_FINAL_SIMS=${VS_FINAL_SIMS:-$SIMS}
 [ -n "$CONFIG" ] || { echo "learn_run.sh: --config FILE is required" >&2; exit 2; }
 [ -f "$CONFIG" ] || { echo "learn_run.sh: config file '$CONFIG' not found" >&2; exit 2; }
 CONFIG=$(cd "$(dirname "$CONFIG")" && pwd)/$(basename "$CONFIG")
 [[ "$MINUTES" =~ ^[1-9][0-9]*$ && "$GAMES" =~ ^[1-9][0-9]*$ && "$FINAL_GAMES" =~ ^[1-9][0-9]*$ &&
-   "$SIMS" =~ ^[1-9][0-9]*$ && "$VS_FINAL" =~ ^[0-9]+$ && "$POINTS" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
-  { echo "learn_run.sh: --minutes, --games, --final-games and --sims must be positive integers, --vs-final an integer, --points a list of them" >&2; exit 2; }
+   "$SIMS" =~ ^[1-9][0-9]*$ && "$VS_FINAL_SIMS" =~ ^[1-9][0-9]*$ && "$VS_FINAL" =~ ^[0-9]+$ && "$POINTS" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+  { echo "learn_run.sh: --minutes, --games, --final-games, --sims and --vs-final-sims must be positive integers, --vs-final an integer, --points a list of them" >&2; exit 2; }
 IFS=, read -r -a RUNGS <<<"$LADDER"
 for r in "${RUNGS[@]}" "$FINAL_VS"; do
   [[ "$r" =~ ^rollout:[1-9][0-9]*$ ]] ||
@@ -121,28 +125,30 @@ log "$(wc -l <"$MATCHES") matches against rollout rungs (final: it$FINAL)"
 RATINGS=$OUT/ratings.jsonl
 ((RATE_ONLY)) || : >"$RATINGS"
 touch "$RATINGS"
-# rated MINUTE IT VS GAMES: that match's result is already in ratings.jsonl.
+# rated MINUTE IT VS GAMES SIMS: that match's result is already in ratings.jsonl
+# (a record without "sims" was played at --sims).
 rated() {
-  $PY - "$RATINGS" "$@" <<'PY'
+  $PY - "$RATINGS" "$SIMS" "$@" <<'PY'
 import json, sys
-path, minute, it, vs, games = sys.argv[1:6]
+path, default_sims, minute, it, vs, games, sims = sys.argv[1:8]
 for line in open(path):
     try:
         r = json.loads(line)
     except ValueError:
         continue
-    if str(r.get("minute")) == minute and r.get("iteration") == int(it) and r.get("vs") == vs and r.get("games") == int(games):
+    if (str(r.get("minute")) == minute and r.get("iteration") == int(it) and r.get("vs") == vs and
+            r.get("games") == int(games) and int(r.get("sims", default_sims)) == int(sims)):
         sys.exit(0)
 sys.exit(1)
 PY
 }
 while read -r minute it vs games; do
-  rated "$minute" "$it" "$vs" "$games" && { log "minute $minute it$it vs $vs: rated already"; continue; }
+  rated "$minute" "$it" "$vs" "$games" "$SIMS" && { log "minute $minute it$it vs $vs: rated already"; continue; }
   t=$(date +%s)
   "$ROOT/tools/rate_net.sh" --net "$RUN/checkpoints/weights_it$it.pt:$SIMS" --vs "$vs" --games "$games" \
       --config "$CONFIG" "${SETS[@]}" |
-    $PY -c 'import json,sys; d=json.load(sys.stdin); d.update(minute=sys.argv[1], iteration=int(sys.argv[2])); print(json.dumps(d))' \
-      "$minute" "$it" >>"$RATINGS" ||
+    $PY -c 'import json,sys; d=json.load(sys.stdin); d.update(minute=sys.argv[1], iteration=int(sys.argv[2]), sims=int(sys.argv[3])); print(json.dumps(d))' \
+      "$minute" "$it" "$SIMS" >>"$RATINGS" ||
     { echo "learn_run.sh: match it$it vs $vs failed" >&2; exit 1; }
   log "minute $minute it$it vs $vs: $(tail -1 "$RATINGS" | $PY -c 'import json,sys; d=json.load(sys.stdin); print("%d/%d/%d, Elo %+.0f" % (d["wins"], d["draws"], d["losses"], d["elo"]))') ($(($(date +%s) - t)) s)"
 done <"$MATCHES"
@@ -155,23 +161,26 @@ if ((VS_FINAL > 0)); then
     ((m <= MINUTES)) || continue
     it=$(ckpt_at "$m")
     ((it > 0 && it != FINAL)) || continue
-    rated "$m" "$it" final "$VS_FINAL" && continue
+    rated "$m" "$it" final "$VS_FINAL" "$VS_FINAL_SIMS" && continue
+    a=$ARENA_DIR/$m-s$VS_FINAL_SIMS
     (OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$BIN/arena" --config "$CONFIG" "${SETS[@]}" --games "$VS_FINAL" \
-       --openings 4 --json --player-a "net:$RUN/checkpoints/weights_it$it.pt:$SIMS" \
-       --player-b "net:$RUN/checkpoints/weights_it$FINAL.pt:$SIMS" >"$ARENA_DIR/$m.json" 2>"$ARENA_DIR/$m.err" &&
-     $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); d.update(minute=sys.argv[2], iteration=int(sys.argv[3]), vs="final", final_iteration=int(sys.argv[4])); print(json.dumps(d))' \
-       "$ARENA_DIR/$m.json" "$m" "$it" "$FINAL" >>"$RATINGS" &&
-     log "minute $m it$it vs the final net it$FINAL: $($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%d/%d/%d, Elo %+.0f" % (d["wins"], d["draws"], d["losses"], d["elo"]))' "$ARENA_DIR/$m.json")" ||
-     echo "learn_run.sh: match it$it vs the final net failed: $(tail -1 "$ARENA_DIR/$m.err")" >&2) &
+       --openings 4 --json --player-a "net:$RUN/checkpoints/weights_it$it.pt:$VS_FINAL_SIMS" \
+       --player-b "net:$RUN/checkpoints/weights_it$FINAL.pt:$VS_FINAL_SIMS" >"$a.json" 2>"$a.err" &&
+     $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); d.update(minute=sys.argv[2], iteration=int(sys.argv[3]), vs="final", final_iteration=int(sys.argv[4]), sims=int(sys.argv[5])); print(json.dumps(d))' \
+       "$a.json" "$m" "$it" "$FINAL" "$VS_FINAL_SIMS" >>"$RATINGS" &&
+     log "minute $m it$it vs the final net it$FINAL at $VS_FINAL_SIMS simulations: $($PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%d/%d/%d, Elo %+.0f" % (d["wins"], d["draws"], d["losses"], d["elo"]))' "$a.json")" ||
+     echo "learn_run.sh: match it$it vs the final net failed: $(tail -1 "$a.err")" >&2) &
     (($(jobs -rp | wc -l) >= 2)) && wait -n  # two at a time: one per core
   done
   wait
 fi
 
-PYTHONPATH=$ROOT/tools $PY - "$OUT" "$MINUTES" "$FINAL_VS" "$CONFIG" "${SETS[*]:-}" <<'PY'
+PYTHONPATH=$ROOT/tools $PY - "$OUT" "$MINUTES" "$FINAL_VS" "$CONFIG" "${SETS[*]:-}" "$SIMS" <<'PY'
 import json, os, sys
 import runlog
 out, minutes, final_vs, config, sets = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+sims = int(sys.argv[6])
+sims_of = lambda r: int(r.get("sims", sims))  # a record without "sims" was played at --sims
 run = os.path.join(out, "run")
 t0 = float(open(os.path.join(out, "t0")).read())
 gens = runlog.generations(run)
@@ -182,6 +191,8 @@ for r in ratings:
     if r["minute"] == "final":
         continue
     name = "vs the final net (it%d)" % r["final_iteration"] if r["vs"] == "final" else "vs " + r["vs"]
+    if sims_of(r) != sims:
+        name += " at %d simulations" % sims_of(r)
     curves.setdefault(name, {"one_scale_curve": []})["one_scale_curve"].append(
         {"minutes": float(r["minute"]), "iteration": r["iteration"], "at_minutes": at(r["iteration"]),
          "wins": r["wins"], "draws": r["draws"], "losses": r["losses"], "score": r["score"],
@@ -195,8 +206,8 @@ if curves:  # the final net itself on its own scale: 0 by definition
                                          "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0})
 for c in curves.values():
     c["one_scale_curve"].sort(key=lambda p: p["minutes"])
-final = [r for r in ratings if r["vs"] == final_vs and r["iteration"] == max(gens)] or \
-        [r for r in ratings if r["vs"] == final_vs][-1:]
+final = [r for r in ratings if r["vs"] == final_vs and sims_of(r) == sims and r["iteration"] == max(gens)] or \
+        [r for r in ratings if r["vs"] == final_vs and sims_of(r) == sims][-1:]
 own = runlog.own_curve(run, t0)
 games = sum(g.get("games_used", 0) for g in gens.values())
 late = sum(g.get("late_games_used", 0) for g in gens.values())

@@ -391,6 +391,10 @@ std::vector<int> Mcts::VisitCounts() const {
     const Edge& e = edges_[root.first_edge + k];
     v[e.move] = nodes_[e.child].visits;
   }
+  // A budget of one simulation only expands a fresh root: the move is then
+  // the one a second simulation would visit, the best prior (edge 0 while
+  // none is visited, by the edge-order invariant).
+  if (root.num_visited == 0 && root.num_edges > 0) v[edges_[root.first_edge].move] = 1;
   return v;
 }
 

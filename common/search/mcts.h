@@ -114,7 +114,9 @@ class Mcts {
   void Search(Evaluator& evaluator, bool add_noise);
 
   // Visit counts of the root's children as a distribution over all points.
-  // A proven-won root (solver) counts one visit on its winning move only.
+  // A proven-won root (solver) counts one visit on its winning move only; so
+  // does the best prior of an expanded root with no child visited yet (a
+  // budget of one simulation), so that there is always a move to pick.
   std::vector<float> VisitDistribution() const;
   std::vector<int> VisitCounts() const;
   // Policy-target pruning (KataGo): VisitCounts() less the forced visits that

@@ -306,3 +306,18 @@ TEST_CASE("lazy children choose exactly what a full scan of every child chooses"
     ExpectSameAsReference(uniform, 7, 400, false, seed);
   }
 }
+
+TEST_CASE("MCTS with one simulation per move still visits a move to play (the root's best prior)") {
+  const int n = 9;
+  Board b = Play(n, {P(n, 4, 4)});
+  for (int sims : {1, 2}) {
+    Mcts m = Searched(NoDirichlet(sims), 7, b, false);
+    const std::vector<int> counts = m.VisitCounts();
+    int visited = 0;
+    for (int c : counts) visited += c > 0;
+    CHECK(visited == 1);
+    std::mt19937_64 rng(1);
+    const int mv = PickMove(counts, 0.0f, rng);
+    CHECK(b.IsLegal(mv));
+  }
+}
