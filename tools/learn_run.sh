@@ -34,7 +34,7 @@ export GOMOKU_BIN=$BIN
 PY=/usr/bin/python3
 CONFIG="" MINUTES=60 OUT="" POINTS="10,20,30,40,50,60" LADDER="rollout:1000,rollout:10000" GAMES=10
 FINAL_VS=rollout:10000 FINAL_GAMES=40 SIMS=100 RATE_ONLY=0 SETS=() VS_FINAL=20 VS_FINAL_SIMS=
-usage() { sed -n '2,29p' "$0"; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "$0"; }  # the header comment, however long
 while (($#)); do
   case "$1" in
     --config) CONFIG=$2; shift 2 ;;
