@@ -79,6 +79,9 @@ TEST_CASE("collector waits, logs progress, and proceeds when games arrive") {
   RunLayout run(FreshTestDir("collect_wait"));
   GameCollector c(run, Settings(3, 3, 60));
   std::thread writer([&] {
+    // The first game arrives only after the collector has said it waits (on a
+    // loaded machine its first scan could otherwise come after the games).
+    WaitUntil([&] { return log.text().find("waiting for workers: 0/3 games") != std::string::npos; });
     for (int k = 0; k < 3; ++k) {
       std::this_thread::sleep_for(std::chrono::milliseconds(150));
       WriteGames(run, 1, 2, k, 1, 7);
