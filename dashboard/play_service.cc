@@ -1,5 +1,6 @@
 #include "dashboard/play_service.h"
 
+#include <filesystem>
 #include <random>
 
 #include <spdlog/spdlog.h>
@@ -20,7 +21,8 @@ using Clock = std::chrono::steady_clock;
 struct PlayService::Game {
   std::mutex mu;  // one request at a time on this game
   std::string id;
-  int64_t checkpoint = 0;
+  int64_t checkpoint = 0;  // the run's checkpoint played; -1: a shipped net (net says which)
+  std::string net;         // "checkpoint N" | "shipped net NAME"
   int8_t human = kBlack;
   Board board;
   std::vector<int> moves;
@@ -46,7 +48,7 @@ std::string NewId() {
 
 const char* ColourName(int8_t c) { return c == kBlack ? "black" : "white"; }
 
-nlohmann::json StateOf(const std::string& id, int64_t checkpoint, int8_t human,
+nlohmann::json StateOf(const std::string& id, int64_t checkpoint, const std::string& net, int8_t human,
                        const Board& b, const std::vector<int>& moves, const nlohmann::json& engine_last,
                        int simulations) {
   nlohmann::json result = nullptr;
@@ -64,6 +66,7 @@ nlohmann::json StateOf(const std::string& id, int64_t checkpoint, int8_t human,
           {"over", b.terminal()},
           {"result", result},
           {"checkpoint", checkpoint},
+          {"net", net},
           {"simulations", simulations}};
 }
 
@@ -134,11 +137,9 @@ nlohmann::json PlayService::NewGame(const std::string& colour) {
   }
   if (!md) throw HttpError(503, "the run has no metadata.json yet: nothing to play against");
   const std::vector<int64_t> cps = ListCheckpointIterations(layout.checkpoints());
-  if (cps.empty()) throw HttpError(503, "the run has no checkpoint yet: nothing to play against");
 
   auto g = std::make_shared<Game>();
   g->id = NewId();
-  g->checkpoint = cps.back();
   g->human = colour == "black" ? kBlack : kWhite;
   try {
     g->config = Config::FromJson(md->config, "metadata.json");
@@ -147,7 +148,20 @@ nlohmann::json PlayService::NewGame(const std::string& colour) {
   }
   g->config.mcts.tree_reuse = false;  // a fresh tree per move, as the evaluator plays
   EngineSettings es;
-  es.weights = layout.checkpoint(g->checkpoint);
+  if (!cps.empty()) {
+    g->checkpoint = cps.back();
+    g->net = "checkpoint " + std::to_string(g->checkpoint);
+    es.weights = layout.checkpoint(g->checkpoint);
+  } else {
+    // Before the run's first checkpoint: the newest shipped net of the run's rule and size.
+    es.weights = NewestShippedNet(ShippedNetDirs(ExecutableDir()), g->config.board.size, g->config.board.rule);
+    if (es.weights.empty())
+      throw HttpError(503, "the run has no checkpoint yet and nets/ has no " + g->config.board.rule + " net for " +
+                               std::to_string(g->config.board.size) + "x" + std::to_string(g->config.board.size) +
+                               ": nothing to play against");
+    g->checkpoint = -1;
+    g->net = "shipped net " + std::filesystem::path(es.weights).filename().string();
+  }
   es.max_simulations = settings_.simulations;
   es.config = g->config;
   g->source = std::make_unique<EvaluatorSource>(es);
@@ -165,14 +179,14 @@ nlohmann::json PlayService::NewGame(const std::string& colour) {
     g->moves.push_back(d.move);
     g->engine_last = {{"point", d.move}, {"value", d.value}, {"reason", d.reason}, {"simulations", d.simulations}};
   }
-  nlohmann::json state = StateOf(g->id, g->checkpoint, g->human, g->board, g->moves, g->engine_last,
+  nlohmann::json state = StateOf(g->id, g->checkpoint, g->net, g->human, g->board, g->moves, g->engine_last,
                                  settings_.simulations);
   {
     std::lock_guard<std::mutex> lock(mu_);
     games_[g->id] = g;
   }
-  spdlog::info("browser game {} started: human {}, checkpoint {} ({})", g->id, colour, g->checkpoint,
-               g->source->Describe());
+  spdlog::info("browser game {} started: human {}, {} ({}); search settings {}", g->id, colour, g->net,
+               g->source->Describe(), g->config.DescribePlaySettings());
   return state;
 }
 
@@ -208,14 +222,14 @@ nlohmann::json PlayService::Move(const std::string& id, int64_t row, int64_t col
     g->engine_last = {{"point", d.move}, {"value", d.value}, {"reason", d.reason}, {"simulations", d.simulations}};
   }
   g->Touch();
-  return StateOf(g->id, g->checkpoint, g->human, g->board, g->moves, g->engine_last, settings_.simulations);
+  return StateOf(g->id, g->checkpoint, g->net, g->human, g->board, g->moves, g->engine_last, settings_.simulations);
 }
 
 nlohmann::json PlayService::State(const std::string& id) {
   std::shared_ptr<Game> g = Find(id);
   std::lock_guard<std::mutex> lock(g->mu);
   g->Touch();
-  return StateOf(g->id, g->checkpoint, g->human, g->board, g->moves, g->engine_last, settings_.simulations);
+  return StateOf(g->id, g->checkpoint, g->net, g->human, g->board, g->moves, g->engine_last, settings_.simulations);
 }
 
 void PlayService::End(const std::string& id) {

@@ -44,7 +44,9 @@ class PlayService {
 
   // colour: the human's, "black" or "white" (white: the engine moves first).
   // Returns the game's state (State()).  Throws HttpError 400 (bad colour),
-  // 429 (max_games reached), 503 (no checkpoint yet / it cannot play).
+  // 429 (max_games reached), 503 (no checkpoint and no shipped net of the
+  // run's rule and size / it cannot play).  Before the run's first checkpoint
+  // the game is against the newest shipped net (nets/, docs/engine.md).
   nlohmann::json NewGame(const std::string& colour);
   // The human plays (row, col); the engine answers unless the game ended.
   // Throws HttpError 404 (no such game: unknown or ended by the idle
@@ -52,7 +54,8 @@ class PlayService {
   nlohmann::json Move(const std::string& id, int64_t row, int64_t col);
   // {"id","board_size","rule","human","to_move","cells":[H*W 0/1/2],"moves":[points],
   //  "engine":{"point","value","reason","simulations"} of its last move or null,
-  //  "over","result":"black"|"white"|"draw"|null,"checkpoint":N,"simulations"}.
+  //  "over","result":"black"|"white"|"draw"|null,"checkpoint":N (-1: a shipped net),
+  //  "net":"checkpoint N"|"shipped net NAME","simulations"}.
   nlohmann::json State(const std::string& id);
   // Ends a game now (frees its slot); unknown ids are a 404.
   void End(const std::string& id);

@@ -46,6 +46,24 @@ JsonLines ReadLinesOrEmpty(const std::string& path) {
 
 }  // namespace
 
+nlohmann::json IterationAverageBatch(const nlohmann::json& record, const nlohmann::json* previous) {
+  const nlohmann::json positions = Num(record, {"server", "positions_forwarded_total"}),
+                       forwards = Num(record, {"server", "forwards_total"});
+  if (positions.is_number() && forwards.is_number() && previous) {
+    const nlohmann::json p0 = Num(*previous, {"server", "positions_forwarded_total"}),
+                         f0 = Num(*previous, {"server", "forwards_total"});
+    const bool same_server = Num(record, {"server", "pid"}) == Num(*previous, {"server", "pid"}) &&
+                             Num(record, {"server", "pid"}).is_number();
+    if (same_server && p0.is_number() && f0.is_number() && forwards.get<double>() > f0.get<double>() &&
+        positions.get<double>() >= p0.get<double>())
+      return (positions.get<double>() - p0.get<double>()) / (forwards.get<double>() - f0.get<double>());
+  }
+  // The first iteration of a server: everything it served so far; records of
+  // older builds have only the snapshot.
+  const nlohmann::json total = Num(record, {"server", "avg_batch_total"});
+  return total.is_number() ? total : Num(record, {"server", "avg_batch"});
+}
+
 bool IsGameFileName(const std::string& name) { return ParseGameFileName(name).has_value(); }
 
 nlohmann::json SeriesJson(const std::string& run_dir) {
@@ -67,14 +85,17 @@ nlohmann::json SeriesJson(const std::string& run_dir) {
                         "avg_game_length", "black_share", "white_share", "draw_share"};
   nlohmann::json out = {{"iterations", nlohmann::json::array()}, {"bad_lines", bad}};
   for (const char* k : keys) out[k] = nlohmann::json::array();
+  const nlohmann::json* previous = nullptr;
   for (const auto& [it, r] : by_it) {
+    const nlohmann::json batch = IterationAverageBatch(r, previous);
+    previous = &r;
     out["iterations"].push_back(it);
     out["policy_loss"].push_back(Num(r, {"losses", "policy"}));
     out["value_loss"].push_back(Num(r, {"losses", "value"}));
     out["entropy"].push_back(Num(r, {"entropy"}));
     out["games_per_min"].push_back(Num(r, {"games_per_min"}));
-    out["avg_batch"].push_back(Num(r, {"server", "avg_batch"}));
-    out["batch_fill"].push_back(Ratio(Num(r, {"server", "avg_batch"}), Num(r, {"server", "max_batch"})));
+    out["avg_batch"].push_back(batch);
+    out["batch_fill"].push_back(Ratio(batch, Num(r, {"server", "max_batch"})));
     out["forward_busy"].push_back(Num(r, {"server", "forward_busy_fraction"}));
     out["selfplay_s"].push_back(Num(r, {"selfplay_s"}));
     out["training_s"].push_back(Num(r, {"training_s"}));

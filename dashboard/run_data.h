@@ -16,10 +16,19 @@ namespace gz {
 // Per-iteration curves from generations.jsonl: {"iterations":[...], one array
 // per metric aligned with it (null where the record lacks the figure),
 // "bad_lines"}.  Metrics: policy_loss, value_loss, entropy, games_per_min,
-// avg_batch, batch_fill (avg_batch / the server's max_batch), forward_busy,
+// avg_batch (IterationAverageBatch), batch_fill (avg_batch / the server's
+// max_batch), forward_busy (the server's last 30 s before the record),
 // selfplay_s, training_s, reload_s, avg_game_length, black_share,
 // white_share, draw_share.
 nlohmann::json SeriesJson(const std::string& run_dir);
+
+// The server's average batch over one iteration, from the cumulative counters
+// of its generations.jsonl record and the previous one (positions forwarded /
+// forwards in between) when both come from the same server process; else its
+// average since start (avg_batch_total), else the record's 30 s snapshot
+// (avg_batch: the tail of self-play, 5-20 of 80 while the iteration's own
+// average is 20-60).  null when the record has no server figures.
+nlohmann::json IterationAverageBatch(const nlohmann::json& record, const nlohmann::json* previous);
 
 // Elo curves from ratings.jsonl: {"iterations":[...], "elo"/"elo_low"/
 // "elo_high" of the player under test, "opponents": {entry: {"name",

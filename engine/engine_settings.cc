@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/net/net_api.h"
+#include "common/net/play_settings.h"
 
 namespace gz {
 namespace {
@@ -75,8 +78,57 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
   if (cl.max_simulations > 0) s.max_simulations = cl.max_simulations;
   if (!cl.log_file.empty()) s.log_file = cl.log_file;
   for (const std::string& o : cl.overrides) s.config.ApplyOverride(o);
+  AdoptEnginePlaySettings(s);
   s.config.Validate();
   return s;
+}
+
+const std::map<std::string, std::string>& EngineDefaultPlaySettings() {
+  // Measured (docs/engine.md "Default search settings"): the threat solver
+  // wins games the plain search loses in 10-14 stones.
+  static const std::map<std::string, std::string> defaults = {{"mcts.solver", "true"}};
+  return defaults;
+}
+
+void AdoptEnginePlaySettings(EngineSettings& s) {
+  if (!s.weights.empty()) {
+    try {
+      const PlaySettingsFound found = ReadPlaySettings(s.weights);
+      if (!found.settings.empty()) s.config.AdoptPlaySettings(found.settings, found.source);
+    } catch (const ConfigError&) {
+      throw;  // a bad sidecar or setting names itself
+    } catch (const GomokuError&) {
+      // An unreadable checkpoint is reported at START by EvaluatorSource.
+    }
+  }
+  s.config.AdoptPlaySettings(EngineDefaultPlaySettings(), "engine default");
+}
+
+std::vector<std::string> ShippedNetDirs(const std::string& executable_dir) {
+  // build/bin/<binary> in a checkout; <folder>/<binary> in an engine folder.
+  return {(fs::path(executable_dir) / ".." / ".." / "nets").lexically_normal().string(),
+          (fs::path(executable_dir) / "nets").lexically_normal().string()};
+}
+
+std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule) {
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".pt") names.push_back(entry.path().filename().string());
+    std::sort(names.rbegin(), names.rend());  // newest first: names end in their date
+    for (const std::string& name : names) {
+      const std::string path = (fs::path(dir) / name).string();
+      try {
+        const CheckpointInfo info = ReadCheckpointInfo(path);
+        if (info.rule == rule && (size == 0 || CheckpointPlaysSize(info, size))) return path;
+      } catch (const GomokuError&) {
+        // A damaged file in nets/ is skipped; the next one may do.
+      }
+    }
+  }
+  return "";
 }
 
 std::string ExecutableDir() {

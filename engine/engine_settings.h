@@ -14,11 +14,14 @@
 //     "config": { "mcts": {"c_puct": 1.5}, "inference": {"symmetry": "all8"}, "run": {"seed": 1} }
 //   }
 // "config" is a partial project Config (common/config/config.h); the engine reads
-// mcts.c_puct, mcts.fpu_value, mcts.tree_reuse, inference.device,
-// inference.threads, inference.symmetry and run.seed.  Dirichlet noise is
-// never used by the engine.
+// the play settings (Config::PlaySettingKeys: mcts.c_puct, mcts.fpu_*,
+// mcts.solver*), mcts.tree_reuse, inference.device, inference.threads,
+// inference.symmetry and run.seed.  Dirichlet noise is never used by the
+// engine.  Play settings nobody set come from the checkpoint's run
+// (AdoptEnginePlaySettings), then from the engine's defaults.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +56,27 @@ EngineSettings LoadEngineSettingsFile(const std::string& path);
 // Applies the precedence above.  `executable_dir` is where the default file is
 // looked for.  Throws ConfigError / IoError.
 EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::string& executable_dir);
+
+// The engine's own defaults for play settings that nobody set (measured,
+// docs/engine.md "Default search settings"): mcts.solver on.
+const std::map<std::string, std::string>& EngineDefaultPlaySettings();
+
+// The play settings layer: with a checkpoint, its run's settings
+// (ReadPlaySettings: the header, else a .config.json beside it) for every key
+// the settings file and --set left alone, then EngineDefaultPlaySettings()
+// for the keys still unset.  Each key's origin says which (Config::
+// DescribePlaySettings).  Part of ResolveEngineSettings; throws ConfigError
+// for a bad sidecar; an unreadable checkpoint is left to EvaluatorSource.
+void AdoptEnginePlaySettings(EngineSettings& s);
+
+// Shipped nets (nets/ of the repository, docs/engine.md "Shipped nets"):
+// where a binary in `executable_dir` looks for them (build/bin/../../nets,
+// then <executable_dir>/nets as in an engine folder).
+std::vector<std::string> ShippedNetDirs(const std::string& executable_dir);
+// The newest shipped net (file names end in their date, so the last name in
+// order) of `rule` that plays size x size boards (0: any size), in the first
+// of `dirs` that has one; "" when there is none.
+std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule);
 
 // Directory of the running executable (/proc/self/exe), "." if unknown.
 std::string ExecutableDir();

@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   }
   gz::InitLogging("pbrain", settings.log_file);
   if (!settings.source_file.empty()) spdlog::info("engine: settings from {}", settings.source_file);
+  spdlog::info("engine: search settings {}", settings.config.DescribePlaySettings());
 
   gz::EvaluatorSource source(settings);
   gz::SearchPlayer player(source, settings.config);

@@ -15,8 +15,10 @@
 namespace {
 
 const char* kUsage =
-    "usage: play [--weights PATH] [--size N] [--simulations N] [--human black|white]\n"
+    "usage: play [--weights PATH|none] [--size N] [--simulations N] [--human black|white]\n"
     "            [--time SECONDS] [--rule freestyle|standard|renju] [engine flags]\n"
+    "  --weights PATH     checkpoint to play against (default: the newest shipped net of the rule in nets/;\n"
+    "                     none = the pure-MCTS baseline)\n"
     "  --size N           board size (default: the checkpoint's, else 15)\n"
     "  --simulations N    simulations per engine move (then no time limit unless --time is given)\n"
     "  --human COLOUR     your colour; black moves first (default black)\n"
@@ -62,6 +64,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     cl = gz::EngineCommandLineFrom(args);
+    const bool baseline = cl.weights == "none";
+    if (baseline) cl.weights.clear();
     if (args.has("--size")) size = ParsePositive("--size", args.get("--size"), gz::kMinBoardSize, gz::kMaxBoardSize);
     if (args.has("--simulations")) simulations = ParsePositive("--simulations", args.get("--simulations"), 2, 100000000);
     if (args.has("--time")) seconds = ParseSeconds(args.get("--time"));
@@ -71,6 +75,14 @@ int main(int argc, char** argv) {
       options.human = c == "black" ? gz::kBlack : gz::kWhite;
     }
     if (args.has("--rule")) options.rule = gz::ParseRule(args.get("--rule"));
+    if (cl.weights.empty() && !baseline && cl.settings_file.empty()) {
+      // No checkpoint asked for: the newest shipped net of the rule, at --size when given.
+      cl.weights = gz::NewestShippedNet(gz::ShippedNetDirs(gz::ExecutableDir()), size,
+                                        gz::RuleName(options.rule));
+      if (cl.weights.empty())
+        std::cerr << "play: no shipped net for " << gz::RuleName(options.rule)
+                  << " in nets/; playing the pure-MCTS baseline\n";
+    }
     gz::EngineSettings settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
     gz::InitLogging("play", settings.log_file);
     if (!std::getenv("GOMOKU_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);  // keep the board readable
@@ -88,6 +100,7 @@ int main(int argc, char** argv) {
     if (seconds >= 0) options.time_per_move = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
     else if (simulations > 0) options.time_per_move = std::chrono::milliseconds(0);
     std::cout << "engine: " << source.Describe() << "\n";
+    std::cout << "search: " << settings.config.DescribePlaySettings() << "\n";
 
     gz::SearchPlayer player(source, settings.config);
     gz::TerminalGame game(player, options);

@@ -4,8 +4,13 @@
 
 #include <algorithm>
 #include <climits>
-#include <new>
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <system_error>
+#include <thread>
 
 #include "common/base/errors.h"
 #include "common/game/tactics.h"
@@ -30,7 +35,14 @@ std::string FormatValue(float v) {
 }
 
 SearchPlayer::SearchPlayer(EvaluatorSource& source, const Config& config)
-    : source_(source), params_(EngineMctsParams(config)), mcts_(params_, config.run.seed) {}
+    : source_(source),
+      params_(EngineMctsParams(config)),
+      batch_(config.mcts.engine_batch),
+      threads_(config.mcts.engine_threads),
+      mcts_(params_, config.run.seed) {
+  GOMOKU_CHECK(batch_ >= 1 && threads_ >= 1,
+               "mcts.engine_batch and mcts.engine_threads must be >= 1, got " << batch_ << " and " << threads_);
+}
 
 void SearchPlayer::SyncTree(const Board& board) {
   if (tree_valid_ && pending_own_move_ != kNoMove) {
@@ -111,8 +123,101 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
   return d;
 }
 
-void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, MoveDecision& d) {
+// What the search threads of one move share.  Everything but the evaluator
+// call happens under `tree`.
+struct SearchPlayer::SearchShared {
   using Clock = std::chrono::steady_clock;
+  Evaluator* evaluator = nullptr;
+  bool serialize_evaluator = true;      // a network evaluator is not thread-safe
+  const SearchLimits* limits = nullptr;
+  size_t budget_bytes = 0;
+  size_t expansion_bytes = 0;
+  std::mutex tree;                      // guards mcts_ and the fields below
+  std::mutex evaluate;                  // one Evaluate at a time (serialize_evaluator)
+  std::condition_variable backed_up;    // a batch was backed up, or the search stops
+  int64_t backups = 0;
+  bool done = false;
+  Clock::duration longest{};
+  std::exception_ptr error;
+};
+
+void SearchPlayer::SearchThread(SearchShared& shared) {
+  using Clock = std::chrono::steady_clock;
+  const SearchLimits& limits = *shared.limits;
+  Mcts::LeafBatch batch;
+  std::vector<EvalResult> results;
+  std::unique_lock<std::mutex> lock(shared.tree);
+  const auto start = Clock::now();
+  auto previous = start;
+  Clock::duration longest{};
+  int rounds = 0;
+  try {
+    for (;;) {
+      const auto now = Clock::now();
+      longest = std::max(longest, now - previous);
+      previous = now;
+      if (shared.done) break;
+      // mcts.solver: a proven-won root is played at once (its one-hot visits).
+      bool stop = mcts_.MoveDone();
+      const int sims = mcts_.simulations_done();
+      const int pending = mcts_.pending_leaves();
+      // A root child must have a visit before we may stop (RootVisits counts
+      // the root's own expansion); until then one leaf a round, so a search
+      // past its deadline still costs at most two evaluations (one thread).
+      int max_leaves = 1;
+      if (!stop && mcts_.RootVisits() >= 2) {
+        const auto average = rounds > 0 ? (now - start) / rounds : Clock::duration::zero();
+        const size_t tree = mcts_.TreeBytes();
+        // Expansions that still fit the budget, less those pending.
+        const int64_t memory_room =
+            (tree >= shared.budget_bytes ? 0 : static_cast<int64_t>((shared.budget_bytes - tree) / shared.expansion_bytes)) -
+            pending;
+        const int64_t sims_room = static_cast<int64_t>(limits.max_simulations) - sims - pending;
+        stop = sims_room <= 0 || memory_room <= 0 ||
+               (limits.stop && limits.stop->load(std::memory_order_relaxed)) || now + average > limits.deadline;
+        max_leaves = static_cast<int>(std::min<int64_t>({batch_, sims_room, memory_room}));
+      }
+      if (stop) {
+        shared.done = true;
+        shared.backed_up.notify_all();
+        break;
+      }
+      mcts_.SelectLeaves(batch, max_leaves);
+      ++rounds;
+      if (batch.empty()) {
+        // Every descent collided with another thread's pending leaves: wait
+        // until one of them is backed up (or the search stops).
+        if (batch.exact() == 0) {
+          const int64_t seen = shared.backups;
+          shared.backed_up.wait_for(lock, std::chrono::milliseconds(5),
+                                    [&] { return shared.backups != seen || shared.done; });
+        }
+        continue;
+      }
+      results.resize(static_cast<size_t>(batch.size()));
+      lock.unlock();
+      if (shared.serialize_evaluator) {
+        std::lock_guard<std::mutex> eval_lock(shared.evaluate);
+        shared.evaluator->Evaluate(batch.positions(), results);
+      } else {
+        shared.evaluator->Evaluate(batch.positions(), results);
+      }
+      lock.lock();
+      mcts_.ExpandAndBackupBatch(batch, results);
+      ++shared.backups;
+      shared.backed_up.notify_all();
+    }
+  } catch (...) {
+    if (!lock.owns_lock()) lock.lock();
+    mcts_.CancelBatch(batch);
+    if (!shared.error) shared.error = std::current_exception();
+    shared.done = true;
+    shared.backed_up.notify_all();
+  }
+  shared.longest = std::max(shared.longest, longest);
+}
+
+void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, MoveDecision& d) {
   Evaluator& evaluator = source_.ForGame(board.size(), board.rule());
   d.reason = "search";
   d.reused_visits = mcts_.RootVisits();
@@ -130,32 +235,32 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
   }
 
   mcts_.StartMove(/*add_noise=*/false);
-  EvalResult result;
-  const auto start = Clock::now();
-  auto previous = start;
-  Clock::duration longest{};
-  int sims = 0;
-  for (;;) {
-    const auto now = Clock::now();
-    longest = std::max(longest, now - previous);
-    previous = now;
-    // mcts.solver: a proven-won root is played at once (its one-hot visits).
-    if (mcts_.MoveDone()) break;
-    // A root child must have a visit before we may stop (RootVisits counts the
-    // root's own expansion).
-    if (mcts_.RootVisits() >= 2) {
-      if (sims >= limits.max_simulations) break;
-      if (mcts_.TreeBytes() + expansion_bytes > budget_bytes) break;  // the next expansion could exceed the budget
-      if (limits.stop && limits.stop->load(std::memory_order_relaxed)) break;
-      const auto average = sims > 0 ? (now - start) / sims : Clock::duration::zero();
-      if (now + average > limits.deadline) break;
+  SearchShared shared;
+  shared.evaluator = &evaluator;
+  // The rollout baseline is thread-safe (simple_evaluators.h); a network
+  // evaluator (SymmetricEvaluator) is not: its calls are serialised, and
+  // other threads gather and back up meanwhile.
+  shared.serialize_evaluator = source_.uses_network();
+  shared.limits = &limits;
+  shared.budget_bytes = budget_bytes;
+  shared.expansion_bytes = expansion_bytes;
+  if (threads_ <= 1) {
+    SearchThread(shared);
+  } else {
+    std::vector<std::thread> helpers;
+    helpers.reserve(static_cast<size_t>(threads_ - 1));
+    try {
+      for (int t = 1; t < threads_; ++t) helpers.emplace_back([this, &shared] { SearchThread(shared); });
+    } catch (const std::system_error& e) {  // could not start a thread: search with those that run
+      spdlog::warn("engine: started {} of {} search threads: {}", helpers.size() + 1, threads_, e.what());
     }
-    if (const Position* leaf = mcts_.SelectLeaf()) {
-      evaluator.Evaluate(std::span<const Position>(leaf, 1), std::span<EvalResult>(&result, 1));
-      mcts_.ExpandAndBackup(result);
-    }
-    ++sims;
+    SearchThread(shared);
+    for (std::thread& t : helpers) t.join();
   }
+  if (shared.error) std::rethrow_exception(shared.error);
+  GOMOKU_CHECK(mcts_.pending_leaves() == 0, "search ended with " << mcts_.pending_leaves() << " leaves pending");
+  const int sims = mcts_.simulations_done();
+  const auto longest = shared.longest;
   d.longest_simulation_ms = std::chrono::duration<double, std::milli>(longest).count();
   d.simulations = sims;
   d.tree_bytes = mcts_.TreeBytes();

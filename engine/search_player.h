@@ -2,10 +2,16 @@
 //
 //   1. an immediate win is played;
 //   2. else an immediate opponent win is blocked;
-//   3. else MCTS (no Dirichlet noise) runs simulation by simulation through the
-//      step API (StartMove / SelectLeaf / ExpandAndBackup), checking the clock,
-//      the stop flag and the simulation cap before each one, and plays the most
-//      visited move (ties to the lowest point).  With mcts.solver on, the
+//   3. else MCTS (no Dirichlet noise) runs round by round through the batch
+//      API (StartMove / SelectLeaves / ExpandAndBackupBatch): each round
+//      gathers up to mcts.engine_batch leaves (virtual loss) for one
+//      evaluation, on mcts.engine_threads threads sharing the tree (one mutex
+//      around the tree; evaluations outside it, serialised for a network
+//      evaluator, concurrent for the thread-safe rollout baseline).  Before
+//      each round a thread checks the clock, the stop flag, the simulation
+//      cap and the tree budget; the player plays the most visited move (ties
+//      to the lowest point).  Batch 1 and 1 thread is the single-leaf search
+//      bit for bit.  With mcts.solver on, the
 //      search uses the threat solver (common/search/node_solver.h) and plays a
 //      proven win as soon as the root is proven (reason "proven").
 //
@@ -17,8 +23,8 @@
 // would otherwise delay the reply).  The search always runs at least until
 // one root child has been visited, even past the deadline (two evaluations at
 // most), so it always returns a legal move.
-// Thread-safety: none; one thread.  The stop flag may be raised by another
-// thread.
+// Thread-safety: none; one caller (ChooseMove starts and joins its own
+// search threads).  The stop flag may be raised by another thread.
 #pragma once
 
 #include <atomic>
@@ -62,7 +68,8 @@ struct MoveDecision {
 class SearchPlayer {
  public:
   // Reads mcts.c_puct, mcts.fpu_value, mcts.tree_reuse, mcts.solver,
-  // mcts.solver_vcf_nodes and run.seed from `config`.
+  // mcts.solver_vcf_nodes, mcts.engine_batch, mcts.engine_threads and
+  // run.seed from `config`.
   SearchPlayer(EvaluatorSource& source, const Config& config);
 
   // Forget the tree (new game, rule change).  Cheap.
@@ -79,9 +86,14 @@ class SearchPlayer {
  private:
   void SyncTree(const Board& board);
   void RunSearch(const Board& board, const SearchLimits& limits, MoveDecision& d);
+  struct SearchShared;
+  // One search thread's loop (the calling thread's too): gather, evaluate, back up.
+  void SearchThread(SearchShared& shared);
 
   EvaluatorSource& source_;
   MctsParams params_;
+  int batch_ = 1;    // mcts.engine_batch
+  int threads_ = 1;  // mcts.engine_threads
   Mcts mcts_;
   bool tree_valid_ = false;
   int pending_own_move_ = kNoMove;  // chosen last time, not yet applied to the tree

@@ -172,6 +172,15 @@ std::unique_ptr<MatchPlayer> EvalLoop::Opponent(const std::string& entry, int64_
     *name = entry;
     return MakeMatchPlayer(entry, cfg_, cfg_.eval.simulations, Options(seed));
   }
+  if (StartsWith(entry, "net:")) {  // a fixed net outside the run: a rung that does not move
+    *name = entry;
+    try {
+      return MakeMatchPlayer(entry, cfg_, cfg_.eval.simulations, Options(seed));
+    } catch (const std::exception& e) {
+      spdlog::warn("evaluator: {} skipped for {}: {}", entry, Name(it), e.what());
+      return nullptr;
+    }
+  }
   if (StartsWith(entry, "engine:")) {
     auto p = MakeMatchPlayer(entry, cfg_, cfg_.eval.simulations, Options(seed));
     *name = p->name();

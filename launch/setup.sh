@@ -15,6 +15,7 @@ PACKAGES=(
   libgloo-dev             # Gloo headers behind LibTorch's ProcessGroupGloo (data-parallel training, train.world_size > 1)
   nlohmann-json3-dev libspdlog-dev catch2
   python3-numpy           # numpy check of game files in the tests
+  python3-torch python3-onnx  # the export round trip: a net rebuilt in PyTorch, TorchScript and ONNX (tools/net_to_torch.py)
   procps                  # ps/pkill for the launch scripts
   libjs-chart.js          # Chart.js 3.9, served by gz_dashboard (the page loads nothing from the internet)
   chromium                # headless browser of the dashboard test (tests/dashboard/test_dashboard_browser.sh)

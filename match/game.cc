@@ -5,6 +5,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
+#include "common/net/play_settings.h"
 #include "common/search/simple_evaluators.h"
 
 namespace gz {
@@ -95,9 +96,17 @@ std::unique_ptr<MatchPlayer> MakeNetPlayer(const std::string& name, const std::s
                                            const Config& cfg, const PlayerOptions& options) {
   CheckpointExpect expect;
   expect.board_size = cfg.board.size;
+  // The net plays with its run's search settings wherever the config left a
+  // play setting at its default (an explicit --set or config file wins).
+  Config own = cfg;
+  const PlaySettingsFound found = ReadPlaySettings(path);
+  if (!found.settings.empty()) own.AdoptPlaySettings(found.settings, found.source);
+  const std::string symmetry =
+      own.origin("inference.symmetry") == found.source ? own.inference.symmetry : options.symmetry;
+  spdlog::info("player {}: search settings {}", name, own.DescribePlaySettings());
   auto evaluator = LoadLocalEvaluator(path, ResolveDevice(options.device), options.net_threads,
-                                      ParseSymmetryMode(options.symmetry), expect);
-  return std::make_unique<SearchMatchPlayer>(name, std::move(evaluator), simulations, cfg.mcts, options.seed);
+                                      ParseSymmetryMode(symmetry), expect);
+  return std::make_unique<SearchMatchPlayer>(name, std::move(evaluator), simulations, own.mcts, options.seed);
 }
 
 std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Config& cfg, int default_simulations,

@@ -1,5 +1,10 @@
 #!/usr/bin/python3
-"""Prints the key table of docs/configuration.md from `worker --print-config`."""
+"""Prints the key table of docs/configuration.md from `worker --print-config`.
+
+    tools/gen_config_doc.py build/bin/worker               print the table
+    tools/gen_config_doc.py build/bin/worker --check DOC   exit 1 (naming the lines) when
+                                                          DOC's table differs (ctest check_config_doc)
+"""
 import json, subprocess, sys
 DESC = {
 "board.size": "board side, 5..22", "board.rule": "freestyle (5+ wins), standard (exactly 5) or renju (black: exactly 5, no overline, double four or double three)",
@@ -28,10 +33,11 @@ DESC = {
 "train.lr_schedule": "constant or step", "train.lr_step_iterations": "step schedule period", "train.lr_step_gamma": "step schedule factor",
 "train.keep_last": "checkpoints kept", "train.keep_every": "also keep every M-th checkpoint (0 = none)", "train.threads": "trainer intra-op threads",
 "train.reload_timeout_s": "how long the trainer retries the server reload",
+"train.init_weights": "cold start from this checkpoint instead of random weights (same net shape and rule; e.g. a net of nets/)",
 "eval.enabled": "launch/start.sh starts the evaluator", "eval.every": "evaluate every N-th published iteration",
 "eval.games": "games per opponent and evaluation (colours alternate)", "eval.simulations": "simulations of the net under test (no noise)",
 "eval.threads": "intra-op threads of the evaluator", "eval.nice": "the evaluator's scheduling priority increment",
-"eval.ladder": "opponents: rollout:P, checkpoint:N, previous:K, engine:COMMAND (a list, or one comma-separated string)",
+"eval.ladder": "opponents: rollout:P, checkpoint:N, previous:K, net:PATH[:SIMS] (a fixed net, e.g. a reference net), engine:COMMAND (a list, or one comma-separated string)",
 "eval.anchor": "the player whose Elo is 0", "eval.engine_turn_ms": "timeout_turn sent to engine: opponents",
 "eval.engine_grace_ms": "an engine later than turn + grace loses the game",
 "dashboard.enabled": "launch/start.sh starts gz_dashboard", "dashboard.bind": "listen address (non-loopback prints a warning)",
@@ -52,6 +58,8 @@ DESC = {
 "mcts.fpu_reduction_root": "root: unvisited child Q = parent Q - this (0 = mcts.fpu_value)",
 "mcts.fpu_reduction": "below the root: unvisited child Q = parent Q - this (0 = mcts.fpu_value)",
 "mcts.dirichlet_alpha_scaled": "root noise alpha = this / legal moves (0 = mcts.dirichlet_alpha)",
+"mcts.engine_batch": "engine only (pbrain, play, dashboard): leaves gathered per evaluation with virtual loss (1 = the single-leaf search; engine.md)",
+"mcts.engine_threads": "engine only: search threads sharing one tree (network evaluations serialised; 1 = the calling thread)",
 "selfplay.initial_temperature": "tau of the first move", "selfplay.temperature_halflife_moves": "tau decays to final_temperature with this half-life in moves (0 = hard switch after temperature_moves)",
 "selfplay.playout_cap_p_full": "share of moves with the full search (policy targets); the rest cheap, value-only (1 = off)",
 "selfplay.playout_cap_cheap_simulations": "simulations of a cheap move", "selfplay.resign_threshold": "resign when the root value stays below this (-1 = never)",
@@ -59,16 +67,43 @@ DESC = {
 "selfplay.balanced_opening_moves": "random opening stones kept only when the net's value is near even (0 = off)",
 "selfplay.balanced_opening_max_value": "|value| an opening may have", "selfplay.balanced_opening_simulations": "search of the opening's evaluation",
 "selfplay.balanced_opening_tries": "openings drawn before taking the most even",
+"selfplay.open_opening_share": "share of games from the empty board or 1..max stones near the centre (the openings players meet; 0 = off)",
+"selfplay.open_opening_max_stones": "most stones of such an opening (the count is uniform in 0..max)",
+"selfplay.open_opening_radius": "their stones lie within this distance of the centre",
 "selfplay.board_sizes": "mixed sizes: SIZE:WEIGHT entries drawn per game (must include board.size; others need net.heads conv); empty = board.size only",
 "train.value_target_q_weight": "value target = (1-w) z + w q (0 = the game result)",
 "train.window_power_alpha": "power-law replay window exponent (0 = off: the iteration window)", "train.window_power_beta": "power-law window growth factor",
 "train.window_min_samples": "power-law window's initial size", "train.max_samples_per_new_sample": "cap on trained samples per new sample (0 = off)",
-"net.heads": "fc (fixed board size) or conv (convolutional policy, pooled value: any size 9..22)",
+"net.heads": "fc (fixed board size) or conv (convolutional policy, pooled value: any size 5..22)",
 }
 d = json.loads(subprocess.check_output([sys.argv[1], "--id", "0", "--print-config"]))
+rows = []
 for sec, v in d.items():
     for k, x in v.items():
         key = sec + "." + k
         if key not in DESC:
             sys.exit("gen_config_doc.py: no description for %s: add it to DESC" % key)
-        print("| `%s` | `%s` | %s |" % (key, json.dumps(x), DESC[key]))
+        rows.append("| `%s` | `%s` | %s |" % (key, json.dumps(x), DESC[key]))
+if len(sys.argv) == 4 and sys.argv[2] == "--check":
+    lines = open(sys.argv[3]).read().splitlines()
+    start = lines.index("| key | default | meaning |") + 2
+    end = start
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    have = lines[start:end]
+    if have != rows:
+        missing = [r for r in rows if r not in have]
+        stale = [r for r in have if r not in rows]
+        print("%s is stale: regenerate its key table with tools/gen_config_doc.py %s" % (sys.argv[3], sys.argv[1]))
+        for r in missing:
+            print("  missing or changed: " + r)
+        for r in stale:
+            print("  stale: " + r)
+        if not missing and not stale:
+            print("  the rows are out of order")
+        sys.exit(1)
+    print("%s: the key table matches the registry (%d keys)" % (sys.argv[3], len(rows)))
+elif len(sys.argv) == 2:
+    print("\n".join(rows))
+else:
+    sys.exit(__doc__)

@@ -4,7 +4,9 @@
 #
 #   OUT/pbrain-gomoku-zero        the brain (managers find brains by the pbrain- prefix)
 #   OUT/pbrain-gomoku-zero.json   its settings: {"weights": "<checkpoint file name>"}
-#   OUT/<checkpoint>              the weights (omitted: the pure-MCTS baseline, settings {})
+#   OUT/<checkpoint>              the weights: CHECKPOINT, else the newest shipped
+#                                 15x15 freestyle net of nets/ (--baseline: none, the
+#                                 pure-MCTS baseline, settings {})
 #   OUT/README.txt                what the folder holds and the libraries the machine needs
 #
 # With --bundle-libs the shared libraries the brain links (LibTorch and the
@@ -14,20 +16,25 @@
 # the manager's machine needs the same libraries installed (Debian 12:
 # apt-get install libtorch-dev libspdlog1.10 or a matching LibTorch).
 #
-# usage: tools/make_gomocup_folder.sh [--bundle-libs] [--binary PATH] OUT [CHECKPOINT]
+# The net plays with the search settings its checkpoint carries (docs/engine.md
+# "Search settings"); the folder needs nothing else.
+#
+# usage: tools/make_gomocup_folder.sh [--bundle-libs] [--binary PATH] [--baseline] OUT [CHECKPOINT]
 set -euo pipefail
 
-usage() { echo "usage: $0 [--bundle-libs] [--binary PATH] OUT [CHECKPOINT]" >&2; exit 2; }
+usage() { echo "usage: $0 [--bundle-libs] [--binary PATH] [--baseline] OUT [CHECKPOINT]" >&2; exit 2; }
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 binary="$root/build/bin/pbrain-gomoku-zero"
 bundle=0
+baseline=0
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle-libs) bundle=1 ;;
+    --baseline) baseline=1 ;;
     --binary) [ $# -ge 2 ] || usage; binary="$2"; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) usage ;;
     *) args+=("$1") ;;
   esac
@@ -36,6 +43,12 @@ done
 [ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || usage
 out="${args[0]}"
 checkpoint="${args[1]:-}"
+if [ -n "$checkpoint" ] && [ "$baseline" = 1 ]; then usage; fi
+if [ -z "$checkpoint" ] && [ "$baseline" = 0 ]; then
+  # The newest shipped 15x15 freestyle net (names end in their date).
+  checkpoint="$(ls "$root"/nets/*15x15-freestyle*.pt 2>/dev/null | sort | tail -n 1 || true)"
+  if [ -z "$checkpoint" ]; then echo "$0: no shipped net in $root/nets; making a pure-MCTS baseline folder" >&2; fi
+fi
 
 [ -x "$binary" ] || { echo "$0: no brain binary at $binary (build it: cmake --build build --target pbrain-gomoku-zero)" >&2; exit 1; }
 if [ -n "$checkpoint" ] && [ ! -f "$checkpoint" ]; then

@@ -247,6 +247,7 @@ void Trainer::SaveTrained(int64_t n, const nlohmann::json& record) {
   info.iteration = n;
   info.model_generation = n;
   info.seed = config_.run.seed;
+  info.play = config_.PlaySettings();  // the net plays outside the run as the run searched
   const std::string path = run_.checkpoint(n);
   SaveCheckpoint(path, trainer_->net(), info);
   spdlog::info("checkpoint saved: iteration {} ({})", n, path);

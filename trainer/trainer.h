@@ -62,6 +62,10 @@ class Trainer {
   void Prepare();
   void ColdStart();
   void Resume();
+  // Cold start with train.init_weights: that checkpoint, checked against the
+  // run's net and rule, becomes the run's generation-0 weights at `path0`.
+  // ConfigError naming the key when it does not load or does not fit.
+  void WriteInitialWeights(const std::string& path0);
   void LoadNet(const std::string& path, int64_t expect_iteration);
   void RestoreOptimizer(int64_t iteration);
   void RebuildReplayWindow(int64_t last_closed);

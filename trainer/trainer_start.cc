@@ -59,6 +59,38 @@ void Trainer::Prepare() {
     dp_ = std::make_unique<DataParallel>(config_.train, DataParallelFingerprint(config_), 0, device_);
 }
 
+void Trainer::WriteInitialWeights(const std::string& path0) {
+  const std::string& init = config_.train.init_weights;
+  const std::string key = "train.init_weights";
+  CheckpointInfo info;
+  PolicyValueNet net = [&] {
+    try {
+      return LoadCheckpoint(init, {}, &info);
+    } catch (const GomokuError& e) {
+      GOMOKU_THROW(ConfigError, key << ": " << e.what());
+    }
+  }();
+  auto differ = [&](const char* what, const std::string& have, const std::string& want, const char* run_key) {
+    if (have != want)
+      GOMOKU_THROW(ConfigError, key << ": checkpoint '" << init << "' has " << what << " " << have << " but "
+                                    << run_key << " is " << want << "; a run starts only from a net of its own shape");
+  };
+  differ("heads", info.heads, config_.net.heads, "net.heads");
+  differ("channels", std::to_string(info.channels), std::to_string(config_.net.channels), "net.channels");
+  differ("blocks", std::to_string(info.blocks), std::to_string(config_.net.blocks), "net.blocks");
+  differ("rule", info.rule, RuleName(config_.rule()), "board.rule");
+  if (!CheckpointPlaysSize(info, config_.board.size))
+    differ("board size", std::to_string(info.board_size), std::to_string(config_.board.size), "board.size");
+  if (net->heads == NetHeads::kConv) net->board_size = config_.board.size;
+  CheckpointInfo gen0;
+  gen0.rule = RuleName(config_.rule());
+  gen0.seed = config_.run.seed;
+  gen0.play = config_.PlaySettings();
+  SaveCheckpoint(path0, net, gen0);  // iteration 0, generation 0 of this run
+  spdlog::info("cold start: generation-0 weights {} are {} (iteration {} of its own run; train.init_weights)", path0,
+               init, info.iteration);
+}
+
 void Trainer::LoadNet(const std::string& path, int64_t expect_iteration) {
   CheckpointExpect expect;
   expect.board_size = config_.board.size;
@@ -208,7 +240,10 @@ void Trainer::ColdStart() {
       spdlog::warn("cold start: existing {} not usable ({}); creating it again", path0, e.what());
     }
   }
-  if (!reused) {
+  if (!reused && !config_.train.init_weights.empty()) {
+    WriteInitialWeights(path0);
+    LoadNet(path0, 0);
+  } else if (!reused) {
     CreateRandomCheckpoint(path0, config_.board.size, config_.rule(), config_.net.channels, config_.net.blocks,
                            config_.run.seed, 0, 0, config_.net.heads);
     spdlog::info("cold start: created generation-0 weights {} (seed {}, {} channels, {} blocks)", path0,

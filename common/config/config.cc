@@ -185,8 +185,13 @@ void CheckLadderEntry(const std::string& s) {
     if (arg.empty()) GOMOKU_THROW(ConfigError, "engine: needs a command");
     return;
   }
+  if (kind == "net") {  // a fixed net outside the run (e.g. a reference net), at eval.simulations or :SIMS
+    if (arg.empty()) GOMOKU_THROW(ConfigError, "net: needs a checkpoint path (net:PATH or net:PATH:SIMS)");
+    return;
+  }
   if (kind != "rollout" && kind != "checkpoint" && kind != "previous")
-    GOMOKU_THROW(ConfigError, "unknown opponent kind '" << kind << "' (rollout:P, checkpoint:N, previous:K, engine:COMMAND)");
+    GOMOKU_THROW(ConfigError, "unknown opponent kind '" << kind
+                                  << "' (rollout:P, checkpoint:N, previous:K, net:PATH, engine:COMMAND)");
   char* end = nullptr;
   long long n = arg.empty() ? -1 : std::strtoll(arg.c_str(), &end, 10);
   if (arg.empty() || *end != '\0' || n < (kind == "checkpoint" ? 0 : 1) || n > 100000000)
@@ -243,6 +248,10 @@ Registry MakeRegistry(Config& c) {
   AddFloat(r, "mcts.fpu_reduction_root", &c.mcts.fpu_reduction_root, 0.0, 2.0);
   AddFloat(r, "mcts.fpu_reduction", &c.mcts.fpu_reduction, 0.0, 2.0);
   AddFloat(r, "mcts.dirichlet_alpha_scaled", &c.mcts.dirichlet_alpha_scaled, 0.0, 10000.0);
+  // The engine only (search_player.h): leaves per evaluation and search threads.  In-flight counts
+  // are int16 per edge: threads x batch + batch stays below 32767.
+  AddInt(r, "mcts.engine_batch", &c.mcts.engine_batch, 1, 512);
+  AddInt(r, "mcts.engine_threads", &c.mcts.engine_threads, 1, 32);
   AddInt(r, "selfplay.temperature_moves", &c.selfplay.temperature_moves, 0, 1000);
   AddDouble(r, "selfplay.final_temperature", &c.selfplay.final_temperature, 0.0, 10.0);
   AddInt(r, "selfplay.random_opening_moves", &c.selfplay.random_opening_moves, 0, 100);
@@ -259,6 +268,9 @@ Registry MakeRegistry(Config& c) {
   AddDouble(r, "selfplay.balanced_opening_max_value", &c.selfplay.balanced_opening_max_value, 0.0, 1.0);
   AddInt(r, "selfplay.balanced_opening_simulations", &c.selfplay.balanced_opening_simulations, 1, 1000000);
   AddInt(r, "selfplay.balanced_opening_tries", &c.selfplay.balanced_opening_tries, 1, 100000);
+  AddDouble(r, "selfplay.open_opening_share", &c.selfplay.open_opening_share, 0.0, 1.0);
+  AddInt(r, "selfplay.open_opening_max_stones", &c.selfplay.open_opening_max_stones, 0, 8);
+  AddInt(r, "selfplay.open_opening_radius", &c.selfplay.open_opening_radius, 1, 10);
   AddStringList(r, "selfplay.board_sizes", &c.selfplay.board_sizes, [](const std::string& e) { ParseSizeShare(e); });
   AddString(r, "inference.symmetry", &c.inference.symmetry, {"none", "random", "all8"});
   AddString(r, "inference.device", &c.inference.device, {}, [](const std::string& s) {
@@ -316,6 +328,7 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "train.keep_every", &c.train.keep_every, 0, 1000000);
   AddInt(r, "train.threads", &c.train.threads, 1, 256);
   AddDouble(r, "train.reload_timeout_s", &c.train.reload_timeout_s, 0.1, 86400.0);
+  AddString(r, "train.init_weights", &c.train.init_weights);
   AddDouble(r, "train.value_target_q_weight", &c.train.value_target_q_weight, 0.0, 1.0);
   AddDouble(r, "train.window_power_alpha", &c.train.window_power_alpha, 0.0, 1.0);
   AddDouble(r, "train.window_power_beta", &c.train.window_power_beta, 0.0, 100.0);
@@ -374,6 +387,9 @@ SelfPlayParams Config::selfplay_params() const {
   p.balanced_opening_max_value = static_cast<float>(selfplay.balanced_opening_max_value);
   p.balanced_opening_simulations = selfplay.balanced_opening_simulations;
   p.balanced_opening_tries = selfplay.balanced_opening_tries;
+  p.open_opening_share = selfplay.open_opening_share;
+  p.open_opening_max_stones = selfplay.open_opening_max_stones;
+  p.open_opening_radius = selfplay.open_opening_radius;
   return p;
 }
 
@@ -479,6 +495,56 @@ std::string Config::DescribeOrigins() const {
   return out.empty() ? "all defaults" : out;
 }
 
+const std::vector<std::string>& Config::PlaySettingKeys() {
+  // inference.symmetry too: how a position is evaluated is part of how the net
+  // was rated (the evaluator plays with the run's), and it sets the engine's
+  // cost per evaluation (all8 is 8 rows of a forward, random one).
+  static const std::vector<std::string> keys = {"mcts.c_puct",        "mcts.fpu_value",  "mcts.fpu_reduction_root",
+                                                "mcts.fpu_reduction", "mcts.solver",     "mcts.solver_vcf_nodes",
+                                                "inference.symmetry"};
+  return keys;
+}
+
+namespace {
+// The value of `key` as --set text (strings bare, everything else as JSON).
+std::string SettingText(const json& all, const std::string& key) {
+  std::string ptr = "/" + key;
+  std::replace(ptr.begin(), ptr.end(), '.', '/');
+  const json& v = all.at(json::json_pointer(ptr));
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+}  // namespace
+
+std::map<std::string, std::string> Config::PlaySettings() const {
+  const json all = ToJson();
+  std::map<std::string, std::string> out;
+  for (const auto& key : PlaySettingKeys()) out[key] = SettingText(all, key);
+  return out;
+}
+
+std::vector<std::string> Config::AdoptPlaySettings(const std::map<std::string, std::string>& settings,
+                                                   const std::string& source) {
+  const auto& keys = PlaySettingKeys();
+  std::vector<std::string> set;
+  for (const auto& [key, text] : settings) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      GOMOKU_THROW(ConfigError, source << ": '" << key << "' is not a play setting (those are the search settings "
+                                       << "a net plays with: mcts.c_puct, mcts.fpu_*, mcts.solver*, inference.symmetry)");
+    if (origins_.count(key)) continue;  // set explicitly: that wins
+    Set(key, text, source);
+    set.push_back(key);
+  }
+  return set;
+}
+
+std::string Config::DescribePlaySettings() const {
+  const json all = ToJson();
+  std::string out;
+  for (const auto& key : PlaySettingKeys())
+    out += (out.empty() ? "" : ", ") + key + "=" + SettingText(all, key) + " (" + origin(key) + ")";
+  return out;
+}
+
 void Config::Validate() const {
   if (run.min_games > run.target_games)
     GOMOKU_THROW(ConfigError, "config key 'run.min_games': " << run.min_games << " exceeds run.target_games "
@@ -496,6 +562,9 @@ void Config::Validate() const {
                               "removes forced playouts)");
   if (selfplay.balanced_opening_moves > 0 && selfplay.random_opening_moves > 0)
     GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': use it or selfplay.random_opening_moves, "
+                              "not both");
+  if (selfplay.open_opening_share > 0 && selfplay.random_opening_moves > 0)
+    GOMOKU_THROW(ConfigError, "config key 'selfplay.open_opening_share': use it or selfplay.random_opening_moves, "
                               "not both");
   if (selfplay.balanced_opening_moves >= board.size * board.size)
     GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': too many for the board");

@@ -52,6 +52,9 @@ struct SelfplayConfig {
   double balanced_opening_max_value = 0.2;  // kept when |value| is below this
   int balanced_opening_simulations = 32;    // search that values a candidate opening
   int balanced_opening_tries = 20;    // candidates at most (the last is kept)
+  double open_opening_share = 0.0;    // share of games from 0..max stones near the centre; 0 = off
+  int open_opening_max_stones = 3;
+  int open_opening_radius = 3;        // Chebyshev distance from the centre
   // Mixed board sizes: "SIZE:WEIGHT" entries (or "SIZE", weight 1); each game
   // draws its size with these weights.  Empty = every game on board.size.
   // board.size must be one of them; sizes other than board.size need net.heads conv.
@@ -113,6 +116,7 @@ struct TrainConfig {
   int keep_every = 10;
   int threads = 2;
   double reload_timeout_s = 60.0;
+  std::string init_weights = "";      // cold start from this checkpoint (same net shape and rule); "" = random
   // Self-play recipe, training side (docs/trainer.md "Self-play recipe").
   double value_target_q_weight = 0.0;  // value target (1-w)*z + w*q; 0 = the game result
   double window_power_alpha = 0.0;     // > 0: power-law replay window in samples; 0 = off
@@ -191,6 +195,23 @@ struct Config {
   bool from_environment(const std::string& key) const { return origin(key).rfind("env ", 0) == 0; }
   // "key=value (origin), ..." for every key not at its default, in key order.
   std::string DescribeOrigins() const;
+
+  // Play settings: the search settings a trained net plays with, saved in its
+  // checkpoint (CheckpointInfo::play) so that the engine, play, the dashboard,
+  // the evaluator and arena play it as the run did.  Self-play-only knobs
+  // (noise, forced playouts, simulations) are not among them.
+  static const std::vector<std::string>& PlaySettingKeys();
+  // This config's values of PlaySettingKeys(), as `--set` text.
+  std::map<std::string, std::string> PlaySettings() const;
+  // Sets every key of `settings` whose origin is still "default" (nobody set
+  // it: an explicit file, --set or environment value always wins) to its
+  // value, with origin `source`.  Returns the keys it set.  A key outside
+  // PlaySettingKeys() or a bad value is a ConfigError naming it and `source`.
+  std::vector<std::string> AdoptPlaySettings(const std::map<std::string, std::string>& settings,
+                                             const std::string& source);
+  // "key=value (origin), ..." for every play setting, defaults included: the
+  // line players log so that each setting's source is visible.
+  std::string DescribePlaySettings() const;
   // Cross-field checks.  Throws ConfigError.
   void Validate() const;
   nlohmann::json ToJson() const;

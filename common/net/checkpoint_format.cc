@@ -71,9 +71,10 @@ bool CheckpointPlaysSize(const CheckpointInfo& info, int size) {
 }
 
 uint32_t CheckpointFormatVersionFor(const CheckpointInfo& info) {
-  if (info.heads == "fc") return kCheckpointOldestFormatVersion;
-  if (info.heads == "conv") return 2;
-  GOMOKU_THROW(ModelError, "checkpoint: unknown network heads '" << info.heads << "' (this build knows fc and conv)");
+  if (info.heads != "fc" && info.heads != "conv")
+    GOMOKU_THROW(ModelError, "checkpoint: unknown network heads '" << info.heads << "' (this build knows fc and conv)");
+  if (!info.play.empty()) return 3;
+  return info.heads == "fc" ? kCheckpointOldestFormatVersion : 2;
 }
 
 size_t DtypeBytes(const std::string& dtype, const std::string& path) {
@@ -142,6 +143,24 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
     if (info.heads != "fc" && info.heads != "conv")
       GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has network heads '" << info.heads
                                               << "', which this build does not know (it knows fc and conv)");
+  }
+  if (format_version < 3 && j.contains("play"))
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'play' needs format version 3, but the file "
+                                            << "says version " << format_version);
+  if (j.contains("play")) {
+    const json& play = j["play"];
+    if (!play.is_object() || play.size() > 256)
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'play' is not an object of at most 256 "
+                                              << "settings");
+    for (const auto& [key, value] : play.items()) {
+      if (key.empty() || key.size() > 128)
+        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': a play setting has an empty or overlong name");
+      if (value.is_string()) info.play[key] = value.get<std::string>();
+      else if (value.is_boolean() || value.is_number()) info.play[key] = value.dump();
+      else
+        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': play setting '" << key
+                                                << "' is not a boolean, number or string");
+    }
   }
   info.encoder_version = static_cast<int>(IntField(j, "encoder_version", 0, 1 << 30, path));
   if (info.encoder_version != kEncoderVersion)
@@ -229,6 +248,21 @@ std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<Checkp
             {"seed", info.seed},
             {"tensors", list}};
   if (CheckpointFormatVersionFor(info) >= 2) j["heads"] = info.heads;
+  if (!info.play.empty()) {
+    // Values go in as JSON scalars where they read as one ("true", "0.2"),
+    // else as strings; the reader turns both back into --set text.
+    json play = json::object();
+    for (const auto& [key, text] : info.play) {
+      json v;
+      try {
+        v = json::parse(text);
+      } catch (const json::exception&) {
+        v = text;
+      }
+      play[key] = v.is_boolean() || v.is_number() ? v : json(text);
+    }
+    j["play"] = play;
+  }
   return j.dump();
 }
 

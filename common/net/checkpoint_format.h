@@ -11,12 +11,15 @@
 //   last 4 bytes       uint32    CRC-32 (fileio.h Crc32) of every byte before it
 //
 // Versions: 1 has no "heads" field (the net has fc heads); 2 adds the required
-// string field "heads" ("fc" | "conv", model.h NetHeads).  The writer uses the
-// oldest version that can express the net: fc nets are written as version 1,
+// string field "heads" ("fc" | "conv", model.h NetHeads); 3 adds the optional
+// object "play" (the run's search settings, CheckpointInfo::play: string keys,
+// boolean / number / string values).  The writer uses the oldest version that
+// can express the net: fc nets without play settings are written as version 1,
 // byte for byte what builds before version 2 wrote (and can read), conv nets
-// as version 2.  Both are read; any other version, a version 1 header with a
-// "heads" field, a version 2 header without one, or heads this build does not
-// know are refused naming the problem.
+// as version 2, any net with play settings as version 3.  All three are read;
+// any other version, a "heads" field before version 2 (or none from 2 on), a
+// "play" field before version 3, a malformed "play", or heads this build does
+// not know are refused naming the problem.
 //
 // Every function here throws ModelError naming `path` and the problem; none
 // reads past the bytes it is given.  Pure functions, thread-safe.
@@ -32,7 +35,7 @@
 namespace gz {
 
 constexpr char kCheckpointMagic[4] = {'G', 'Z', 'C', 'K'};
-constexpr uint32_t kCheckpointFormatVersion = 2;      // the newest this build reads and writes
+constexpr uint32_t kCheckpointFormatVersion = 3;      // the newest this build reads and writes
 constexpr uint32_t kCheckpointOldestFormatVersion = 1;  // the oldest it reads (fc heads, no "heads" field)
 constexpr size_t kCheckpointFixedHeaderBytes = 12;  // magic + version + json_len
 constexpr size_t kCheckpointTrailerBytes = 4;       // CRC-32
@@ -54,8 +57,9 @@ struct CheckpointHeader {
   uint64_t ExpectedFileSize() const;
 };
 
-// The format version a checkpoint of `info` is written with: 1 for fc heads,
-// 2 otherwise (info.heads must be a known heads name; ModelError otherwise).
+// The format version a checkpoint of `info` is written with: 3 with play
+// settings, else 1 for fc heads and 2 for conv (info.heads must be a known
+// heads name; ModelError otherwise).
 uint32_t CheckpointFormatVersionFor(const CheckpointInfo& info);
 
 // Bytes per element of a dtype name; ModelError for an unknown name.

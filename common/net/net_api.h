@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <string>
 
 #include "common/config/config.h"
@@ -33,6 +34,12 @@ struct CheckpointInfo {
   // "fc" (format version 1 files, and the default) | "conv" (model.h NetHeads).
   // A conv checkpoint's board_size is the size it was made for; it plays any size.
   std::string heads = "fc";
+  // The search settings of the run that trained the net (format version 3,
+  // "play" in the header): config key -> value as `--set key=value` takes it,
+  // e.g. {"mcts.solver": "true"}.  Players adopt them for every key nobody set
+  // explicitly (Config::AdoptPlaySettings), so the net plays as it was rated.
+  // Empty: none recorded (versions 1 and 2).
+  std::map<std::string, std::string> play;
 };
 
 // Whether a checkpoint can play boards of `size`: fc heads only at

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <sstream>
 
 #include "common/base/errors.h"
 
@@ -22,6 +24,7 @@ namespace {
 Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed), root_board_(15) {
   GOMOKU_CHECK(params.simulations >= 1, "mcts.simulations must be >= 1");
   static_assert(sizeof(Node) == 24, "the solver flag lives in the node's padding");
+  static_assert(sizeof(Edge) == 16, "the in-flight count lives in the edge's padding");
   if (params.solver) solver_ = SolverSlot(params.solver_vcf_nodes);
   move_simulations_ = params.simulations;
   nodes_.push_back(Node{});  // a root, so that MoveDone and RootProven are defined before Reset
@@ -34,6 +37,10 @@ void Mcts::Reset(const Board& root) {
   nodes_.push_back(Node{});
   pending_ = false;
   sims_done_ = 0;
+  // Outstanding batches (if any) refer to the old tree: ExpandAndBackupBatch refuses them.
+  root_in_flight_ = 0;
+  pending_leaves_ = 0;
+  ++tree_epoch_;
 }
 
 int Mcts::CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const {
@@ -63,7 +70,9 @@ int Mcts::CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& 
 
 void Mcts::Advance(int move) {
   GOMOKU_CHECK(!pending_, "Advance with a pending evaluation");
+  GOMOKU_CHECK(pending_leaves_ == 0, "Advance with " << pending_leaves_ << " batch leaves pending");
   root_board_.Play(move);  // throws RulesError if illegal
+  ++tree_epoch_;
   sims_done_ = 0;
   int child = -1;
   if (params_.tree_reuse && !nodes_.empty() && nodes_[0].first_edge >= 0) {
@@ -132,6 +141,7 @@ void Mcts::StartMove(bool add_noise) { StartMove(add_noise, params_.simulations)
 void Mcts::StartMove(bool add_noise, int simulations) {
   GOMOKU_CHECK(!root_board_.terminal(), "search on a finished game");
   GOMOKU_CHECK(!pending_, "StartMove with a pending evaluation");
+  GOMOKU_CHECK(pending_leaves_ == 0, "StartMove with " << pending_leaves_ << " batch leaves pending");
   GOMOKU_CHECK(simulations >= 1, "a move's search needs at least one simulation, got " << simulations);
   sims_done_ = 0;
   move_simulations_ = simulations;
@@ -157,12 +167,15 @@ double Mcts::UnvisitedQ(int node) const {
 int Mcts::ForcedRootEdge() const {
   const Node& root = nodes_[0];
   int total = 0;
-  for (int k = 0; k < root.num_visited; ++k) total += nodes_[edges_[root.first_edge + k].child].visits;
+  for (int k = 0; k < root.num_visited; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    total += nodes_[e.child].visits + e.in_flight;
+  }
   if (total <= 0) return -1;
   int best = -1;
   for (int e = root.first_edge; e < root.first_edge + root.num_edges; ++e) {
     const Edge& edge = edges_[e];
-    const int visits = edge.child >= 0 ? nodes_[edge.child].visits : 0;
+    const int visits = (edge.child >= 0 ? nodes_[edge.child].visits : 0) + edge.in_flight;
     if (visits >= ForcedPlayouts(edge.prior, total)) continue;
     if (best < 0 || edge.prior > edges_[best].prior || (edge.prior == edges_[best].prior && edge.move < edges_[best].move))
       best = e;
@@ -170,11 +183,14 @@ int Mcts::ForcedRootEdge() const {
   return best;
 }
 
-int Mcts::SelectEdge(int node) const {
+int Mcts::SelectEdge(int node, int parent_in_flight) const {
   const Node& n = nodes_[node];
   if (node == 0 && forced_active_)
     if (const int forced = ForcedRootEdge(); forced >= 0) return forced;
-  const double sqrt_n = std::sqrt(static_cast<double>(std::max(n.visits, 1)));
+  // Virtual loss (batch API): each in-flight descent counts as a visit of
+  // the parent and as a lost visit of the child.  Without any in flight this
+  // is the plain formula, bit for bit.
+  const double sqrt_n = std::sqrt(static_cast<double>(std::max(n.visits + parent_in_flight, 1)));
   const double c_sqrt_n = params_.c_puct * sqrt_n;
   const double fpu = UnvisitedQ(node);
   const int end = n.first_edge + std::min<int>(n.num_visited + 1, n.num_edges);
@@ -186,7 +202,12 @@ int Mcts::SelectEdge(int node) const {
     double s = fpu + c_sqrt_n * edge.prior;  // unvisited
     if (edge.child >= 0) {
       const Node& c = nodes_[edge.child];
-      if (c.visits > 0) s = c.value_sum / c.visits + c_sqrt_n * edge.prior / (1.0 + c.visits);
+      if (edge.in_flight == 0) {
+        if (c.visits > 0) s = c.value_sum / c.visits + c_sqrt_n * edge.prior / (1.0 + c.visits);
+      } else {
+        const int vn = c.visits + edge.in_flight;
+        s = (c.value_sum - edge.in_flight) / vn + c_sqrt_n * edge.prior / (1.0 + vn);
+      }
     }
     if (s > best_score || (s == best_score && edge.move < best_move)) {
       best_score = s;
@@ -199,6 +220,7 @@ int Mcts::SelectEdge(int node) const {
 
 const Position* Mcts::SelectLeaf() {
   GOMOKU_CHECK(!pending_, "SelectLeaf with a pending evaluation");
+  GOMOKU_CHECK(pending_leaves_ == 0, "SelectLeaf with " << pending_leaves_ << " batch leaves pending");
   path_.clear();
   path_.push_back(0);
   leaf_board_ = root_board_;
@@ -271,17 +293,27 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   GOMOKU_CHECK(static_cast<int>(result.log_policy.size()) == pts,
                "evaluator returned " << result.log_policy.size() << " policy entries, expected " << pts);
   pending_ = false;
+  const bool restricted = solver_ && pending_restricted_;
+  pending_restricted_ = false;
+  ExpandLeaf(path_.back(), leaf_board_, result, restricted, pending_moves_);
+  // value is for the leaf's side to move; the leaf's mover sees the negation.
+  Backup(-static_cast<double>(result.value));
+  ++sims_done_;
+}
+
+void Mcts::ExpandLeaf(int leaf, const Board& board, const EvalResult& result, bool restricted,
+                      const std::vector<int>& moves) {
+  const int pts = board.num_points();
   ++evaluations_;
   last_generation_ = result.model_generation;
-  const int leaf = path_.back();
   // Softmax over legal moves only.
   std::vector<int>& legal = scratch_legal_;
   legal.clear();
-  const int8_t* cells = leaf_board_.cells().data();
+  const int8_t* cells = board.cells().data();
   const float* logp = result.log_policy.data();
   float mx = -1e30f;
-  if (solver_ && pending_restricted_) {
-    for (int m : pending_moves_) {  // the solver's forced moves (legal, ascending)
+  if (restricted) {
+    for (int m : moves) {  // the solver's forced moves (legal, ascending)
       legal.push_back(m);
       mx = std::max(mx, logp[m]);
     }
@@ -293,10 +325,9 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
       }
     // Renju: black's forbidden points are no children.  Out of line: a branch
     // inside the loop above cost the freestyle search 20% (bench_mcts).
-    if (leaf_board_.rule() == Rule::kRenju && leaf_board_.to_move() == kBlack) [[unlikely]]
-      mx = KeepLegalForBlack(leaf_board_, logp, legal);
+    if (board.rule() == Rule::kRenju && board.to_move() == kBlack) [[unlikely]]
+      mx = KeepLegalForBlack(board, logp, legal);
   }
-  pending_restricted_ = false;
   const int n = static_cast<int>(legal.size());
   std::vector<float>& pri = scratch_prior_;
   pri.resize(n);
@@ -321,15 +352,220 @@ void Mcts::ExpandAndBackup(const EvalResult& result) {
   } else {
     PromoteBestUnvisited(leaf);
   }
-  // value is for the leaf's side to move; the leaf's mover sees the negation.
-  Backup(-static_cast<double>(result.value));
-  ++sims_done_;
 }
 
-void Mcts::SolverBackup() {
-  for (int i = static_cast<int>(path_.size()) - 2; i >= 0; --i) {
-    Node& p = nodes_[path_[i]];
-    const Node& c = nodes_[path_[i + 1]];
+void Mcts::AddInFlight(const std::vector<int>& edges, int delta) {
+  root_in_flight_ += delta;
+  for (int e : edges) {
+    const int v = edges_[e].in_flight + delta;
+    GOMOKU_CHECK(v >= 0 && v <= INT16_MAX, "in-flight count out of range on an edge: " << v);
+    edges_[e].in_flight = static_cast<int16_t>(v);
+  }
+}
+
+void Mcts::SelectLeaves(LeafBatch& batch, int max_leaves) {
+  GOMOKU_CHECK(max_leaves >= 1, "SelectLeaves needs max_leaves >= 1, got " << max_leaves);
+  GOMOKU_CHECK(!pending_, "SelectLeaves with a pending single-leaf evaluation");
+  GOMOKU_CHECK(batch.size_ == 0, "SelectLeaves with a batch whose " << batch.size_ << " leaves are still pending");
+  batch.exact_ = 0;
+  batch.collisions_ = 0;
+  batch.owner_ = this;
+  batch.epoch_ = tree_epoch_;
+  collided_edges_.clear();
+  int collided_descents = 0;
+  std::vector<int>& path = scratch_path_;
+  std::vector<int>& edges = scratch_edges_;
+  Board& board = scratch_board_;
+  while (batch.size_ + batch.exact_ < max_leaves && batch.collisions_ < max_leaves) {
+    if (MoveDone() || sims_done_ + pending_leaves_ >= move_simulations_) break;
+    path.clear();
+    edges.clear();
+    path.push_back(0);
+    board = root_board_;
+    int node = 0;
+    int incoming = root_in_flight_;  // in-flight count of the edge into `node`
+    while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
+      if (nodes_[node].proven != 0 && node != 0) break;  // solver: a leaf with an exact value
+      int e = SelectEdge(node, incoming);
+      if (edges_[e].child < 0) {
+        const int slot = nodes_[node].first_edge + nodes_[node].num_visited;
+        if (e != slot) {
+          std::swap(edges_[e], edges_[slot]);
+          e = slot;
+        }
+        edges_[e].child = static_cast<int>(nodes_.size());
+        nodes_.push_back(Node{});
+        ++nodes_[node].num_visited;
+        PromoteBestUnvisited(node);
+      }
+      board.Play(edges_[e].move);
+      edges.push_back(e);
+      incoming = edges_[e].in_flight;
+      node = edges_[e].child;
+      path.push_back(node);
+    }
+    if (board.terminal()) {  // exact, as in SelectLeaf
+      const Outcome o = board.outcome();
+      nodes_[node].terminal = static_cast<int8_t>(o);
+      const double v_mover = o == Outcome::kDraw ? 0.0 : 1.0;
+      if (solver_ && o != Outcome::kDraw && nodes_[node].proven == 0) {
+        nodes_[node].proven = -1;
+        SolverBackup(path);
+      }
+      Backup(path, v_mover);
+      ++sims_done_;
+      ++batch.exact_;
+      continue;
+    }
+    const bool proven_leaf = solver_ && nodes_[node].proven != 0 && node != 0;
+    if (!proven_leaf && incoming > 0) {
+      // Collision: this leaf is pending (here or in another batch).  Its
+      // virtual loss steers the rest of this gather; reverted below.
+      AddInFlight(edges, +1);
+      collided_edges_.insert(collided_edges_.end(), edges.begin(), edges.end());
+      collided_edges_.push_back(-1);  // separator
+      ++collided_descents;
+      ++batch.collisions_;
+      if (node == 0) break;  // the root's own expansion is pending: nothing else to gather
+      continue;
+    }
+    bool restricted = false;
+    if (batch.size_ == static_cast<int>(batch.leaves_.size())) {
+      batch.leaves_.emplace_back();
+      batch.positions_.emplace_back();
+    }
+    LeafBatch::Leaf& leaf = batch.leaves_[batch.size_];
+    leaf.moves.clear();
+    if (solver_) {
+      if (!nodes_[node].expanded && (nodes_[node].proven == 0 || node == 0)) {
+        NodeVerdict v = solver_->Analyse(board);
+        restricted = v.restricted;
+        leaf.moves = std::move(v.moves);
+        if (v.proven != Proven::kNone && nodes_[node].proven == 0) {
+          nodes_[node].proven = v.proven == Proven::kWin ? 1 : -1;
+          SolverBackup(path);
+        }
+      }
+      if (nodes_[node].proven != 0 && node != 0) {
+        Backup(path, nodes_[node].proven < 0 ? 1.0 : -1.0);
+        ++sims_done_;
+        ++batch.exact_;
+        continue;
+      }
+    }
+    leaf.restricted = restricted;
+    leaf.path.assign(path.begin(), path.end());
+    leaf.edges.assign(edges.begin(), edges.end());
+    leaf.board = board;
+    Position& pos = batch.positions_[batch.size_];
+    pos.size = board.size();
+    pos.cells.assign(board.cells().begin(), board.cells().end());
+    pos.last_move = board.last_move();
+    pos.to_move = board.to_move();
+    pos.rule = board.rule();
+    AddInFlight(edges, +1);
+    ++batch.size_;
+    ++pending_leaves_;
+  }
+  // Revert the collisions' virtual loss (exact: integer counts).
+  root_in_flight_ -= collided_descents;
+  for (size_t i = 0; i < collided_edges_.size(); ++i) {
+    const int e = collided_edges_[i];
+    if (e >= 0) edges_[e].in_flight = static_cast<int16_t>(edges_[e].in_flight - 1);
+  }
+  collided_edges_.clear();
+}
+
+void Mcts::ExpandAndBackupBatch(LeafBatch& batch, std::span<const EvalResult> results) {
+  if (batch.size_ == 0) {
+    GOMOKU_CHECK(results.empty(), "ExpandAndBackupBatch: " << results.size() << " results for an empty batch");
+    return;
+  }
+  GOMOKU_CHECK(batch.owner_ == this && batch.epoch_ == tree_epoch_,
+               "ExpandAndBackupBatch with a batch of another search or of a tree since reset");
+  GOMOKU_CHECK(static_cast<int>(results.size()) == batch.size_,
+               "ExpandAndBackupBatch: " << results.size() << " results for " << batch.size_ << " leaves");
+  const int pts = root_board_.num_points();
+  for (const EvalResult& r : results)
+    GOMOKU_CHECK(static_cast<int>(r.log_policy.size()) == pts,
+                 "evaluator returned " << r.log_policy.size() << " policy entries, expected " << pts);
+  for (int i = 0; i < batch.size_; ++i) AddInFlight(batch.leaves_[i].edges, -1);
+  for (int i = 0; i < batch.size_; ++i) {
+    LeafBatch::Leaf& leaf = batch.leaves_[i];
+    ExpandLeaf(leaf.path.back(), leaf.board, results[i], solver_ && leaf.restricted, leaf.moves);
+    Backup(leaf.path, -static_cast<double>(results[i].value));
+    ++sims_done_;
+  }
+  pending_leaves_ -= batch.size_;
+  batch.size_ = 0;
+}
+
+void Mcts::CancelBatch(LeafBatch& batch) {
+  if (batch.size_ == 0) return;
+  if (batch.owner_ == this && batch.epoch_ == tree_epoch_) {
+    for (int i = 0; i < batch.size_; ++i) AddInFlight(batch.leaves_[i].edges, -1);
+    pending_leaves_ -= batch.size_;
+  }
+  batch.size_ = 0;
+}
+
+std::string Mcts::CheckTree() const {
+  std::ostringstream why;
+  if (root_in_flight_ != pending_leaves_)
+    why << "root in flight " << root_in_flight_ << " but " << pending_leaves_ << " leaves pending";
+  std::vector<int> incoming(nodes_.size(), 0);
+  incoming[0] = root_in_flight_;
+  for (size_t i = 0; i < nodes_.size() && why.str().empty(); ++i) {
+    const Node& n = nodes_[i];
+    if (!n.expanded || n.first_edge < 0) continue;
+    int64_t child_visits = 0, out = 0;
+    for (int k = 0; k < n.num_edges; ++k) {
+      const Edge& e = edges_[n.first_edge + k];
+      if ((k < n.num_visited) != (e.child >= 0)) {
+        why << "node " << i << " edge " << k << ": child " << e.child << " with " << n.num_visited << " visited";
+        break;
+      }
+      if (e.in_flight < 0 || (e.child < 0 && e.in_flight != 0)) {
+        why << "node " << i << " edge " << k << ": in flight " << e.in_flight;
+        break;
+      }
+      out += e.in_flight;
+      if (e.child >= 0) {
+        child_visits += nodes_[e.child].visits;
+        incoming[e.child] = e.in_flight;
+      }
+    }
+    if (!why.str().empty()) break;
+    if (n.num_edges > 0 && out != incoming[i])
+      why << "node " << i << ": " << incoming[i] << " in flight into it, " << out << " out of it";
+    else if (n.num_edges > 0 && (n.proven == 0 ? n.visits != 1 + child_visits : n.visits < 1 + child_visits))
+      why << "node " << i << " (proven " << int(n.proven) << "): " << n.visits << " visits, children " << child_visits;
+  }
+  return why.str();
+}
+
+void Mcts::SearchBatched(Evaluator& evaluator, bool add_noise, int max_leaves) {
+  StartMove(add_noise);
+  LeafBatch batch;
+  std::vector<EvalResult> results;
+  while (!MoveDone()) {
+    SelectLeaves(batch, max_leaves);
+    if (batch.empty()) continue;
+    results.resize(batch.size());
+    try {
+      evaluator.Evaluate(batch.positions(), results);
+    } catch (...) {
+      CancelBatch(batch);
+      throw;
+    }
+    ExpandAndBackupBatch(batch, results);
+  }
+}
+
+void Mcts::SolverBackup(const std::vector<int>& path) {
+  for (int i = static_cast<int>(path.size()) - 2; i >= 0; --i) {
+    Node& p = nodes_[path[i]];
+    const Node& c = nodes_[path[i + 1]];
     if (p.proven != 0) return;
     if (c.proven < 0) {
       p.proven = 1;
@@ -359,10 +595,10 @@ int Mcts::ProvenMove() const {
   return best;
 }
 
-void Mcts::Backup(double v_mover) {
+void Mcts::Backup(const std::vector<int>& path, double v_mover) {
   double v = v_mover;
-  for (int i = static_cast<int>(path_.size()) - 1; i >= 0; --i) {
-    Node& n = nodes_[path_[i]];
+  for (int i = static_cast<int>(path.size()) - 1; i >= 0; --i) {
+    Node& n = nodes_[path[i]];
     n.visits += 1;
     n.value_sum += v;
     v = -v;

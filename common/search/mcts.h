@@ -14,13 +14,29 @@
 // Exactly one leaf is pending at a time (no virtual loss), so a game's search
 // is identical whether its evaluations are batched with others or not.
 // Determinism: for a given seed and the same evaluator outputs the search is
-// bit-for-bit reproducible.  Thread-safety: none; one thread per Mcts.
+// bit-for-bit reproducible.  Thread-safety: none; one thread per Mcts, or
+// callers that serialise every call (the engine's search threads hold one
+// mutex around SelectLeaves / ExpandAndBackupBatch and evaluate outside it).
+//
+// The batch API (the engine, docs/search.md "Batched search") gathers several
+// leaves of ONE search per evaluation, kept apart by virtual loss:
+//
+//   Mcts::LeafBatch batch;                  // one per caller (thread)
+//   search.SelectLeaves(batch, 8);          // up to 8 leaves; terminal and proven leaves backed up at once
+//   evaluator.Evaluate(batch.positions(), results);
+//   search.ExpandAndBackupBatch(batch, results);   // reverts the virtual loss exactly, then backs up
+//
+// With max_leaves 1 and one caller it is the single-leaf search bit for bit.
+// The single-leaf path (SelectLeaf / ExpandAndBackup / Search) is unchanged;
+// the two may not be mixed while leaves are pending.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "common/game/board.h"
@@ -57,6 +73,12 @@ struct MctsParams {
   // Dirichlet alpha scaled to the root's number of moves: alpha = this / legal
   // (KataGo: 10.83 / legal).  0 = off: dirichlet_alpha.
   float dirichlet_alpha_scaled = 0.0f;
+  // The engine's search only (engine/search_player.h, docs/engine.md
+  // "Batched search"); self-play, the match players and this class ignore
+  // them.  Leaves gathered per evaluation (virtual loss; 1 = the single-leaf
+  // search), and search threads sharing the tree (1 = the calling thread).
+  int engine_batch = 16;
+  int engine_threads = 1;
 };
 
 // Owns a search's NodeSolver.  Copyable so that Mcts stays copyable: a copy
@@ -112,6 +134,80 @@ class Mcts {
 
   // Convenience: runs a whole move's search with single-position evaluations.
   void Search(Evaluator& evaluator, bool add_noise);
+
+  // ---- Batch API (virtual loss) ----
+  // The leaves one caller has pending: the positions to evaluate, in order,
+  // and what their expansion needs.  Owned by the caller (one per thread) and
+  // reused between rounds (its buffers keep their capacity).
+  class LeafBatch {
+   public:
+    std::span<const Position> positions() const { return {positions_.data(), static_cast<size_t>(size_)}; }
+    int size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    // Of the last SelectLeaves: simulations finished at once (terminal or
+    // solver-proven leaves, no evaluation) and descents that ran into a leaf
+    // already pending (collisions; their virtual loss is already reverted).
+    int exact() const { return exact_; }
+    int collisions() const { return collisions_; }
+    // The tree node of leaf i (tests: no node is pending twice).
+    int node(int i) const { return leaves_[static_cast<size_t>(i)].path.back(); }
+
+   private:
+    friend class Mcts;
+    struct Leaf {
+      std::vector<int> path;    // node indices, root first
+      std::vector<int> edges;   // edge index into path[i + 1]
+      Board board;              // the leaf's position (for the expansion)
+      bool restricted = false;  // solver: the children are `moves`
+      std::vector<int> moves;
+    };
+    std::vector<Leaf> leaves_;          // [0, size_) in use
+    std::vector<Position> positions_;   // [0, size_) in use
+    int size_ = 0;
+    int exact_ = 0;
+    int collisions_ = 0;
+    const Mcts* owner_ = nullptr;       // the search whose leaves these are (while size_ > 0)
+    uint64_t epoch_ = 0;                // the owner's tree_epoch_ at SelectLeaves
+  };
+  // Gathers up to max_leaves (>= 1) leaves for one evaluation into `batch`
+  // (which must be empty: a new one, or one handed back through
+  // ExpandAndBackupBatch / CancelBatch).  Each descent adds a virtual loss
+  // (one in-flight visit that counts as a loss) to the edges it took, so the
+  // next descent of this or another batch prefers other lines.  Terminal and
+  // solver-proven leaves are backed up at once and counted as simulations,
+  // as in SelectLeaf.  A descent that reaches a leaf already pending (in this
+  // batch or another caller's) is a collision: it adds nothing, its virtual
+  // loss steers the rest of this gather and is reverted before returning.
+  // Gathering stops at max_leaves leaves, max_leaves descents in all, a
+  // collision at an unexpanded root, max_leaves collisions, the move's
+  // simulation budget (simulations done + leaves pending), or a proven-won
+  // root.  The batch may come back empty (everything collided or was exact).
+  void SelectLeaves(LeafBatch& batch, int max_leaves);
+  // Supplies the evaluations of batch.positions() (results.size() ==
+  // batch.size()): reverts every leaf's virtual loss exactly (integer
+  // counts), expands each leaf and backs its value up.  Empties the batch.
+  void ExpandAndBackupBatch(LeafBatch& batch, std::span<const EvalResult> results);
+  // Drops a batch whose evaluation failed: reverts its virtual loss; its
+  // leaves stay unexpanded (a later descent evaluates them again).
+  void CancelBatch(LeafBatch& batch);
+  // Leaves pending in all batches (0 when no batch is outstanding).
+  int pending_leaves() const { return pending_leaves_; }
+  // Simulations finished in this move's search so far.
+  int simulations_done() const { return sims_done_; }
+  // Test support: "" when the tree is consistent, else its first
+  // inconsistency.  Checked: edges [0, num_visited) of each expanded node
+  // have children and the rest none; in-flight counts are conserved (the
+  // root's equals pending_leaves(), an expanded node's incoming count is the
+  // sum over its edges; all 0 with nothing pending); an expanded node that is
+  // not proven has 1 + the sum of its children's visits (its own
+  // expansion), a proven one at least that.
+  std::string CheckTree() const;
+  // Test support: the root's value sum (from the view of the player who
+  // moved into the root).
+  double RootValueSum() const { return nodes_[0].value_sum; }
+  // Convenience: a whole move's search through the batch API, up to
+  // max_leaves leaves per evaluation (max_leaves 1: Search, bit for bit).
+  void SearchBatched(Evaluator& evaluator, bool add_noise, int max_leaves);
 
   // Visit counts of the root's children as a distribution over all points.
   // A proven-won root (solver) counts one visit on its winning move only; so
@@ -207,20 +303,33 @@ class Mcts {
     float raw_prior = 0.0f;    // network prior
     int32_t child = -1;        // node index once selected
     int16_t move = kNoMove;
+    // Batch API only (in the padding): descents through this edge whose leaf
+    // is pending (virtual loss).  0 whenever no batch is outstanding.
+    int16_t in_flight = 0;
   };
 
-  int SelectEdge(int node) const;
+  // `parent_in_flight`: the in-flight count of the edge into `node` (the
+  // root's own count for node 0); 0 in the single-leaf path.
+  int SelectEdge(int node, int parent_in_flight = 0) const;
   // Forced playouts at the root: the edge to force (-1: none).
   int ForcedRootEdge() const;
   double ForcedPlayouts(float prior, int child_visits_total) const {
     return params_.forced_playouts_k * std::sqrt(static_cast<double>(prior) * child_visits_total);
   }
   void PromoteBestUnvisited(int node);
-  void Backup(double leaf_value_for_leaf_mover);
+  void Backup(double leaf_value_for_leaf_mover) { Backup(path_, leaf_value_for_leaf_mover); }
+  void Backup(const std::vector<int>& path, double leaf_value_for_leaf_mover);
   // MCTS-solver: the leaf of path_ was just proven; prove its ancestors
   // (a child proven lost for its side to move proves its parent won; a
   // parent all of whose children exist and are proven won is lost).
-  void SolverBackup();
+  void SolverBackup() { SolverBackup(path_); }
+  void SolverBackup(const std::vector<int>& path);
+  // Creates the edges of `leaf` (position `board`) from `result` and marks it
+  // expanded (the root gets this move's priors / noise).
+  void ExpandLeaf(int leaf, const Board& board, const EvalResult& result, bool restricted,
+                  const std::vector<int>& moves);
+  // Adds `delta` in-flight visits along a batch leaf's (or collision's) edges.
+  void AddInFlight(const std::vector<int>& edges, int delta);
   void ResetRootPriors(bool add_noise);
   int CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const;
 
@@ -242,6 +351,13 @@ class Mcts {
   bool noise_pending_ = false;
   int sims_done_ = 0;
   int move_simulations_ = 0;            // this move's budget (params_.simulations unless the cap says otherwise)
+  // Batch API: the root's own in-flight count (the root has no edge), and
+  // the leaves pending in all outstanding batches.
+  int root_in_flight_ = 0;
+  int pending_leaves_ = 0;
+  uint64_t tree_epoch_ = 0;             // bumped by Reset / Advance: outstanding batches become invalid
+  std::vector<int> scratch_path_, scratch_edges_, collided_edges_;
+  Board scratch_board_;
   bool forced_active_ = false;
   int64_t last_generation_ = 0;
   int64_t evaluations_ = 0;

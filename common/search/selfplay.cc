@@ -111,7 +111,8 @@ SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule ru
       mcts_(params.mcts, seed),
       pick_rng_(seed ^ 0x5deece66dULL),
       cap_rng_(seed ^ kPlayoutCapSalt),
-      opening_rng_(seed ^ kOpeningSalt) {
+      opening_rng_(seed ^ kOpeningSalt),
+      open_rng_(seed ^ kOpenOpeningSalt) {
   Board b(board_size, rule);
   max_moves_ = params.max_moves > 0 ? params.max_moves : board_size * board_size;
   record_.board_size = board_size;
@@ -123,6 +124,15 @@ SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule ru
     std::mt19937_64 resign_rng(seed ^ kResignSalt);
     record_.resign_on = true;
     record_.resign_disabled = UnitDraw(resign_rng) < params.resign_disabled_share;
+  }
+  if (params.open_opening_share > 0 && UnitDraw(open_rng_) < params.open_opening_share) {
+    open_stones_ = static_cast<int>(open_rng_() % static_cast<uint64_t>(params.open_opening_max_stones + 1));
+    if (open_stones_ == 0 || params.balanced_opening_moves <= 0) {
+      PlaceOpenOpening(b, open_stones_, params.open_opening_radius, open_rng_, record_.opening);
+      mcts_.Reset(b);
+      if (b.terminal()) Finish();
+      return;
+    }
   }
   if (params.balanced_opening_moves > 0) {
     // The opening is chosen in Step(): its candidates need evaluations.
@@ -146,13 +156,7 @@ void SelfPlayGame::StartOpeningCandidate() {
   for (;;) {
     Board b(record_.board_size, record_.rule);
     opening_moves_.clear();
-    for (int i = 0; i < params_.balanced_opening_moves && !b.terminal(); ++i) {
-      auto legal = b.LegalMoves();
-      std::uniform_int_distribution<size_t> d(0, legal.size() - 1);
-      const int m = legal[d(opening_rng_)];
-      b.Play(m);
-      opening_moves_.push_back(static_cast<int16_t>(m));
-    }
+    DrawOpeningStones(b);
     ++opening_tries_;
     if (b.terminal() && opening_tries_ < params_.balanced_opening_tries) continue;  // never kept while others remain
     opening_board_ = b;
@@ -160,6 +164,37 @@ void SelfPlayGame::StartOpeningCandidate() {
     if (!b.terminal()) mcts_.StartMove(/*add_noise=*/false, params_.balanced_opening_simulations);
     opening_started_ = true;
     return;
+  }
+}
+
+void SelfPlayGame::DrawOpeningStones(Board& b) {
+  if (open_stones_ > 0) {
+    PlaceOpenOpening(b, open_stones_, params_.open_opening_radius, open_rng_, opening_moves_);
+    return;
+  }
+  for (int i = 0; i < params_.balanced_opening_moves && !b.terminal(); ++i) {
+    auto legal = b.LegalMoves();
+    std::uniform_int_distribution<size_t> d(0, legal.size() - 1);
+    const int m = legal[d(opening_rng_)];
+    b.Play(m);
+    opening_moves_.push_back(static_cast<int16_t>(m));
+  }
+}
+
+void PlaceOpenOpening(Board& board, int stones, int radius, std::mt19937_64& rng, std::vector<int16_t>& moves) {
+  const int n = board.size(), c = n / 2;
+  std::vector<int> candidates;
+  for (int i = 0; i < stones && !board.terminal(); ++i) {
+    candidates.clear();
+    for (int r = std::max(0, c - radius); r <= std::min(n - 1, c + radius); ++r)
+      for (int col = std::max(0, c - radius); col <= std::min(n - 1, c + radius); ++col) {
+        const int m = r * n + col;
+        if (board.at(m) == kEmpty && board.IsLegal(m)) candidates.push_back(m);
+      }
+    if (candidates.empty()) return;
+    const int m = candidates[rng() % candidates.size()];
+    board.Play(m);
+    moves.push_back(static_cast<int16_t>(m));
   }
 }
 

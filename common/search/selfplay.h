@@ -55,6 +55,15 @@ struct SelfPlayParams {
   float balanced_opening_max_value = 0.2f;
   int balanced_opening_simulations = 32;
   int balanced_opening_tries = 20;
+  // Openings a player meets: a share of games starts from the empty board or
+  // from 1..open_opening_max_stones stones within open_opening_radius of the
+  // centre (the number uniform in 0..max), as Gomocup's opening sets and
+  // swap2 begin, so that the net trains on the first moves too.  With
+  // balanced openings on, a drawn opening of 1+ stones is kept by the same
+  // balance test as theirs; the empty board is taken as it is.  0 = off.
+  double open_opening_share = 0.0;
+  int open_opening_max_stones = 3;
+  int open_opening_radius = 3;
 
   bool playout_cap_on() const { return playout_cap_p_full < 1.0; }
   bool resign_on() const { return resign_threshold > -1.0f; }
@@ -67,6 +76,7 @@ constexpr uint64_t kPlayoutCapSalt = 0x706c61796361ULL;   // one draw per search
 constexpr uint64_t kResignSalt = 0x7265736967ULL;         // one draw per game
 constexpr uint64_t kOpeningSalt = 0x6f70656e696eULL;      // the balanced openings' stones
 constexpr uint64_t kBoardSizeSalt = 0x73697a65ULL;         // one draw per game (selfplay.board_sizes)
+constexpr uint64_t kOpenOpeningSalt = 0x6e656172ULL;       // open openings: the coin, the count, the stones
 // A uniform double in [0, 1) from one 64-bit draw (the recipe's coin flips).
 inline double UnitDraw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 // The move temperature of searched move `move` (0-based, openings excluded).
@@ -90,6 +100,9 @@ class SelfPlayGame {
   void Adjudicate();
   // Balanced openings: draws the next candidate opening and starts its search.
   void StartOpeningCandidate();
+  // The next candidate's stones on `b`: open_stones_ near the centre in an
+  // open-opening game, else balanced_opening_moves anywhere.
+  void DrawOpeningStones(Board& b);
   const Position* StepOpening();  // nullptr: the opening is settled (or the game over)
 
   SelfPlayParams params_;
@@ -102,6 +115,8 @@ class SelfPlayGame {
   // Recipe state (untouched while its part is off).
   std::mt19937_64 cap_rng_;
   std::mt19937_64 opening_rng_;
+  std::mt19937_64 open_rng_;
+  int open_stones_ = -1;            // open-opening game: its number of stones; -1 = not one
   bool move_full_ = true;           // this move is a full search
   int resign_run_[2] = {0, 0};      // consecutive searches below the threshold, black / white
   bool opening_phase_ = false;
@@ -129,6 +144,12 @@ int64_t PlayGamesStreaming(int slots, const std::function<std::unique_ptr<SelfPl
 // (kBoardSizeSalt), so the draw moves no other part's draws.  Empty shares:
 // `default_size`, nothing drawn.
 int DrawBoardSize(const std::vector<std::pair<int, double>>& shares, int default_size, uint64_t game_seed);
+
+// `stones` open-opening stones (alternating colours from black) on the empty
+// `board`, each on an empty point within `radius` (Chebyshev) of the centre
+// (legal for the side to move), drawn from `rng`.  Appends them to `moves`.
+// At most 8 stones are ever asked for (the config's range), so no five forms.
+void PlaceOpenOpening(Board& board, int stones, int radius, std::mt19937_64& rng, std::vector<int16_t>& moves);
 
 // Deterministic per-game seed from (run seed, iteration, worker id, game index).
 uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t game_index);

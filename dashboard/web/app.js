@@ -276,7 +276,7 @@ function playShow() {
   box.dataset.over = s.over;
   const e = s.engine ? ' Net\'s last move: (' + Math.floor(s.engine.point / s.board_size) + ',' +
     (s.engine.point % s.board_size) + ') ' + s.engine.reason + ', value ' + fmt(s.engine.value, 2) + '.' : '';
-  $('play-info').textContent = 'You are ' + s.human + ' against checkpoint ' + s.checkpoint + ' (' + s.simulations +
+  $('play-info').textContent = 'You are ' + s.human + ' against ' + (s.net || ('checkpoint ' + s.checkpoint)) + ' (' + s.simulations +
     ' simulations). ' + (s.over ? 'Game over: ' + (s.result === 'draw' ? 'draw' : s.result + ' wins') + '.'
                                 : (s.to_move === s.human ? 'Your move.' : 'Thinking...')) + e;
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -186,4 +187,40 @@ TEST_CASE("every shipped config in configs/ loads and validates") {
     ++n;
   }
   CHECK(n >= 8);  // cpu, gpu, tiny, the learn/recipe/baseline configs
+}
+
+TEST_CASE("play settings: a checkpoint's settings fill only what nobody set, each with its origin") {
+  Config run;
+  run.Set("mcts.solver", "true", "run.json");
+  run.Set("mcts.fpu_reduction", "0.2", "run.json");
+  const auto play = run.PlaySettings();
+  REQUIRE(play.size() == Config::PlaySettingKeys().size());
+  CHECK(play.at("mcts.solver") == "true");
+  CHECK(std::stod(play.at("mcts.fpu_reduction")) == Approx(0.2));
+  CHECK(play.count("mcts.simulations") == 0);  // self-play knobs are not play settings
+  CHECK(play.count("mcts.dirichlet_alpha") == 0);
+
+  Config player;
+  player.Set("mcts.c_puct", "2.5", "--set");
+  const auto set = player.AdoptPlaySettings(play, "checkpoint w.pt");
+  CHECK(player.mcts.solver);
+  CHECK(player.mcts.fpu_reduction == Approx(0.2f));
+  CHECK(player.mcts.c_puct == Approx(2.5f));  // the explicit value wins
+  CHECK(player.origin("mcts.solver") == "checkpoint w.pt");
+  CHECK(player.origin("mcts.c_puct") == "--set");
+  CHECK(std::find(set.begin(), set.end(), "mcts.c_puct") == set.end());
+  CHECK(std::find(set.begin(), set.end(), "mcts.solver") != set.end());
+  const std::string line = player.DescribePlaySettings();
+  CHECK_THAT(line, Catch::Contains("mcts.solver=true (checkpoint w.pt)"));
+  CHECK_THAT(line, Catch::Contains("mcts.c_puct=2.5 (--set)"));
+
+  // Adopting again changes nothing: every key now has an origin.
+  CHECK(player.AdoptPlaySettings({{"mcts.solver", "false"}}, "other").empty());
+  CHECK(player.mcts.solver);
+
+  Config bad;
+  CHECK_THAT(ConfigErrorOf([&] { bad.AdoptPlaySettings({{"mcts.simulations", "5"}}, "checkpoint x.pt"); }),
+             Catch::Contains("'mcts.simulations' is not a play setting"));
+  CHECK_THAT(ConfigErrorOf([&] { bad.AdoptPlaySettings({{"mcts.c_puct", "lots"}}, "checkpoint x.pt"); }),
+             Catch::Contains("checkpoint x.pt"));
 }

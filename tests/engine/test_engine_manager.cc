@@ -400,6 +400,16 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
   // A bad checkpoint path is refused by the script.
   CHECK(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + kBrain + " " + out +
                     " /no/such.ckpt > /dev/null 2>&1") != 0);
+  // Without a checkpoint: the newest shipped 15x15 freestyle net; --baseline: none.
+  const std::string shipped = dir + "/shipped";
+  REQUIRE(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + kBrain + " " +
+                      shipped + " > " + dir + "/script2.log 2>&1") == 0);
+  const std::string settings = ReadFileOrThrow(shipped + "/pbrain-gomoku-zero.json");
+  CHECK_THAT(settings, Catch::Contains("15x15-freestyle"));
+  const std::string base = dir + "/baseline";
+  REQUIRE(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --baseline --binary " + kBrain +
+                      " " + base + " > /dev/null 2>&1") == 0);
+  CHECK(ReadFileOrThrow(base + "/pbrain-gomoku-zero.json") == "{}\n");
 }
 
 TEST_CASE("END during a long think stops the search and exits") {

@@ -155,11 +155,13 @@ TEST_CASE("bad magic and wrong format version are rejected", "[checkpoint]") {
   CHECK_THAT(LoadError(WithFixedCrc(bad), "magic_bad.gzck"), Catch::Contains("bad magic"));
   CHECK_THROWS_AS(ReadCheckpointInfo(TmpPath("magic_bad.gzck")), ModelError);
 
-  std::string v3 = bytes;  // versions 1 and 2 are read (2 adds the heads field: test_net_heads)
-  const uint32_t version = 3;
-  std::memcpy(v3.data() + 4, &version, 4);
-  CHECK_THAT(LoadError(WithFixedCrc(v3), "version.gzck"), Catch::Contains("format version 3"));
-  CHECK_THROWS_WITH(ReadCheckpointInfo(TmpPath("version.gzck")), Catch::Contains("format version 3"));
+  // Versions 1 to 3 are read (2 adds the heads field: test_net_heads; 3 the
+  // play settings, below).
+  std::string v4 = bytes;
+  const uint32_t version = 4;
+  std::memcpy(v4.data() + 4, &version, 4);
+  CHECK_THAT(LoadError(WithFixedCrc(v4), "version.gzck"), Catch::Contains("format version 4"));
+  CHECK_THROWS_WITH(ReadCheckpointInfo(TmpPath("version.gzck")), Catch::Contains("format version 4"));
 
   CHECK_THAT(LoadError("not a checkpoint at all, just some text", "text.gzck"), Catch::Contains("bad magic"));
 }
@@ -278,6 +280,45 @@ TEST_CASE("a diverged net is never saved", "[checkpoint]") {
   wrong.board_size = 9;
   PolicyValueNet ok(kSize, kChannels, kBlocks);
   CHECK_THROWS_AS(SaveCheckpoint(path, ok, wrong), ModelError);
+}
+
+}  // namespace gz
+
+namespace gz {
+
+TEST_CASE("play settings: written as format version 3, read back, refused before it", "[checkpoint]") {
+  PolicyValueNet net(kSize, kChannels, kBlocks);
+  net->InitSeeded(5);
+  CheckpointInfo info;
+  info.rule = "freestyle";
+  info.iteration = 4;
+  info.model_generation = 4;
+  info.play = {{"mcts.solver", "true"}, {"mcts.fpu_reduction", "0.25"}, {"mcts.c_puct", "1.75"}};
+  const std::string path = TmpPath("play.gzck");
+  SaveCheckpoint(path, net, info);
+  const CheckpointInfo back = ReadCheckpointInfo(path);
+  CHECK(back.format_version == 3);
+  CHECK(back.play == info.play);
+  CHECK(back.heads == "fc");
+  CheckpointInfo loaded;
+  LoadCheckpoint(path, {}, &loaded);
+  CHECK(loaded.play == info.play);
+
+  // Without play settings an fc net is still version 1, a conv net version 2.
+  CheckpointInfo plain = info;
+  plain.play.clear();
+  SaveCheckpoint(TmpPath("plain.gzck"), net, plain);
+  CHECK(ReadCheckpointInfo(TmpPath("plain.gzck")).format_version == 1);
+
+  // A "play" field in a version 1 or 2 file, or a malformed one, is refused by name.
+  const std::string bytes = ReadFileOrThrow(path);
+  std::string as_v2 = bytes;
+  const uint32_t two = 2;
+  std::memcpy(as_v2.data() + 4, &two, 4);
+  CHECK_THAT(LoadError(WithFixedCrc(as_v2), "play_v2.gzck"), Catch::Contains("'play' needs format version 3"));
+  const std::string nested = EditHeader(bytes, "\"mcts.c_puct\":1.75", "\"mcts.c_puct\":[17]");
+  CHECK_THAT(LoadError(nested, "play_nested.gzck"),
+             Catch::Contains("play setting 'mcts.c_puct' is not a boolean, number or string"));
 }
 
 }  // namespace gz

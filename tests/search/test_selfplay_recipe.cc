@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
 #include <memory>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "common/base/errors.h"
@@ -357,6 +359,67 @@ TEST_CASE("balanced openings: candidates are valued by a small search and kept w
   const GameRecord r = Play(p, 1, ev);
   CHECK(r.opening.size() == 2);
   CHECK(r.num_moves() > 0);
+}
+
+TEST_CASE("open openings: a share of games starts from 0..max stones near the centre, the rest as before") {
+  SelfPlayParams p = Small();
+  p.open_opening_share = 0.5;
+  p.open_opening_max_stones = 3;
+  p.open_opening_radius = 1;
+  SelfPlayParams off = p;
+  off.open_opening_share = 0.0;
+  UniformEvaluator ev;
+  std::map<size_t, int> open_by_stones;
+  int closed = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const GameRecord r = Play(p, seed, ev);
+    // Whether a game is open is its seed's own draw (kOpenOpeningSalt).
+    std::mt19937_64 coin(seed ^ kOpenOpeningSalt);
+    if (UnitDraw(coin) >= p.open_opening_share) {
+      // Not open: exactly the game the seed plays with the share off.
+      CHECK(r.ToNpzBytes() == Play(off, seed, ev).ToNpzBytes());
+      ++closed;
+      continue;
+    }
+    ++open_by_stones[r.opening.size()];
+    for (int m : r.opening) {
+      CHECK(std::abs(m / 7 - 3) <= 1);
+      CHECK(std::abs(m % 7 - 3) <= 1);
+    }
+    Board b(7);
+    for (int m : r.opening) b.Play(m);
+    CHECK(std::equal(b.cells().begin(), b.cells().end(), r.boards.begin()));  // the first sample follows them
+    CHECK(r.num_moves() > 0);
+  }
+  CHECK(closed > 10);
+  for (size_t k = 0; k <= 3; ++k) {
+    INFO("open games with " << k << " stones");
+    CHECK(open_by_stones[k] > 0);  // the empty board included: the net sees the first move
+  }
+  CHECK(open_by_stones.size() == 4);
+}
+
+TEST_CASE("open openings with balanced openings on: near the centre and valued, the empty board taken as it is") {
+  SelfPlayParams p = Small();
+  p.open_opening_share = 1.0;
+  p.open_opening_radius = 2;
+  p.balanced_opening_moves = 4;
+  p.balanced_opening_max_value = 0.5f;
+  p.balanced_opening_simulations = 1;
+  p.balanced_opening_tries = 1000;
+  CentreOpeningEvaluator ev;  // balanced only when every stone is within 1 of the centre
+  std::map<size_t, int> by_stones;
+  for (uint64_t seed = 1; seed <= 24; ++seed) {
+    const GameRecord r = Play(p, seed, ev);
+    ++by_stones[r.opening.size()];
+    CHECK(r.opening.size() <= 3);  // never the balanced openings' 4 stones
+    for (int m : r.opening) {
+      CHECK(std::abs(m / 7 - 3) <= 1);  // drawn within 2, kept only when balanced: within 1
+      CHECK(std::abs(m % 7 - 3) <= 1);
+    }
+  }
+  CHECK(by_stones[0] > 0);
+  CHECK(by_stones[0] < 24);
 }
 
 TEST_CASE("recipe keys are validated with errors naming the key") {

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/net/checkpoint.h"
+#include "common/net/net_api.h"
 #include "tests/trainer/fake_infer_server.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/generation_log.h"
@@ -46,6 +47,7 @@ TEST_CASE("cold start, one full iteration, overproduction, corrupt file, timetab
   Config c = TinyConfig(dir);
   c.run.max_iterations = 2;
   c.server.socket = dir + "/sock/none.sock";  // no server: workers load weights themselves
+  c.Set("mcts.fpu_reduction", "0.35", "test");  // a play setting the checkpoints must carry
   const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_cold_cfg") + "/c.json");
   const std::string log = dir + "/../proc_cold.log";
   std::remove(log.c_str());
@@ -101,6 +103,22 @@ TEST_CASE("cold start, one full iteration, overproduction, corrupt file, timetab
   LoadCheckpoint(run.checkpoint(2), {7, 8, 1}, &info);
   CHECK(info.iteration == 2);
   CHECK(info.model_generation == 2);
+  // The trained checkpoint carries the run's play settings, and the engine
+  // plays with them without a flag (docs/engine.md "Search settings"); an
+  // explicit --set still wins.
+  CHECK(info.play == c.PlaySettings());
+  REQUIRE(std::stod(info.play.at("mcts.fpu_reduction")) == Approx(0.35));
+  const std::string engine_log = dir + "/../proc_cold_engine.log";
+  const std::string engine = std::string(GZ_BIN_DIR) + "/pbrain-gomoku-zero --weights " + run.checkpoint(2);
+  std::remove(engine_log.c_str());
+  CHECK(ShellStatus("echo END | " + engine + " --log-file " + engine_log + " >/dev/null 2>&1") == 0);
+  const std::string settings = Slurp(engine_log);
+  CHECK_THAT(settings, Catch::Contains("mcts.fpu_reduction=0.35 (checkpoint " + run.checkpoint(2) + ")"));
+  CHECK_THAT(settings, Catch::Contains("mcts.solver=false (checkpoint "));  // the run's, not the engine's default
+  std::remove(engine_log.c_str());
+  CHECK(ShellStatus("echo END | " + engine + " --set mcts.fpu_reduction=0.5 --log-file " + engine_log +
+                    " >/dev/null 2>&1") == 0);
+  CHECK_THAT(Slurp(engine_log), Catch::Contains("mcts.fpu_reduction=0.5 (--set)"));
 
   GenerationLog gl = ReadGenerationLog(run.generations());
   CHECK(gl.bad_lines == 0);
@@ -422,4 +440,36 @@ TEST_CASE("kill -9 at 20 random moments: the run resumes with every invariant in
   // No temp file is left under a final name, and none is mistaken for a checkpoint.
   for (const auto& e : std::filesystem::directory_iterator(run.checkpoints()))
     if (!IsTempName(e.path().filename().string())) CHECK_NOTHROW(ReadCheckpointInfo(e.path().string()));
+}
+
+TEST_CASE("train.init_weights: the run starts from that net; one of another shape is refused by key") {
+  const auto [dir, cfg, log] = MakeNoServerRun("proc_init");
+  RunLayout run(dir);
+  const std::string init = FreshTestDir("proc_init_net") + "/start.pt";
+  CreateRandomCheckpoint(init, 7, Rule::kFreestyle, 8, 1, /*seed=*/4242, /*iteration=*/51, /*generation=*/51);
+  {
+    TrainerProcess p({"--config", cfg, "--set", "train.init_weights=" + init}, log);
+    REQUIRE(WaitUntil([&] { return Slurp(log).find("waiting for workers: 0/4 games") != std::string::npos; }));
+    p.Signal(SIGTERM);
+    CHECK(p.Wait() == 0);
+  }
+  CHECK_THAT(Slurp(log), Catch::Contains("cold start: generation-0 weights " + run.checkpoint(0) + " are " + init));
+  CheckpointInfo info0;
+  PolicyValueNet gen0 = LoadCheckpoint(run.checkpoint(0), {}, &info0);
+  PolicyValueNet start = LoadCheckpoint(init);
+  CHECK(info0.iteration == 0);
+  CHECK(info0.model_generation == 0);
+  auto a = gen0->named_parameters(), b = start->named_parameters();
+  REQUIRE(a.size() == b.size());
+  for (const auto& item : a) CHECK(torch::equal(item.value(), b[item.key()]));
+
+  // Another shape: a clear error naming the key, and no run is started.
+  const auto [dir2, cfg2, log2] = MakeNoServerRun("proc_init_bad");
+  const std::string wide = FreshTestDir("proc_init_bad_net") + "/wide.pt";
+  CreateRandomCheckpoint(wide, 7, Rule::kFreestyle, 16, 1, 1, 0, 0);
+  TrainerProcess bad({"--config", cfg2, "--set", "train.init_weights=" + wide}, log2);
+  CHECK(bad.Wait() != 0);
+  CHECK_THAT(Slurp(log2), Catch::Contains("train.init_weights: checkpoint '" + wide +
+                                          "' has channels 16 but net.channels is 8"));
+  CHECK_FALSE(FileExists(RunLayout(dir2).metadata()));
 }

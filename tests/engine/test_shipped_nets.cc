@@ -1,0 +1,167 @@
+// Shipped nets (nets/, docs/engine.md "Shipped nets"): every one has a card
+// and loads; the engine plays the openings players meet near the stones (the
+// openings issue: a net trained only from 4 random stones answered 1. h8 with
+// g3); `play` uses the newest without arguments; NewestShippedNet picks by
+// rule, size and name.
+//
+// GZ_OPENING_NET=PATH runs the opening check on another net instead of the
+// shipped ones (e.g. ../shared/nets/ref-15x15-recipe-60min.pt, which fails it).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/base/fileio.h"
+#include "common/game/board.h"
+#include "common/net/net_api.h"
+#include "engine/engine_settings.h"
+#include "engine/evaluator_source.h"
+#include "engine/search_player.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_process.h"
+
+#include <catch2/catch.hpp>
+
+using namespace gz;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kNets = std::string(GZ_SOURCE_DIR) + "/nets";
+
+std::vector<std::string> ShippedNets() {
+  std::vector<std::string> out;
+  if (const char* only = std::getenv("GZ_OPENING_NET")) return {only};
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(kNets, ec))
+    if (e.path().extension() == ".pt") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Chebyshev distance from `m` to the nearest stone of `b` (to the centre on an empty board).
+int DistanceToStones(const Board& b, int m) {
+  const int n = b.size();
+  int best = 1 << 20;
+  bool any = false;
+  for (int p = 0; p < b.num_points(); ++p) {
+    if (b.at(p) == kEmpty) continue;
+    any = true;
+    best = std::min(best, std::max(std::abs(p / n - m / n), std::abs(p % n - m % n)));
+  }
+  if (!any) best = std::max(std::abs(n / 2 - m / n), std::abs(n / 2 - m % n));
+  return best;
+}
+
+struct Opening {
+  const char* name;
+  std::vector<std::pair<int, int>> stones;  // (row, col) offsets from the centre, black first
+};
+
+// The openings a player meets first: the empty board, one to three stones at
+// and around the centre (Gomocup's freestyle sets and swap2 start like these),
+// and one stone away from the centre.
+const std::vector<Opening> kOpenings = {
+    {"empty", {}},
+    {"1. centre", {{0, 0}}},
+    {"1. off-centre", {{-2, 3}}},
+    {"1. centre 2. diagonal", {{0, 0}, {1, 1}}},
+    {"1. centre 2. direct", {{0, 0}, {0, 1}}},
+    {"1. centre 2. diagonal 3. two away", {{0, 0}, {1, 1}, {-2, 0}}},
+    {"1. centre 2. direct 3. knight", {{0, 0}, {0, -1}, {2, 1}}},
+    {"swap2-like three", {{-1, 0}, {1, 1}, {0, 2}}},
+};
+
+}  // namespace
+
+TEST_CASE("every shipped net has a card, loads and is found by NewestShippedNet") {
+  const auto nets = ShippedNets();
+  REQUIRE_FALSE(nets.empty());
+  if (std::getenv("GZ_OPENING_NET")) return;
+  const std::string cards = ReadFileOrThrow(kNets + "/README.md");
+  bool freestyle15 = false;
+  for (const std::string& path : nets) {
+    INFO(path);
+    const CheckpointInfo info = ReadCheckpointInfo(path);
+    CHECK(cards.find("## " + fs::path(path).filename().string()) != std::string::npos);  // its card
+    CHECK_FALSE(info.play.empty());  // it plays with its run's search settings
+    if (info.rule == "freestyle" && CheckpointPlaysSize(info, 15)) freestyle15 = true;
+    CHECK_FALSE(NewestShippedNet({kNets}, info.heads == "fc" ? info.board_size : 15, info.rule).empty());
+  }
+  CHECK(freestyle15);
+}
+
+TEST_CASE("openings: the engine's first replies on an empty or nearly empty board are near the stones") {
+  for (const std::string& path : ShippedNets()) {
+    const CheckpointInfo info = ReadCheckpointInfo(path);
+    const int size = info.heads == "fc" ? info.board_size : 15;
+    EngineSettings settings;
+    settings.weights = path;
+    AdoptEnginePlaySettings(settings);
+    EvaluatorSource source(settings);
+    REQUIRE(source.CheckSize(size).empty());
+    for (const Opening& o : kOpenings) {
+      Board b(size, ParseRule(info.rule));
+      const int c = size / 2;
+      for (auto [dr, dc] : o.stones) b.Play((c + dr) * size + (c + dc));
+      // The net's own policy: the share of its mass within 2 of the stones.
+      Position p;
+      p.size = size;
+      p.cells.assign(b.cells().begin(), b.cells().end());
+      p.last_move = b.last_move();
+      p.to_move = b.to_move();
+      p.rule = b.rule();
+      EvalResult r;
+      source.ForGame(size, b.rule()).Evaluate({&p, 1}, {&r, 1});
+      double near = 0, total = 0;
+      for (int m = 0; m < b.num_points(); ++m) {
+        if (b.at(m) != kEmpty) continue;
+        const double q = std::exp(static_cast<double>(r.log_policy[m]));
+        total += q;
+        if (DistanceToStones(b, m) <= 2) near += q;
+      }
+      SearchPlayer player(source, settings.config);
+      SearchLimits limits;
+      limits.max_simulations = 200;
+      const MoveDecision d = player.ChooseMove(b, limits);
+      INFO(path << ", " << o.name << ": engine plays (" << d.move / size << "," << d.move % size << "), "
+                << DistanceToStones(b, d.move) << " from the stones; policy mass within 2: " << near / total);
+      CHECK(DistanceToStones(b, d.move) <= 2);
+      CHECK(near / total >= 0.5);
+    }
+  }
+}
+
+TEST_CASE("NewestShippedNet: the last name in order of the rule and size, damaged files skipped") {
+  const std::string dir = testing::FreshTestDir("shipped_nets");
+  CreateRandomCheckpoint(dir + "/a-7x7-freestyle-2026-01-01.pt", 7, Rule::kFreestyle, 8, 1, 1, 0, 0);
+  CreateRandomCheckpoint(dir + "/a-7x7-freestyle-2026-02-01.pt", 7, Rule::kFreestyle, 8, 1, 2, 0, 0);
+  CreateRandomCheckpoint(dir + "/a-7x7-renju-2026-03-01.pt", 7, Rule::kRenju, 8, 1, 3, 0, 0);
+  CreateRandomCheckpoint(dir + "/a-9x9-freestyle-2026-04-01.pt", 9, Rule::kFreestyle, 8, 1, 4, 0, 0);
+  WriteFileAtomic(dir + "/z-7x7-freestyle-broken.pt", "not a checkpoint");
+  CHECK(NewestShippedNet({dir}, 7, "freestyle") == dir + "/a-7x7-freestyle-2026-02-01.pt");
+  CHECK(NewestShippedNet({dir}, 7, "renju") == dir + "/a-7x7-renju-2026-03-01.pt");
+  CHECK(NewestShippedNet({dir}, 9, "freestyle") == dir + "/a-9x9-freestyle-2026-04-01.pt");
+  CHECK(NewestShippedNet({dir}, 0, "freestyle") == dir + "/a-9x9-freestyle-2026-04-01.pt");
+  CHECK(NewestShippedNet({dir}, 11, "freestyle").empty());
+  CHECK(NewestShippedNet({dir + "/none", dir}, 7, "renju") == dir + "/a-7x7-renju-2026-03-01.pt");
+  CHECK(NewestShippedNet({dir}, 7, "standard").empty());
+}
+
+TEST_CASE("play without --weights plays the newest shipped net; --weights none the baseline") {
+  const std::string play = std::string(GZ_BIN_DIR) + "/play";
+  const std::string out = testing::TestTmpPath("shipped_play.out");
+  REQUIRE(testing::ShellStatus("printf 'quit\\n' | " + play + " --simulations 2 >" + out + " 2>&1") == 0);
+  const std::string text = ReadFileOrThrow(out);
+  const std::string newest = NewestShippedNet({kNets}, 15, "freestyle");
+  REQUIRE_FALSE(newest.empty());
+  CHECK_THAT(text, Catch::Contains("engine: network " + fs::path(newest).lexically_normal().string()) ||
+                       Catch::Contains(fs::path(newest).filename().string()));
+  CHECK_THAT(text, Catch::Contains("search: mcts.c_puct="));
+  CHECK_THAT(text, Catch::Contains("(checkpoint "));  // its settings come from the net
+  REQUIRE(testing::ShellStatus("printf 'quit\\n' | " + play + " --weights none --simulations 2 >" + out +
+                               " 2>&1") == 0);
+  CHECK_THAT(ReadFileOrThrow(out), Catch::Contains("engine: pure-MCTS baseline"));
+}
