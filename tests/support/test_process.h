@@ -15,6 +15,7 @@
 namespace gz::testing {
 
 // GZ_BIN_DIR/name: a program this build made (build/bin).
+// build/bin/NAME, or $GZ_BIN_DIR/NAME when that variable is set.
 std::string BinPath(const std::string& name);
 
 // Options for a child driven through pipes (engines): stdin and stdout are
