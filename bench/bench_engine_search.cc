@@ -33,14 +33,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::pair<int, int>> ParseSettings(const std::string& s) {
-  std::vector<std::pair<int, int>> out;
+struct Setting {
+  int batch, threads;
+  std::string symmetry;  // "" = --symmetry
+};
+
+// BATCHxTHREADS[:SYMMETRY],...
+std::vector<Setting> ParseSettings(const std::string& s) {
+  std::vector<Setting> out;
   std::stringstream in(s);
   std::string item;
   while (std::getline(in, item, ',')) {
     const auto x = item.find('x');
-    if (x == std::string::npos) throw std::runtime_error("--settings: expected BATCHxTHREADS, got '" + item + "'");
-    out.emplace_back(std::stoi(item.substr(0, x)), std::stoi(item.substr(x + 1)));
+    if (x == std::string::npos)
+      throw std::runtime_error("--settings: expected BATCHxTHREADS[:SYMMETRY], got '" + item + "'");
+    const auto colon = item.find(':');
+    out.push_back({std::stoi(item.substr(0, x)), std::stoi(item.substr(x + 1, colon - x - 1)),
+                   colon == std::string::npos ? "" : item.substr(colon + 1)});
   }
   return out;
 }
@@ -56,7 +65,8 @@ struct Totals {
 int main(int argc, char** argv) {
   const char* usage =
       "usage: bench_engine_search [--ms 500] [--rounds 2] [--positions 4] [--symmetry random|none|all8]\n"
-      "                           [--inference-threads 1] [--settings 1x1,4x1,8x1,16x1,32x1,8x2,16x2] [--solver]\n";
+      "                           [--inference-threads 1] [--settings 1x1,4x1,8x1,16x1,32x1,8x2,16x2] [--solver]\n"
+      "  a setting is BATCHxTHREADS[:SYMMETRY] (e.g. 1x1:all8,16x1:random); ratios are to the first\n";
   CliArgs args = ParseCli(argc, argv,
                           CliSpec{usage,
                                   {"--ms", "--rounds", "--positions", "--symmetry", "--inference-threads", "--settings"},
@@ -78,17 +88,19 @@ int main(int argc, char** argv) {
   // One player (and network) per setting, made before any timing.
   struct Setup {
     int batch, threads;
+    std::string symmetry;
     EngineSettings es;
     std::unique_ptr<EvaluatorSource> source;
     std::unique_ptr<SearchPlayer> player;
   };
   std::vector<Setup> setups;
-  for (auto [batch, threads] : settings) {
-    Setup s{batch, threads, {}, nullptr, nullptr};
+  for (const Setting& setting : settings) {
+    const int batch = setting.batch, threads = setting.threads;
+    Setup s{batch, threads, setting.symmetry.empty() ? symmetry : setting.symmetry, {}, nullptr, nullptr};
     s.es.weights = path;
     s.es.config.inference.device = "cpu";
     s.es.config.inference.threads = inference_threads;
-    s.es.config.inference.symmetry = symmetry;
+    s.es.config.inference.symmetry = s.symmetry;
     s.es.config.mcts.solver = solver;
     s.es.config.mcts.engine_batch = batch;
     s.es.config.mcts.engine_threads = threads;
@@ -102,7 +114,7 @@ int main(int argc, char** argv) {
   }
   std::remove(path.c_str());
   const std::vector<Board> boards = bench::RandomPositions(positions, 10, /*seed=*/11, /*quiet=*/true);
-  std::printf("engine search, random 32x4 net, 15x15, CPU, symmetry %s, inference.threads %d, solver %s, "
+  std::printf("engine search, random 32x4 net, 15x15, CPU, default symmetry %s, inference.threads %d, solver %s, "
               "%d ms a move, %d positions x %d rounds (fresh tree each move)\n",
               symmetry.c_str(), inference_threads, solver ? "on" : "off", ms, positions, rounds);
   // Warm-up: one short search per setting (first forwards allocate).
@@ -127,11 +139,11 @@ int main(int argc, char** argv) {
         ++totals[i].moves;
       }
   const double base = totals[0].sims / totals[0].seconds;
-  std::printf("  %-6s %-8s %12s %12s %8s\n", "batch", "threads", "sims/s", "sims/move", "ratio");
+  std::printf("  %-6s %-8s %-9s %12s %12s %8s\n", "batch", "threads", "symmetry", "sims/s", "sims/move", "ratio");
   for (size_t i = 0; i < setups.size(); ++i) {
     const double rate = totals[i].sims / totals[i].seconds;
-    std::printf("  %-6d %-8d %12.0f %12.0f %7.2fx\n", setups[i].batch, setups[i].threads, rate,
-                static_cast<double>(totals[i].sims) / totals[i].moves, rate / base);
+    std::printf("  %-6d %-8d %-9s %12.0f %12.0f %7.2fx\n", setups[i].batch, setups[i].threads,
+                setups[i].symmetry.c_str(), rate, static_cast<double>(totals[i].sims) / totals[i].moves, rate / base);
   }
   return 0;
 }

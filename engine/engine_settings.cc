@@ -85,8 +85,11 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
 
 const std::map<std::string, std::string>& EngineDefaultPlaySettings() {
   // Measured (docs/engine.md "Default search settings"): the threat solver
-  // wins games the plain search loses in 10-14 stones.
-  static const std::map<std::string, std::string> defaults = {{"mcts.solver", "true"}};
+  // wins games the plain search loses in 10-14 stones; one random symmetry
+  // per evaluation lets the batched search evaluate ~8x more positions than
+  // all eight, and beat it 28/0/12 at 0.5 s a move.
+  static const std::map<std::string, std::string> defaults = {{"mcts.solver", "true"},
+                                                              {"inference.symmetry", "random"}};
   return defaults;
 }
 

@@ -58,7 +58,8 @@ EngineSettings LoadEngineSettingsFile(const std::string& path);
 EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::string& executable_dir);
 
 // The engine's own defaults for play settings that nobody set (measured,
-// docs/engine.md "Default search settings"): mcts.solver on.
+// docs/engine.md "Default search settings"): mcts.solver on, one random
+// symmetry per evaluation.
 const std::map<std::string, std::string>& EngineDefaultPlaySettings();
 
 // The play settings layer: with a checkpoint, its run's settings

@@ -97,76 +97,66 @@ BatchSettings MakeBatchSettings(const Config& c) {
   return b;
 }
 
-int Run(int argc, char** argv) {
-  CliArgs args;
+// Everything the server is started with, resolved before anything starts.
+struct ServerSetup {
   Config cfg;
-  std::string weights, run_dir;
+  std::string weights, run_dir, log_file;
+  std::vector<int> sizes;  // one lane each, ascending
+  BatchSettings batch;
+  ModelRequirements req;
+  std::string socket_path;
+};
+
+// The command line and the config.  Returns the exit status when the server
+// must not go on (--help: 0; a usage or config error, on stderr: 2).
+std::optional<int> LoadSetup(int argc, char** argv, ServerSetup* s) {
   try {
-    args = ParseCli(argc, argv, CliSpec{kUsage, {"--weights", "--run-dir", kLogFileFlag}, {}});
+    CliArgs args = ParseCli(argc, argv, CliSpec{kUsage, {"--weights", "--run-dir", kLogFileFlag}, {}});
     if (args.help) {
       std::cout << kUsage;
       return 0;
     }
-    weights = args.get("--weights");
-    run_dir = args.get("--run-dir");
-    cfg = Config::Load(args.config, args.sets);
-    if (!run_dir.empty()) cfg.Set("run.dir", run_dir, "--run-dir");
+    s->weights = args.get("--weights");
+    s->run_dir = args.get("--run-dir");
+    s->log_file = args.get(kLogFileFlag);
+    s->cfg = Config::Load(args.config, args.sets);
+    if (!s->run_dir.empty()) s->cfg.Set("run.dir", s->run_dir, "--run-dir");
   } catch (const GomokuError& e) {
     std::cerr << "infer_server: " << e.what() << "\n" << kUsage;
     return 2;
   }
-  InitLogging("infer_server", args.get(kLogFileFlag));
-  ::signal(SIGPIPE, SIG_IGN);
-  try {
-    if (!run_dir.empty()) AdoptMetadataGeometry(run_dir, &cfg);
-  } catch (const GomokuError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  }
-  spdlog::info("config set by: {}", cfg.DescribeOrigins());
+  return std::nullopt;
+}
 
-  BatchSettings batch;
-  ModelRequirements req;
-  std::string socket_path;
-  std::vector<int> sizes;  // one lane each, ascending
-  try {
-    sizes = cfg.board_sizes();
-    batch = MakeBatchSettings(cfg);
-    req.device = ResolveDevice(cfg.inference.device);
-    req.threads = cfg.server.threads > 0 ? cfg.server.threads : cfg.inference.threads;
-    req.board_size = cfg.board.size;
-    req.rule = cfg.rule();
-    req.forward.precision = cfg.server.precision;
-    req.forward.cuda_graphs = cfg.server.cuda_graphs;
-    req.forward.device_encode = cfg.server.device_encode;
-    // Rows per device forward = positions x symmetry images; bigger batches
-    // run in chunks of the forward's limit.
-    req.forward.max_batch = static_cast<int>(std::clamp<int64_t>(
-        int64_t{batch.max_batch} * SymmetriesPerPosition(batch.symmetry), 1, kMaxForwardRows));
-    ValidateForwardOptions(req.forward, req.device);
-    socket_path = ResolveSocketPath(cfg);
-  } catch (const GomokuError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  }
+// The lanes' sizes, the batching, the model's requirements and the socket
+// path, from the (geometry-adopted) config.  Throws GomokuError.
+void ResolveSettings(ServerSetup* s) {
+  const Config& cfg = s->cfg;
+  s->sizes = cfg.board_sizes();
+  s->batch = MakeBatchSettings(cfg);
+  ModelRequirements& req = s->req;
+  req.device = ResolveDevice(cfg.inference.device);
+  req.threads = cfg.server.threads > 0 ? cfg.server.threads : cfg.inference.threads;
+  req.board_size = cfg.board.size;
+  req.rule = cfg.rule();
+  req.forward.precision = cfg.server.precision;
+  req.forward.cuda_graphs = cfg.server.cuda_graphs;
+  req.forward.device_encode = cfg.server.device_encode;
+  // Rows per device forward = positions x symmetry images; bigger batches
+  // run in chunks of the forward's limit.
+  req.forward.max_batch = static_cast<int>(std::clamp<int64_t>(
+      int64_t{s->batch.max_batch} * SymmetriesPerPosition(s->batch.symmetry), 1, kMaxForwardRows));
+  ValidateForwardOptions(req.forward, req.device);
+  s->socket_path = ResolveSocketPath(cfg);
+}
 
-  ListeningSocket listening;
-  try {
-    listening = OpenListeningSocket(socket_path);
-  } catch (const GomokuError& e) {
-    spdlog::error("cannot start: {}", e.what());
-    return 1;
-  }
-
-  InitialModelSource initial;
-  initial.weights = weights;
-  if (weights.empty()) initial.run_dir = run_dir;
-
+// Connection limit, stats period, and status/{host}/server.json when there is a run directory.
+ServerOptions MakeServerOptions(const Config& cfg, bool run_dir_given) {
   RunLayout layout(cfg.run.dir);
   ServerOptions options;
   options.max_clients = cfg.server.max_clients;
   options.stats_interval_s = cfg.server.stats_interval_s;
-  if (!run_dir.empty() || FileExists(cfg.run.dir)) {
+  if (run_dir_given || FileExists(cfg.run.dir)) {
     try {
       MakeDirs(layout.status_dir(cfg.run.host));
       options.status_file = layout.server_status(cfg.run.host);
@@ -174,65 +164,109 @@ int Run(int argc, char** argv) {
       spdlog::warn("no status file: {}", e.what());
     }
   }
+  return options;
+}
 
-  // One result cache per lane (server.cache_entries each).
-  std::vector<std::unique_ptr<ResultCache>> caches(sizes.size());
-  int64_t cache_capacity = 0;
-  double cache_mib = 0;
-  try {
-    if (cfg.server.cache_entries > 0)
-      for (size_t i = 0; i < sizes.size(); ++i) {
-        caches[i] = std::make_unique<ResultCache>(cfg.server.cache_entries, sizes[i]);
-        cache_capacity += caches[i]->capacity();
-        cache_mib += caches[i]->capacity() * (4.0 * (sizes[i] * sizes[i] + 1) + 32) / (1 << 20);
-      }
-  } catch (const GomokuError& e) {
-    spdlog::error("{}", e.what());
-    return 2;
+// One result cache per lane (server.cache_entries each; none when 0).
+struct LaneCaches {
+  std::vector<std::unique_ptr<ResultCache>> caches;  // per lane; null = off
+  bool on = false;
+  int64_t capacity = 0;
+  double mib = 0;
+
+  std::string Describe() const {
+    return on ? fmt::format("{} entries ({:.0f} MiB){}", capacity, mib,
+                              caches.size() > 1 ? fmt::format(" over {} board sizes", caches.size()) : "")
+                : std::string("off");
   }
-  const bool cache_on = cfg.server.cache_entries > 0;
-  const std::string cache_desc =
-      cache_on ? fmt::format("{} entries ({:.0f} MiB){}", cache_capacity, cache_mib,
-                             sizes.size() > 1 ? fmt::format(" over {} board sizes", sizes.size()) : "")
-               : std::string("off");
+};
+
+// Throws GomokuError (e.g. a cache too large).
+LaneCaches MakeCaches(int entries, const std::vector<int>& sizes) {
+  LaneCaches c;
+  c.caches.resize(sizes.size());
+  c.on = entries > 0;
+  if (entries > 0)
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      c.caches[i] = std::make_unique<ResultCache>(entries, sizes[i]);
+      c.capacity += c.caches[i]->capacity();
+      c.mib += c.caches[i]->capacity() * (4.0 * (sizes[i] * sizes[i] + 1) + 32) / (1 << 20);
+    }
+  return c;
+}
+
+std::string WaitDescription(const BatchSettings& batch) {
+  return batch.auto_wait ? fmt::format("auto (<= {:g} ms{})", batch.auto_wait_ceiling_ms,
+                                       batch.auto_pipeline ? ", pipelining" : "")
+                         : fmt::format("{:g} ms", batch.max_wait_ms);
+}
+
+// The server's settings as status/server.json's "info" shows them.
+nlohmann::json ServerInfo(const ServerSetup& s, int64_t cache_capacity) {
+  const BatchSettings& batch = s.batch;
+  const ModelRequirements& req = s.req;
+  return {{"device", req.device},
+          {"threads", req.threads},
+          {"board_size", batch.board_size},
+          {"board_sizes", s.sizes},
+          {"rule", RuleName(req.rule)},
+          {"symmetry", SymmetryModeName(batch.symmetry)},
+          {"max_batch", batch.max_batch},
+          {"max_wait", batch.auto_wait ? nlohmann::json("auto") : nlohmann::json(batch.max_wait_ms)},
+          {"auto_wait_ceiling_ms", batch.auto_wait_ceiling_ms},
+          {"auto_pipeline", batch.auto_pipeline},
+          {"cache_entries", cache_capacity},
+          {"precision", req.forward.precision},
+          {"cuda_graphs", req.forward.cuda_graphs},
+          {"device_encode", req.forward.device_encode},
+          {"forward_max_rows", req.forward.max_batch},
+          {"socket", s.socket_path},
+          {"pid", static_cast<int64_t>(::getpid())}};
+}
+
+void LogStart(const ServerSetup& s, const InitialModelSource& initial, const LaneCaches& caches,
+              const SessionContext& ctx, const ServerOptions& options) {
+  const BatchSettings& batch = s.batch;
+  const ModelRequirements& req = s.req;
+  spdlog::info(
+      "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, board sizes {} (one lane "
+      "each), symmetry {}, max_batch {}, "
+      "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, input encoding {}, forward max rows {}, "
+      "idle timeout {:g}s, "
+      "max pending replies {}, stats every {:g}s",
+      s.socket_path, req.device, req.threads, initial.Describe(), batch.board_size, RuleName(req.rule),
+      JoinSizes(s.sizes), SymmetryModeName(batch.symmetry), batch.max_batch, WaitDescription(batch),
+      caches.Describe(), req.forward.precision, req.forward.cuda_graphs ? "on" : "off",
+      req.device.rfind("cuda", 0) == 0 && req.forward.device_encode ? "on the device (compact rows)" : "on the host",
+      req.forward.max_batch, ctx.idle_timeout_s, ctx.max_pending_replies, options.stats_interval_s);
+}
+
+// Builds the lanes, the reloader, the service and the server on `listening`,
+// serves until a stop signal, then stops them in reverse order.  Returns 0.
+int Serve(const ServerSetup& s, const ListeningSocket& listening, const ServerOptions& options, LaneCaches& caches) {
+  const Config& cfg = s.cfg;
+  InitialModelSource initial;
+  initial.weights = s.weights;
+  if (s.weights.empty()) initial.run_dir = s.run_dir;
 
   ServerStats stats;
-  if (cache_on) stats.EnableCacheStats();
-  const std::string wait_desc = batch.auto_wait ? fmt::format("auto (<= {:g} ms{})", batch.auto_wait_ceiling_ms,
-                                                            batch.auto_pipeline ? ", pipelining" : "")
-                                                : fmt::format("{:g} ms", batch.max_wait_ms);
-  stats.SetInfo({{"device", req.device},
-                 {"threads", req.threads},
-                 {"board_size", batch.board_size},
-                 {"board_sizes", sizes},
-                 {"rule", RuleName(req.rule)},
-                 {"symmetry", SymmetryModeName(batch.symmetry)},
-                 {"max_batch", batch.max_batch},
-                 {"max_wait", batch.auto_wait ? nlohmann::json("auto") : nlohmann::json(batch.max_wait_ms)},
-                 {"auto_wait_ceiling_ms", batch.auto_wait_ceiling_ms},
-                 {"auto_pipeline", batch.auto_pipeline},
-                 {"cache_entries", cache_capacity},
-                 {"precision", req.forward.precision},
-                 {"cuda_graphs", req.forward.cuda_graphs},
-                 {"device_encode", req.forward.device_encode},
-                 {"forward_max_rows", req.forward.max_batch},
-                 {"socket", socket_path},
-                 {"pid", static_cast<int64_t>(::getpid())}});
+  if (caches.on) stats.EnableCacheStats();
+  stats.SetInfo(ServerInfo(s, caches.capacity));
   // One lane per board size: positions of different sizes never share a forward.
   std::vector<std::unique_ptr<Batcher>> batchers;
   std::vector<Batcher*> lanes;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    BatchSettings lane = batch;
-    lane.board_size = sizes[i];
-    batchers.push_back(std::make_unique<Batcher>(lane, &stats, caches[i].get()));
+  for (size_t i = 0; i < s.sizes.size(); ++i) {
+    BatchSettings lane = s.batch;
+    lane.board_size = s.sizes[i];
+    batchers.push_back(std::make_unique<Batcher>(lane, &stats, caches.caches[i].get()));
     lanes.push_back(batchers.back().get());
   }
-  Reloader reloader(lanes, req, &stats);
+  Reloader reloader(lanes, s.req, &stats);
 
   ServiceSettings service_settings;
-  service_settings.board_size = batch.board_size;
-  service_settings.rule = req.rule;
-  service_settings.symmetry = batch.symmetry;
+  service_settings.board_size = s.batch.board_size;
+  service_settings.rule = s.req.rule;
+  service_settings.symmetry = s.batch.symmetry;
   InferenceService service(service_settings, lanes, &reloader, &stats);
 
   SessionContext ctx;
@@ -243,23 +277,12 @@ int Run(int argc, char** argv) {
 
   boost::asio::io_context io(1);
   InferServer server(io, listening, options, ctx, lanes);
-  spdlog::info(
-      "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, board sizes {} (one lane "
-      "each), symmetry {}, max_batch {}, "
-      "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, input encoding {}, forward max rows {}, "
-      "idle timeout {:g}s, "
-      "max pending replies {}, stats every {:g}s",
-      socket_path, req.device, req.threads, initial.Describe(), batch.board_size, RuleName(req.rule),
-      JoinSizes(sizes), SymmetryModeName(batch.symmetry), batch.max_batch, wait_desc, cache_desc, req.forward.precision,
-      req.forward.cuda_graphs ? "on" : "off",
-      req.device.rfind("cuda", 0) == 0 && req.forward.device_encode ? "on the device (compact rows)" : "on the host",
-      req.forward.max_batch, ctx.idle_timeout_s, ctx.max_pending_replies,
-      options.stats_interval_s);
+  LogStart(s, initial, caches, ctx, options);
 
   // A self-play host of a multi-host run follows the trainer's reload.json
   // (the trainer cannot reach this socket); one machine keeps direct RELOAD.
   std::unique_ptr<ReloadFollower> follower;
-  if (!cfg.run.host.empty() && !run_dir.empty())
+  if (!cfg.run.host.empty() && !s.run_dir.empty())
     follower = std::make_unique<ReloadFollower>(
         ReloadFollowerOptions{cfg.run.dir, cfg.run.host, cfg.server.heartbeat_s}, &reloader);
   else if (!cfg.run.host.empty())
@@ -277,6 +300,45 @@ int Run(int argc, char** argv) {
   RemoveSocketFile(listening);
   spdlog::info("infer_server stopped");
   return 0;
+}
+
+// Phases: command line and config -> logging and the run's geometry ->
+// settings -> the listening socket -> status file -> the caches -> serve.
+int Run(int argc, char** argv) {
+  ServerSetup s;
+  if (std::optional<int> rc = LoadSetup(argc, argv, &s)) return *rc;
+  InitLogging("infer_server", s.log_file);
+  ::signal(SIGPIPE, SIG_IGN);
+  try {
+    if (!s.run_dir.empty()) AdoptMetadataGeometry(s.run_dir, &s.cfg);
+  } catch (const GomokuError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  spdlog::info("config set by: {}", s.cfg.DescribeOrigins());
+  try {
+    ResolveSettings(&s);
+  } catch (const GomokuError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+
+  ListeningSocket listening;
+  try {
+    listening = OpenListeningSocket(s.socket_path);
+  } catch (const GomokuError& e) {
+    spdlog::error("cannot start: {}", e.what());
+    return 1;
+  }
+  const ServerOptions options = MakeServerOptions(s.cfg, !s.run_dir.empty());
+  LaneCaches caches;
+  try {
+    caches = MakeCaches(s.cfg.server.cache_entries, s.sizes);
+  } catch (const GomokuError& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+  return Serve(s, listening, options, caches);
 }
 
 }  // namespace

@@ -53,11 +53,16 @@ void InferServer::Accept() {
       t->async_wait([this, t](const boost::system::error_code&) { Accept(); });
       return;
     }
-    ucred cred{};
-    socklen_t len = sizeof(cred);
-    if (::getsockopt(sock.native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && cred.uid != ::geteuid()) {
-      spdlog::warn("refused a connection from uid {} (pid {}): only uid {} may use this server", cred.uid, cred.pid,
-                   ::geteuid());
+    // The peer policy (socket_setup.h): the server's own uid only.
+    const PeerCredentials peer = ReadPeerCredentials(sock.native_handle());
+    const std::string refusal = PeerRefusal(peer, ::geteuid());
+    if (!refusal.empty()) {
+      if (peer.known)
+        spdlog::warn("refused a connection from uid {} (pid {}): {}; closing it", peer.uid, peer.pid, refusal);
+      else
+        spdlog::warn("refused a connection: {}; closing it", refusal);
+      boost::system::error_code ignored;
+      sock.close(ignored);
       Accept();
       return;
     }

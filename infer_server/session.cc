@@ -77,23 +77,8 @@ void Session::StopTimer() {
 
 void Session::ReadMore() {
   if (closed_ || draining_) return;
-  const size_t held = in_end_ - in_begin_;
-  if (in_begin_ > 0) {  // keep the start of a partial frame at the front
-    if (held > 0) std::memmove(in_.data(), in_.data() + in_begin_, held);
-    in_begin_ = 0;
-    in_end_ = held;
-  }
-  // Room for a chunk of whatever comes; for a frame bigger than that, room
-  // that doubles with what has arrived, up to the whole frame (its length
-  // passed DecodeHeader's bound): a header that announces 1 MiB and then
-  // drips costs what it sent, not what it announced.
-  size_t want = kReadChunk;
-  if (have_header_) {
-    const size_t frame = wire::kHeaderSize + header_.payload_len;
-    want = std::min(frame, std::max(kReadChunk, 2 * held));
-  }
-  if (in_.size() < want) in_.resize(want);
-  socket_.async_read_some(asio::buffer(in_.data() + in_end_, in_.size() - in_end_),
+  const std::span<uint8_t> space = frames_.ReadSpace();
+  socket_.async_read_some(asio::buffer(space.data(), space.size()),
                           [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
                             self->OnRead(ec, n);
                           });
@@ -102,10 +87,11 @@ void Session::ReadMore() {
 void Session::OnRead(const boost::system::error_code& ec, size_t n) {
   if (closed_) return;
   if (ec) {
-    const size_t held = in_end_ - in_begin_;
-    if (have_header_) {
-      Close("connection lost mid-frame (" + std::string(wire::MsgTypeName(header_.type)) + ", " +
-                std::to_string(header_.payload_len) + " byte payload, " + std::to_string(held - wire::kHeaderSize) +
+    const size_t held = frames_.held();
+    if (frames_.have_header()) {
+      const wire::FrameHeader& h = frames_.header();
+      Close("connection lost mid-frame (" + std::string(wire::MsgTypeName(h.type)) + ", " +
+                std::to_string(h.payload_len) + " byte payload, " + std::to_string(held - wire::kHeaderSize) +
                 " received): " + ec.message(),
             true);
     } else if (ec == asio::error::eof && held == 0) {
@@ -117,33 +103,26 @@ void Session::OnRead(const boost::system::error_code& ec, size_t n) {
     }
     return;
   }
-  in_end_ += n;
+  frames_.Commit(n);
   HandleBuffered(false);
 }
 
 void Session::HandleBuffered(bool starting) {
   bool finished = starting;
   while (!closed_ && !draining_) {
-    const size_t held = in_end_ - in_begin_;
-    if (!have_header_) {
-      if (held < wire::kHeaderSize) break;
-      try {
-        header_ = wire::DecodeHeader(in_.data() + in_begin_);  // bounds payload_len before anything is allocated
-      } catch (const wire::VersionMismatchError& e) {
-        FailAndClose(0, wire::ErrorCode::kVersionMismatch, e.what());
-        return;
-      } catch (const ProtocolError& e) {
-        FailAndClose(0, wire::ErrorCode::kBadFrame, e.what());
-        return;
-      }
-      have_header_ = true;
+    std::optional<FrameAssembler::Frame> frame;
+    try {
+      frame = frames_.Next();  // a header's payload_len is bounded before anything is allocated
+    } catch (const wire::VersionMismatchError& e) {
+      FailAndClose(0, wire::ErrorCode::kVersionMismatch, e.what());
+      return;
+    } catch (const ProtocolError& e) {
+      FailAndClose(0, wire::ErrorCode::kBadFrame, e.what());
+      return;
     }
-    const size_t frame = wire::kHeaderSize + header_.payload_len;
-    if (held < frame) break;
-    body_ = std::string_view(reinterpret_cast<const char*>(in_.data() + in_begin_ + wire::kHeaderSize),
-                             header_.payload_len);
-    in_begin_ += frame;
-    have_header_ = false;
+    if (!frame) break;
+    header_ = frame->header;
+    body_ = frame->payload;
     finished = true;
     deadline_kind_ = Deadline::kNone;  // the frame is complete; a timer still waiting finds nothing to do
     try {
@@ -158,10 +137,7 @@ void Session::HandleBuffered(bool starting) {
     body_ = {};
   }
   if (closed_ || draining_) return;
-  if (in_begin_ == in_end_) {
-    in_begin_ = in_end_ = 0;
-    if (in_.size() > kKeepBuffer) std::vector<uint8_t>().swap(in_);  // no big buffers per idle connection
-  }
+  frames_.Settle();  // no big buffers per idle connection
   // The whole next frame must arrive within the idle timeout, counted from
   // the end of the last one: this closes silent connections as well as
   // drips and half-sent frames.

@@ -29,6 +29,7 @@
 #include <boost/asio.hpp>
 
 #include "common/wire/wire.h"
+#include "infer_server/frame_assembler.h"
 #include "infer_server/inference_service.h"
 #include "infer_server/reply_writer.h"
 #include "infer_server/server_stats.h"
@@ -70,9 +71,9 @@ class Session : public Participant,
   void OnWriteFailed(const std::string& why, bool abnormal) override;
   void OnAllWritten() override;
 
-  // Reading: one async_read_some into in_ takes whatever the socket holds
-  // (several frames, or part of one); HandleBuffered handles every complete
-  // frame in it, then reads more.  Strand only.
+  // Reading: one async_read_some into frames_'s buffer takes whatever the
+  // socket holds (several frames, or part of one); HandleBuffered handles
+  // every complete frame in it, then reads more.  Strand only.
   void ReadMore();
   void OnRead(const boost::system::error_code& ec, size_t n);
   void HandleBuffered(bool starting);
@@ -103,13 +104,9 @@ class Session : public Participant,
   ReplyWriter writer_;
 
   // Strand only.
-  static constexpr size_t kReadChunk = 16384;   // bytes asked of each read at least
-  static constexpr size_t kKeepBuffer = 65536;  // an emptied buffer above this is freed
-  std::vector<uint8_t> in_;                     // received bytes; unhandled ones in [in_begin_, in_end_)
-  size_t in_begin_ = 0, in_end_ = 0;
-  bool have_header_ = false;                    // header_ is the decoded header at in_begin_
-  wire::FrameHeader header_;
-  std::string_view body_;                       // the frame being handled (points into in_)
+  FrameAssembler frames_;     // received bytes -> whole frames (frame_assembler.h)
+  wire::FrameHeader header_;  // the frame being handled
+  std::string_view body_;     // its payload (points into frames_'s buffer)
   bool draining_ = false;  // no more reads; close when the write queue empties
   bool hello_ = false;
   int lane_ = -1;  // after the first accepted HELLO: the service lane of its board size

@@ -125,6 +125,32 @@ ListeningSocket OpenListeningSocket(const std::string& path) {
   return s;
 }
 
+PeerCredentials ReadPeerCredentials(int fd) {
+  PeerCredentials p;
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    p.error = std::strerror(errno);
+    return p;
+  }
+  if (len != sizeof(cred)) {
+    p.error = "short SO_PEERCRED answer";
+    return p;
+  }
+  p.known = true;
+  p.pid = cred.pid;
+  p.uid = cred.uid;
+  p.gid = cred.gid;
+  return p;
+}
+
+std::string PeerRefusal(const PeerCredentials& peer, uid_t server_uid) {
+  if (!peer.known) return "its credentials cannot be read (SO_PEERCRED: " + peer.error + ")";
+  if (peer.uid != server_uid)
+    return "only uid " + std::to_string(server_uid) + " (the server's own) may use this server (SO_PEERCRED)";
+  return "";
+}
+
 void RemoveSocketFile(const ListeningSocket& s) {
   struct stat st {};
   if (s.path.empty() || ::lstat(s.path.c_str(), &st) != 0) return;

@@ -15,6 +15,13 @@
 // RemoveSocketFile unlinks the socket only if the file at the path is still
 // the one this server bound (same inode).  Neither function is thread-safe
 // with respect to umask (call at start-up / shutdown).
+//
+// The connection policy (checked on every accepted connection, server.cc):
+// the file modes keep other users out (EACCES at connect), and behind them
+// SO_PEERCRED admits only peers running as the server's own effective uid
+// (root included: a root peer of a non-root server is refused).  A peer
+// whose credentials cannot be read is refused too.  There is no option to
+// widen it.
 #pragma once
 
 #include <sys/types.h>
@@ -32,5 +39,18 @@ struct ListeningSocket {
 
 ListeningSocket OpenListeningSocket(const std::string& path);
 void RemoveSocketFile(const ListeningSocket& s);
+
+struct PeerCredentials {
+  bool known = false;  // SO_PEERCRED could be read
+  pid_t pid = -1;
+  uid_t uid = static_cast<uid_t>(-1);
+  gid_t gid = static_cast<gid_t>(-1);
+  std::string error;  // why not, when !known
+};
+// The credentials of the process at the other end of a connected Unix socket.
+PeerCredentials ReadPeerCredentials(int fd);
+// "" when the policy admits `peer` on a server running as `server_uid`, else
+// the reason it is refused.
+std::string PeerRefusal(const PeerCredentials& peer, uid_t server_uid);
 
 }  // namespace gz

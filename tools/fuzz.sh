@@ -4,7 +4,12 @@
 # corpus.  New interesting inputs go to build-fuzz/corpus/<target>; a crash
 # leaves its input in build-fuzz/artifacts/<target>/ and fails the script.
 #
-#   tools/fuzz.sh [SECONDS] [TARGET...]      TARGET: wire game_record checkpoint
+#   tools/fuzz.sh [SECONDS] [TARGET...]      TARGET: wire game_record checkpoint frames
+#
+# Nightly (checklist item 13: at least 10 minutes per target), e.g. from cron
+# on a build machine with clang, from the repository root:
+#   0 2 * * *  cd /path/to/gomoku-zero && tools/fuzz.sh 600 >>build-fuzz/nightly.log 2>&1
+# (4 targets x 600 s = 40 minutes plus the build; exit status 1 on a crash.)
 #
 # Needs clang and its libFuzzer runtime (Debian: clang; this machine has
 # clang 14).  To keep a found input as a regression seed, copy it into
@@ -15,7 +20,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -eq 0 ]] && TARGETS=(wire game_record checkpoint)
+[[ ${#TARGETS[@]} -eq 0 ]] && TARGETS=(wire game_record checkpoint frames)
 BUILD="${FUZZ_BUILD:-$ROOT/build-fuzz}"
 mkdir -p "$BUILD"
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }

@@ -71,6 +71,13 @@ class Trainer {
   void RebuildReplayWindow(int64_t last_closed);
   // trainer.cc
   bool RunIteration(int64_t n, const std::atomic<bool>& stop);  // false = stopped
+  // RunIteration's phases; a Step (trainer.cc) carries one iteration's state through them.
+  struct Step;
+  bool CollectGames(int64_t n, const std::atomic<bool>& stop, Step& step);  // COLLECT; false = stopped
+  void CloseCollection(int64_t n, Step& step);  // manifest, sample ledger, games into the window
+  bool TrainWindow(int64_t n, const std::atomic<bool>& stop, Step& step);   // TRAIN; false = stopped
+  void LogTrainingPlan(int64_t n, const Step& step, int64_t new_samples) const;
+  nlohmann::json IterationRecord(int64_t n, const Step& step) const;  // the generations.jsonl record
   void AppendLateToWindow(const std::vector<const LateGame*>& late);  // grouped by iteration, in order
   void SaveTrained(int64_t n, const nlohmann::json& record);
   bool Publish(int64_t n, nlohmann::json record, const std::atomic<bool>* stop);  // false = stopped

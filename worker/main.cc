@@ -46,6 +46,8 @@ Options:
   --iteration I        iteration tag for standalone games (default 0)
   --summary FILE       standalone: write {games, moves, evaluations, seconds} JSON at the end
   --print-config       print the effective config as JSON and exit
+  --print-config-doc   print every key's default and help text as JSON and exit
+                       (tools/gen_config_doc.py makes docs/configuration.md's table of it)
   --help
 )";
 
@@ -57,10 +59,14 @@ int main(int argc, char** argv) {
   try {
     CliSpec spec{kUsage, {"--id", "--run-dir", "--games", "--out", "--weights", "--iteration", "--log-file",
                   "--summary"},
-                 {"--print-config"}};
+                 {"--print-config", "--print-config-doc"}};
     CliArgs args = ParseCli(argc, argv, spec);
     if (args.help) {
       std::cout << kUsage;
+      return 0;
+    }
+    if (args.has("--print-config-doc")) {
+      std::cout << Config::DocJson().dump(2) << std::endl;
       return 0;
     }
     if (!args.has("--id")) GOMOKU_THROW(ConfigError, "--id is required (see --help)");

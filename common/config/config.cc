@@ -23,10 +23,13 @@ namespace {
 
 using nlohmann::json;
 
-// One entry per key: how to set it from JSON, read it back, and its bounds.
+// One entry per key: how to set it from JSON (bounds checked), read it back,
+// and its help text (the meaning column of docs/configuration.md's key table,
+// printed by `worker --print-config-doc` for tools/gen_config_doc.py).
 struct Field {
   std::function<void(const json&, const std::string& key)> set;
   std::function<json()> get;
+  std::string help;
 };
 using Registry = std::map<std::string, Field>;
 
@@ -34,7 +37,7 @@ using Registry = std::map<std::string, Field>;
   GOMOKU_THROW(ConfigError, "config key '" << key << "': " << why);
 }
 
-void AddInt(Registry& r, const std::string& key, int* p, int lo, int hi) {
+void AddInt(Registry& r, const std::string& key, const char* help, int* p, int lo, int hi) {
   r[key] = Field{[p, lo, hi](const json& v, const std::string& k) {
                    if (!v.is_number_integer()) Bad(k, "expected an integer, got " + v.dump());
                    long long x = v.get<long long>();
@@ -43,15 +46,15 @@ void AddInt(Registry& r, const std::string& key, int* p, int lo, int hi) {
                                 std::to_string(hi) + "]");
                    *p = static_cast<int>(x);
                  },
-                 [p] { return json(*p); }};
+                 [p] { return json(*p); }, help};
 }
-void AddU64(Registry& r, const std::string& key, uint64_t* p) {
+void AddU64(Registry& r, const std::string& key, const char* help, uint64_t* p) {
   r[key] = Field{[p](const json& v, const std::string& k) {
                    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<long long>() >= 0))
                      Bad(k, "expected a non-negative integer, got " + v.dump());
                    *p = v.get<uint64_t>();
                  },
-                 [p] { return json(*p); }};
+                 [p] { return json(*p); }, help};
 }
 // A finite number in [lo, hi], or a ConfigError naming the key.
 double CheckedNumber(const json& v, const std::string& k, double lo, double hi) {
@@ -64,15 +67,15 @@ double CheckedNumber(const json& v, const std::string& k, double lo, double hi) 
   }
   return x;
 }
-void AddDouble(Registry& r, const std::string& key, double* p, double lo, double hi) {
+void AddDouble(Registry& r, const std::string& key, const char* help, double* p, double lo, double hi) {
   r[key] = Field{[p, lo, hi](const json& v, const std::string& k) { *p = CheckedNumber(v, k, lo, hi); },
-                 [p] { return json(*p); }};
+                 [p] { return json(*p); }, help};
 }
 // A float field (the search layer keeps floats).  The JSON value is read as a
 // double, range-checked, then narrowed, so the stored float equals
 // static_cast<float>(value); it is written back as the shortest decimal that
 // reads back to the same float ("0.3", not 0.30000001192092896).
-void AddFloat(Registry& r, const std::string& key, float* p, double lo, double hi) {
+void AddFloat(Registry& r, const std::string& key, const char* help, float* p, double lo, double hi) {
   r[key] = Field{[p, lo, hi](const json& v, const std::string& k) {
                    *p = static_cast<float>(CheckedNumber(v, k, lo, hi));
                  },
@@ -80,17 +83,17 @@ void AddFloat(Registry& r, const std::string& key, float* p, double lo, double h
                    char buf[32];
                    auto res = std::to_chars(buf, buf + sizeof buf, *p);
                    return json(std::strtod(std::string(buf, res.ptr).c_str(), nullptr));
-                 }};
+                 }, help};
 }
-void AddBool(Registry& r, const std::string& key, bool* p) {
+void AddBool(Registry& r, const std::string& key, const char* help, bool* p) {
   r[key] = Field{[p](const json& v, const std::string& k) {
                    if (!v.is_boolean()) Bad(k, "expected true or false, got " + v.dump());
                    *p = v.get<bool>();
                  },
-                 [p] { return json(*p); }};
+                 [p] { return json(*p); }, help};
 }
-void AddString(Registry& r, const std::string& key, std::string* p, std::vector<std::string> allowed = {},
-               std::function<void(const std::string&)> check = nullptr) {
+void AddString(Registry& r, const std::string& key, const char* help, std::string* p,
+               std::vector<std::string> allowed = {}, std::function<void(const std::string&)> check = nullptr) {
   r[key] = Field{[p, allowed, check](const json& v, const std::string& k) {
                    std::string s;
                    if (v.is_string()) s = v.get<std::string>();
@@ -110,14 +113,14 @@ void AddString(Registry& r, const std::string& key, std::string* p, std::vector<
                    }
                    *p = s;
                  },
-                 [p] { return json(*p); }};
+                 [p] { return json(*p); }, help};
 }
 
 // A list of strings: a JSON array (integer entries are taken as their text),
 // or on the command line either a JSON array, one integer or one
 // comma-separated string ("rollout:100,previous:1").  Empty entries are
 // errors; `check` (optional) validates each entry.
-void AddStringList(Registry& r, const std::string& key, std::vector<std::string>* p,
+void AddStringList(Registry& r, const std::string& key, const char* help, std::vector<std::string>* p,
                    std::function<void(const std::string&)> check = nullptr) {
   r[key] = Field{[p, check](const json& v, const std::string& k) {
                    std::vector<std::string> out;
@@ -149,7 +152,7 @@ void AddStringList(Registry& r, const std::string& key, std::vector<std::string>
                    }
                    *p = std::move(out);
                  },
-                 [p] { return json(*p); }};
+                 [p] { return json(*p); }, help};
 }
 
 // One selfplay.board_sizes entry: "SIZE" (weight 1) or "SIZE:WEIGHT", with
@@ -230,131 +233,188 @@ void CheckDistStore(const std::string& s) {
 
 Registry MakeRegistry(Config& c) {
   Registry r;
-  AddInt(r, "board.size", &c.board.size, kMinBoardSize, kMaxBoardSize);
-  AddString(r, "board.rule", &c.board.rule, {"freestyle", "standard", "renju"});
-  AddInt(r, "net.channels", &c.net.channels, 1, 1024);
-  AddInt(r, "net.blocks", &c.net.blocks, 0, 64);
-  AddString(r, "net.heads", &c.net.heads, {"fc", "conv"});
-  AddInt(r, "mcts.simulations", &c.mcts.simulations, 1, 1000000);
-  AddFloat(r, "mcts.c_puct", &c.mcts.c_puct, 0.0, 100.0);
-  AddFloat(r, "mcts.dirichlet_alpha", &c.mcts.dirichlet_alpha, 0.0, 100.0);
-  AddFloat(r, "mcts.dirichlet_epsilon", &c.mcts.dirichlet_epsilon, 0.0, 1.0);
-  AddFloat(r, "mcts.fpu_value", &c.mcts.fpu_value, -1.0, 1.0);
-  AddBool(r, "mcts.tree_reuse", &c.mcts.tree_reuse);
-  AddBool(r, "mcts.solver", &c.mcts.solver);
-  AddInt(r, "mcts.solver_vcf_nodes", &c.mcts.solver_vcf_nodes, 1, 100000000);
-  AddFloat(r, "mcts.forced_playouts_k", &c.mcts.forced_playouts_k, 0.0, 100.0);
-  AddBool(r, "mcts.policy_target_pruning", &c.mcts.policy_target_pruning);
-  AddFloat(r, "mcts.fpu_reduction_root", &c.mcts.fpu_reduction_root, 0.0, 2.0);
-  AddFloat(r, "mcts.fpu_reduction", &c.mcts.fpu_reduction, 0.0, 2.0);
-  AddFloat(r, "mcts.dirichlet_alpha_scaled", &c.mcts.dirichlet_alpha_scaled, 0.0, 10000.0);
+  AddInt(r, "board.size", "board side, 5..22", &c.board.size, kMinBoardSize, kMaxBoardSize);
+  AddString(r, "board.rule", "freestyle (5+ wins), standard (exactly 5) or renju (black: exactly 5, no overline, double four or double three)",
+            &c.board.rule, {"freestyle", "standard", "renju"});
+  AddInt(r, "net.channels", "residual tower width", &c.net.channels, 1, 1024);
+  AddInt(r, "net.blocks", "residual blocks", &c.net.blocks, 0, 64);
+  AddString(r, "net.heads", "fc (fixed board size) or conv (convolutional policy, pooled value: any size 5..22)",
+            &c.net.heads, {"fc", "conv"});
+  AddInt(r, "mcts.simulations", "new simulations per move", &c.mcts.simulations, 1, 1000000);
+  AddFloat(r, "mcts.c_puct", "PUCT exploration constant", &c.mcts.c_puct, 0.0, 100.0);
+  AddFloat(r, "mcts.dirichlet_alpha", "root noise alpha (0 = off)", &c.mcts.dirichlet_alpha, 0.0, 100.0);
+  AddFloat(r, "mcts.dirichlet_epsilon", "root noise weight", &c.mcts.dirichlet_epsilon, 0.0, 1.0);
+  AddFloat(r, "mcts.fpu_value", "Q of unvisited children", &c.mcts.fpu_value, -1.0, 1.0);
+  AddBool(r, "mcts.tree_reuse", "keep the chosen subtree between moves", &c.mcts.tree_reuse);
+  AddBool(r, "mcts.solver", "threat solver at every expansion: proven wins/losses, forced replies (search.md)",
+          &c.mcts.solver);
+  AddInt(r, "mcts.solver_vcf_nodes", "node budget of each VCF query of the solver",
+         &c.mcts.solver_vcf_nodes, 1, 100000000);
+  AddFloat(r, "mcts.forced_playouts_k", "forced root visits k*sqrt(prior*total) under noise (0 = off)",
+           &c.mcts.forced_playouts_k, 0.0, 100.0);
+  AddBool(r, "mcts.policy_target_pruning", "remove forced visits that did not earn their place from the policy target",
+          &c.mcts.policy_target_pruning);
+  AddFloat(r, "mcts.fpu_reduction_root", "root: unvisited child Q = parent Q - this (0 = mcts.fpu_value)",
+           &c.mcts.fpu_reduction_root, 0.0, 2.0);
+  AddFloat(r, "mcts.fpu_reduction", "below the root: unvisited child Q = parent Q - this (0 = mcts.fpu_value)",
+           &c.mcts.fpu_reduction, 0.0, 2.0);
+  AddFloat(r, "mcts.dirichlet_alpha_scaled", "root noise alpha = this / legal moves (0 = mcts.dirichlet_alpha)",
+           &c.mcts.dirichlet_alpha_scaled, 0.0, 10000.0);
   // The engine only (search_player.h): leaves per evaluation and search threads.  In-flight counts
   // are int16 per edge: threads x batch + batch stays below 32767.
-  AddInt(r, "mcts.engine_batch", &c.mcts.engine_batch, 1, 512);
-  AddInt(r, "mcts.engine_threads", &c.mcts.engine_threads, 1, 32);
-  AddInt(r, "selfplay.temperature_moves", &c.selfplay.temperature_moves, 0, 1000);
-  AddDouble(r, "selfplay.final_temperature", &c.selfplay.final_temperature, 0.0, 10.0);
-  AddInt(r, "selfplay.random_opening_moves", &c.selfplay.random_opening_moves, 0, 100);
-  AddInt(r, "selfplay.max_moves", &c.selfplay.max_moves, 0, kMaxBoardSize * kMaxBoardSize);
-  AddBool(r, "selfplay.adjudicate_proven", &c.selfplay.adjudicate_proven);
-  AddDouble(r, "selfplay.initial_temperature", &c.selfplay.initial_temperature, 0.0, 10.0);
-  AddDouble(r, "selfplay.temperature_halflife_moves", &c.selfplay.temperature_halflife_moves, 0.0, 1000.0);
-  AddDouble(r, "selfplay.playout_cap_p_full", &c.selfplay.playout_cap_p_full, 0.0, 1.0);
-  AddInt(r, "selfplay.playout_cap_cheap_simulations", &c.selfplay.playout_cap_cheap_simulations, 0, 1000000);
-  AddDouble(r, "selfplay.resign_threshold", &c.selfplay.resign_threshold, -1.0, 1.0);
-  AddInt(r, "selfplay.resign_consecutive", &c.selfplay.resign_consecutive, 1, 1000);
-  AddDouble(r, "selfplay.resign_disabled_share", &c.selfplay.resign_disabled_share, 0.0, 1.0);
-  AddInt(r, "selfplay.balanced_opening_moves", &c.selfplay.balanced_opening_moves, 0, 100);
-  AddDouble(r, "selfplay.balanced_opening_max_value", &c.selfplay.balanced_opening_max_value, 0.0, 1.0);
-  AddInt(r, "selfplay.balanced_opening_simulations", &c.selfplay.balanced_opening_simulations, 1, 1000000);
-  AddInt(r, "selfplay.balanced_opening_tries", &c.selfplay.balanced_opening_tries, 1, 100000);
-  AddDouble(r, "selfplay.open_opening_share", &c.selfplay.open_opening_share, 0.0, 1.0);
-  AddInt(r, "selfplay.open_opening_max_stones", &c.selfplay.open_opening_max_stones, 0, 8);
-  AddInt(r, "selfplay.open_opening_radius", &c.selfplay.open_opening_radius, 1, 10);
-  AddStringList(r, "selfplay.board_sizes", &c.selfplay.board_sizes, [](const std::string& e) { ParseSizeShare(e); });
-  AddString(r, "inference.symmetry", &c.inference.symmetry, {"none", "random", "all8"});
-  AddString(r, "inference.device", &c.inference.device, {}, [](const std::string& s) {
+  AddInt(r, "mcts.engine_batch", "engine only (pbrain, play, dashboard): leaves gathered per evaluation with virtual loss (1 = the single-leaf search; engine.md)",
+         &c.mcts.engine_batch, 1, 512);
+  AddInt(r, "mcts.engine_threads", "engine only: search threads sharing one tree (network evaluations serialised; 1 = the calling thread)",
+         &c.mcts.engine_threads, 1, 32);
+  AddInt(r, "selfplay.temperature_moves", "moves sampled with tau=1", &c.selfplay.temperature_moves, 0, 1000);
+  AddFloat(r, "selfplay.final_temperature", "tau afterwards (0 = argmax)", &c.selfplay.final_temperature, 0.0, 10.0);
+  AddInt(r, "selfplay.random_opening_moves", "uniformly random first moves (not samples)",
+         &c.selfplay.random_opening_moves, 0, 100);
+  AddInt(r, "selfplay.max_moves", "draw after this many moves (0 = full board)",
+         &c.selfplay.max_moves, 0, kMaxBoardSize * kMaxBoardSize);
+  AddBool(r, "selfplay.adjudicate_proven", "end a self-play game as soon as its root is proven (mcts.solver)",
+          &c.selfplay.adjudicate_proven);
+  AddFloat(r, "selfplay.initial_temperature", "tau of the first move", &c.selfplay.initial_temperature, 0.0, 10.0);
+  AddFloat(r, "selfplay.temperature_halflife_moves", "tau decays to final_temperature with this half-life in moves (0 = hard switch after temperature_moves)",
+           &c.selfplay.temperature_halflife_moves, 0.0, 1000.0);
+  AddDouble(r, "selfplay.playout_cap_p_full", "share of moves with the full search (policy targets); the rest cheap, value-only (1 = off)",
+            &c.selfplay.playout_cap_p_full, 0.0, 1.0);
+  AddInt(r, "selfplay.playout_cap_cheap_simulations", "simulations of a cheap move",
+         &c.selfplay.playout_cap_cheap_simulations, 0, 1000000);
+  AddFloat(r, "selfplay.resign_threshold", "resign when the root value stays below this (-1 = never)",
+           &c.selfplay.resign_threshold, -1.0, 1.0);
+  AddInt(r, "selfplay.resign_consecutive", "own searches in a row below the threshold",
+         &c.selfplay.resign_consecutive, 1, 1000);
+  AddDouble(r, "selfplay.resign_disabled_share", "share of games that never resign (false-positive measurement)",
+            &c.selfplay.resign_disabled_share, 0.0, 1.0);
+  AddInt(r, "selfplay.balanced_opening_moves", "random opening stones kept only when the net's value is near even (0 = off)",
+         &c.selfplay.balanced_opening_moves, 0, 100);
+  AddFloat(r, "selfplay.balanced_opening_max_value", "|value| an opening may have",
+           &c.selfplay.balanced_opening_max_value, 0.0, 1.0);
+  AddInt(r, "selfplay.balanced_opening_simulations", "search of the opening's evaluation",
+         &c.selfplay.balanced_opening_simulations, 1, 1000000);
+  AddInt(r, "selfplay.balanced_opening_tries", "openings drawn before taking the most even",
+         &c.selfplay.balanced_opening_tries, 1, 100000);
+  AddDouble(r, "selfplay.open_opening_share", "share of games from the empty board or 1..max stones near the centre (the openings players meet; 0 = off)",
+            &c.selfplay.open_opening_share, 0.0, 1.0);
+  AddInt(r, "selfplay.open_opening_max_stones", "most stones of such an opening (the count is uniform in 0..max)",
+         &c.selfplay.open_opening_max_stones, 0, 8);
+  AddInt(r, "selfplay.open_opening_radius", "their stones lie within this distance of the centre",
+         &c.selfplay.open_opening_radius, 1, 10);
+  AddStringList(r, "selfplay.board_sizes", "mixed sizes: SIZE:WEIGHT entries drawn per game (must include board.size; others need net.heads conv); empty = board.size only",
+                &c.selfplay.board_sizes, [](const std::string& e) { ParseSizeShare(e); });
+  AddString(r, "inference.symmetry", "none, random or all8", &c.inference.symmetry, {"none", "random", "all8"});
+  AddString(r, "inference.device", "auto, cpu, cuda or cuda:N", &c.inference.device, {}, [](const std::string& s) {
     if (s != "auto" && s != "cpu" && s.rfind("cuda", 0) != 0)
       GOMOKU_THROW(ConfigError, "expected auto, cpu, cuda or cuda:N");
   });
-  AddInt(r, "inference.threads", &c.inference.threads, 1, 256);
-  AddString(r, "server.socket", &c.server.socket);
-  AddInt(r, "server.max_batch", &c.server.max_batch, 1, 65536);
-  AddString(r, "server.max_wait", &c.server.max_wait, {}, [](const std::string& s) {
+  AddInt(r, "inference.threads", "intra-op threads of local inference and of the server", &c.inference.threads, 1, 256);
+  AddString(r, "server.socket", "socket path (empty = <run>/sock/infer.sock); env GOMOKU_INFER_SOCK", &c.server.socket);
+  AddInt(r, "server.max_batch", "positions per forward; env GOMOKU_MAX_BATCH", &c.server.max_batch, 1, 65536);
+  AddString(r, "server.max_wait", "ms a batch waits after its first request, or \"auto\"; env GOMOKU_MAX_WAIT_MS",
+            &c.server.max_wait, {}, [](const std::string& s) {
     if (s == "auto") return;
     char* end = nullptr;
     double v = std::strtod(s.c_str(), &end);
     if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || v > 1000)
       GOMOKU_THROW(ConfigError, "expected milliseconds in [0, 1000] or \"auto\", got '" << s << "'");
   });
-  AddDouble(r, "server.auto_wait_ceiling_ms", &c.server.auto_wait_ceiling_ms, 0.0, 1000.0);
-  AddBool(r, "server.auto_pipeline", &c.server.auto_pipeline);
-  AddDouble(r, "server.stats_interval_s", &c.server.stats_interval_s, 0.1, 86400.0);
-  AddDouble(r, "server.idle_timeout_s", &c.server.idle_timeout_s, 0.1, 86400.0);
-  AddInt(r, "server.max_clients", &c.server.max_clients, 1, 100000);
-  AddInt(r, "server.max_pending_replies", &c.server.max_pending_replies, 1, 100000);
-  AddInt(r, "server.cache_entries", &c.server.cache_entries, 0, 100000000);
-  AddString(r, "server.precision", &c.server.precision, {"fp32", "bf16", "fp16"});
-  AddBool(r, "server.cuda_graphs", &c.server.cuda_graphs);
-  AddBool(r, "server.device_encode", &c.server.device_encode);
-  AddInt(r, "server.threads", &c.server.threads, 0, 256);
-  AddDouble(r, "server.heartbeat_s", &c.server.heartbeat_s, 0.05, 3600.0);
-  AddInt(r, "worker.parallel_games", &c.worker.parallel_games, 1, 4096);
-  AddDouble(r, "worker.reconnect_initial_s", &c.worker.reconnect_initial_s, 0.01, 3600.0);
-  AddDouble(r, "worker.reconnect_max_s", &c.worker.reconnect_max_s, 0.01, 3600.0);
-  AddDouble(r, "worker.poll_interval_s", &c.worker.poll_interval_s, 0.01, 3600.0);
-  AddString(r, "run.dir", &c.run.dir);
-  AddInt(r, "run.worker_count", &c.run.worker_count, 1, 4096);
-  AddInt(r, "run.worker_games_per_worker", &c.run.worker_games_per_worker, 1, 1000000);
-  AddInt(r, "run.target_games", &c.run.target_games, 1, 10000000);
-  AddInt(r, "run.min_games", &c.run.min_games, 1, 10000000);
-  AddDouble(r, "run.stall_timeout_s", &c.run.stall_timeout_s, 0.1, 86400.0 * 7);
-  AddDouble(r, "run.progress_log_s", &c.run.progress_log_s, 0.1, 86400.0);
-  AddU64(r, "run.seed", &c.run.seed);
-  AddInt(r, "run.max_iterations", &c.run.max_iterations, 0, 100000000);
-  AddString(r, "run.host", &c.run.host, {}, CheckHostName);
-  AddDouble(r, "run.host_timeout_s", &c.run.host_timeout_s, 0.1, 86400.0);
-  AddInt(r, "train.train_batches", &c.train.train_batches, 1, 1000000);
-  AddInt(r, "train.batch_size", &c.train.batch_size, 1, 65536);
-  AddInt(r, "train.replay_iterations", &c.train.replay_iterations, 1, 100000);
-  AddString(r, "train.optimizer", &c.train.optimizer, {"adam", "sgd"});
-  AddDouble(r, "train.learning_rate", &c.train.learning_rate, 1e-9, 10.0);
-  AddDouble(r, "train.momentum", &c.train.momentum, 0.0, 1.0);
-  AddDouble(r, "train.weight_decay", &c.train.weight_decay, 0.0, 1.0);
-  AddString(r, "train.lr_schedule", &c.train.lr_schedule, {"constant", "step"});
-  AddInt(r, "train.lr_step_iterations", &c.train.lr_step_iterations, 1, 1000000);
-  AddDouble(r, "train.lr_step_gamma", &c.train.lr_step_gamma, 1e-6, 1.0);
-  AddInt(r, "train.keep_last", &c.train.keep_last, 1, 1000000);
-  AddInt(r, "train.keep_every", &c.train.keep_every, 0, 1000000);
-  AddInt(r, "train.threads", &c.train.threads, 1, 256);
-  AddDouble(r, "train.reload_timeout_s", &c.train.reload_timeout_s, 0.1, 86400.0);
-  AddString(r, "train.init_weights", &c.train.init_weights);
-  AddDouble(r, "train.value_target_q_weight", &c.train.value_target_q_weight, 0.0, 1.0);
-  AddDouble(r, "train.window_power_alpha", &c.train.window_power_alpha, 0.0, 1.0);
-  AddDouble(r, "train.window_power_beta", &c.train.window_power_beta, 0.0, 100.0);
-  AddInt(r, "train.window_min_samples", &c.train.window_min_samples, 1, 1000000000);
-  AddDouble(r, "train.max_samples_per_new_sample", &c.train.max_samples_per_new_sample, 0.0, 1000000.0);
-  AddInt(r, "train.world_size", &c.train.world_size, 1, 64);
-  AddString(r, "train.dist_store", &c.train.dist_store, {}, CheckDistStore);
-  AddDouble(r, "train.dist_timeout_s", &c.train.dist_timeout_s, 1.0, 86400.0);
-  AddDouble(r, "train.allreduce_bucket_mb", &c.train.allreduce_bucket_mb, 0.001, 4096.0);
-  AddString(r, "train.dist_interface", &c.train.dist_interface);
-  AddBool(r, "eval.enabled", &c.eval.enabled);
-  AddInt(r, "eval.every", &c.eval.every, 1, 1000000);
-  AddInt(r, "eval.games", &c.eval.games, 1, 100000);
-  AddInt(r, "eval.simulations", &c.eval.simulations, 1, 1000000);
-  AddInt(r, "eval.threads", &c.eval.threads, 1, 256);
-  AddInt(r, "eval.nice", &c.eval.nice, 0, 19);
-  AddStringList(r, "eval.ladder", &c.eval.ladder, CheckLadderEntry);
-  AddString(r, "eval.anchor", &c.eval.anchor, {}, CheckLadderEntry);
-  AddInt(r, "eval.engine_turn_ms", &c.eval.engine_turn_ms, 1, 3600000);
-  AddInt(r, "eval.engine_grace_ms", &c.eval.engine_grace_ms, 0, 3600000);
-  AddBool(r, "dashboard.enabled", &c.dashboard.enabled);
-  AddString(r, "dashboard.bind", &c.dashboard.bind);
-  AddInt(r, "dashboard.port", &c.dashboard.port, 1, 65535);
-  AddInt(r, "dashboard.max_games", &c.dashboard.max_games, 0, 1000);
-  AddDouble(r, "dashboard.idle_timeout_s", &c.dashboard.idle_timeout_s, 1.0, 86400.0);
-  AddInt(r, "dashboard.simulations", &c.dashboard.simulations, 1, 1000000);
+  AddDouble(r, "server.auto_wait_ceiling_ms", "longest an auto batch stays open while the device is free",
+            &c.server.auto_wait_ceiling_ms, 0.0, 1000.0);
+  AddBool(r, "server.auto_pipeline", "EXPERIMENTAL, off by default (its benchmark did not show a gain in self-play): with auto wait, alternate two halves of the clients when measured faster than lockstep",
+          &c.server.auto_pipeline);
+  AddDouble(r, "server.stats_interval_s", "period of the stats log line and status/server.json",
+            &c.server.stats_interval_s, 0.1, 86400.0);
+  AddDouble(r, "server.idle_timeout_s", "a silent or dripping connection is closed after this",
+            &c.server.idle_timeout_s, 0.1, 86400.0);
+  AddInt(r, "server.max_clients", "connection limit", &c.server.max_clients, 1, 100000);
+  AddInt(r, "server.max_pending_replies", "per-connection reply queue cap (a client that never reads is cut off)",
+         &c.server.max_pending_replies, 1, 100000);
+  AddInt(r, "server.cache_entries", "NN result cache size (0 = off)", &c.server.cache_entries, 0, 100000000);
+  AddString(r, "server.precision", "fp32, bf16 or fp16 (CUDA only)", &c.server.precision, {"fp32", "bf16", "fp16"});
+  AddBool(r, "server.cuda_graphs", "CUDA Graph capture (CUDA only)", &c.server.cuda_graphs);
+  AddBool(r, "server.device_encode", "CUDA only: batches cross to the GPU as compact boards and are encoded there (false = encoded on the host)",
+          &c.server.device_encode);
+  AddInt(r, "server.threads", "intra-op threads of the server's forward (0 = inference.threads); the server owns the CPU, so on a CPU machine give it the cores",
+         &c.server.threads, 0, 256);
+  AddDouble(r, "server.heartbeat_s", "with run.host and --run-dir: how often the server follows reload.json and rewrites status/{host}/reload_ack.json",
+            &c.server.heartbeat_s, 0.05, 3600.0);
+  AddInt(r, "worker.parallel_games", "games one worker advances together (their leaves batched)",
+         &c.worker.parallel_games, 1, 4096);
+  AddDouble(r, "worker.reconnect_initial_s", "first reconnect backoff", &c.worker.reconnect_initial_s, 0.01, 3600.0);
+  AddDouble(r, "worker.reconnect_max_s", "backoff ceiling", &c.worker.reconnect_max_s, 0.01, 3600.0);
+  AddDouble(r, "worker.poll_interval_s", "metadata.json polling period", &c.worker.poll_interval_s, 0.01, 3600.0);
+  AddString(r, "run.dir", "run directory", &c.run.dir);
+  AddInt(r, "run.worker_count", "number of workers", &c.run.worker_count, 1, 4096);
+  AddInt(r, "run.worker_games_per_worker", "games each worker produces per iteration",
+         &c.run.worker_games_per_worker, 1, 1000000);
+  AddInt(r, "run.target_games", "games the trainer waits for", &c.run.target_games, 1, 10000000);
+  AddInt(r, "run.min_games", "fewest games the stall timeout may train on", &c.run.min_games, 1, 10000000);
+  AddDouble(r, "run.stall_timeout_s", "no new game this long: train on what is there (if at least min_games)",
+            &c.run.stall_timeout_s, 0.1, 86400.0 * 7);
+  AddDouble(r, "run.progress_log_s", "period of the trainer's progress lines", &c.run.progress_log_s, 0.1, 86400.0);
+  AddU64(r, "run.seed", "run seed (game seeds, initial weights)", &c.run.seed);
+  AddInt(r, "run.max_iterations", "stop after this many iterations (0 = run until stopped)",
+         &c.run.max_iterations, 0, 100000000);
+  AddString(r, "run.host", "this machine's name on a shared run directory (\"\" = one machine); in game files, status, logs, pids, socket (operations.md, Many hosts)",
+            &c.run.host, {}, CheckHostName);
+  AddDouble(r, "run.host_timeout_s", "a self-play host whose heartbeat stops this long is excluded from the reload wait, by name",
+            &c.run.host_timeout_s, 0.1, 86400.0);
+  AddInt(r, "train.train_batches", "optimizer steps per iteration", &c.train.train_batches, 1, 1000000);
+  AddInt(r, "train.batch_size", "samples per step", &c.train.batch_size, 1, 65536);
+  AddInt(r, "train.replay_iterations", "replay window W (iterations)", &c.train.replay_iterations, 1, 100000);
+  AddString(r, "train.optimizer", "adam or sgd (with momentum)", &c.train.optimizer, {"adam", "sgd"});
+  AddDouble(r, "train.learning_rate", "learning rate", &c.train.learning_rate, 1e-9, 10.0);
+  AddDouble(r, "train.momentum", "SGD momentum", &c.train.momentum, 0.0, 1.0);
+  AddDouble(r, "train.weight_decay", "L2 coefficient", &c.train.weight_decay, 0.0, 1.0);
+  AddString(r, "train.lr_schedule", "constant or step", &c.train.lr_schedule, {"constant", "step"});
+  AddInt(r, "train.lr_step_iterations", "step schedule period", &c.train.lr_step_iterations, 1, 1000000);
+  AddDouble(r, "train.lr_step_gamma", "step schedule factor", &c.train.lr_step_gamma, 1e-6, 1.0);
+  AddInt(r, "train.keep_last", "checkpoints kept", &c.train.keep_last, 1, 1000000);
+  AddInt(r, "train.keep_every", "also keep every M-th checkpoint (0 = none)", &c.train.keep_every, 0, 1000000);
+  AddInt(r, "train.threads", "trainer intra-op threads", &c.train.threads, 1, 256);
+  AddDouble(r, "train.reload_timeout_s", "how long the trainer retries the server reload",
+            &c.train.reload_timeout_s, 0.1, 86400.0);
+  AddString(r, "train.init_weights", "cold start from this checkpoint instead of random weights (same net shape and rule; e.g. a net of nets/)",
+            &c.train.init_weights);
+  AddDouble(r, "train.value_target_q_weight", "value target = (1-w) z + w q (0 = the game result)",
+            &c.train.value_target_q_weight, 0.0, 1.0);
+  AddDouble(r, "train.window_power_alpha", "power-law replay window exponent (0 = off: the iteration window)",
+            &c.train.window_power_alpha, 0.0, 1.0);
+  AddDouble(r, "train.window_power_beta", "power-law window growth factor", &c.train.window_power_beta, 0.0, 100.0);
+  AddInt(r, "train.window_min_samples", "power-law window's initial size", &c.train.window_min_samples, 1, 1000000000);
+  AddDouble(r, "train.max_samples_per_new_sample", "cap on trained samples per new sample (0 = off)",
+            &c.train.max_samples_per_new_sample, 0.0, 1000000.0);
+  AddInt(r, "train.world_size", "data-parallel trainer ranks (c10d; rank 0 = the trainer, --rank R for the others)",
+         &c.train.world_size, 1, 64);
+  AddString(r, "train.dist_store", "rendezvous of the ranks: tcp://HOST:PORT (TCPStore on rank 0) or file://PATH (FileStore)",
+            &c.train.dist_store, {}, CheckDistStore);
+  AddDouble(r, "train.dist_timeout_s", "rendezvous and every collective fail after this (a dead or stuck rank)",
+            &c.train.dist_timeout_s, 1.0, 86400.0);
+  AddDouble(r, "train.allreduce_bucket_mb", "gradient allreduce bucket size",
+            &c.train.allreduce_bucket_mb, 0.001, 4096.0);
+  AddString(r, "train.dist_interface", "Gloo's network interface (\"\" = the host name's address)",
+            &c.train.dist_interface);
+  AddBool(r, "eval.enabled", "launch/start.sh starts the evaluator", &c.eval.enabled);
+  AddInt(r, "eval.every", "evaluate every N-th published iteration", &c.eval.every, 1, 1000000);
+  AddInt(r, "eval.games", "games per opponent and evaluation (colours alternate)", &c.eval.games, 1, 100000);
+  AddInt(r, "eval.simulations", "simulations of the net under test (no noise)", &c.eval.simulations, 1, 1000000);
+  AddInt(r, "eval.threads", "intra-op threads of the evaluator", &c.eval.threads, 1, 256);
+  AddInt(r, "eval.nice", "the evaluator's scheduling priority increment", &c.eval.nice, 0, 19);
+  AddStringList(r, "eval.ladder", "opponents: rollout:P, checkpoint:N, previous:K, net:PATH[:SIMS] (a fixed net, e.g. a reference net), engine:COMMAND (a list, or one comma-separated string)",
+                &c.eval.ladder, CheckLadderEntry);
+  AddString(r, "eval.anchor", "the player whose Elo is 0", &c.eval.anchor, {}, CheckLadderEntry);
+  AddInt(r, "eval.engine_turn_ms", "timeout_turn sent to engine: opponents", &c.eval.engine_turn_ms, 1, 3600000);
+  AddInt(r, "eval.engine_grace_ms", "an engine later than turn + grace loses the game",
+         &c.eval.engine_grace_ms, 0, 3600000);
+  AddBool(r, "dashboard.enabled", "launch/start.sh starts gz_dashboard", &c.dashboard.enabled);
+  AddString(r, "dashboard.bind", "listen address (non-loopback prints a warning)", &c.dashboard.bind);
+  AddInt(r, "dashboard.port", "HTTP port", &c.dashboard.port, 1, 65535);
+  AddInt(r, "dashboard.max_games", "browser games against the newest net at once", &c.dashboard.max_games, 0, 1000);
+  AddDouble(r, "dashboard.idle_timeout_s", "a browser game ends after this long unused",
+            &c.dashboard.idle_timeout_s, 1.0, 86400.0);
+  AddInt(r, "dashboard.simulations", "the browser opponent's simulations per move",
+         &c.dashboard.simulations, 1, 1000000);
   return r;
 }
 
@@ -369,27 +429,8 @@ void Flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
 }  // namespace
 
 SelfPlayParams Config::selfplay_params() const {
-  SelfPlayParams p;
+  SelfPlayParams p = selfplay;  // the selfplay.* keys (board_sizes is the worker's, not the game's)
   p.mcts = mcts;
-  p.temperature_moves = selfplay.temperature_moves;
-  p.final_temperature = static_cast<float>(selfplay.final_temperature);
-  p.random_opening_moves = selfplay.random_opening_moves;
-  p.max_moves = selfplay.max_moves;
-  p.adjudicate_proven = selfplay.adjudicate_proven;
-  p.initial_temperature = static_cast<float>(selfplay.initial_temperature);
-  p.temperature_halflife_moves = static_cast<float>(selfplay.temperature_halflife_moves);
-  p.playout_cap_p_full = selfplay.playout_cap_p_full;
-  p.playout_cap_cheap_simulations = selfplay.playout_cap_cheap_simulations;
-  p.resign_threshold = static_cast<float>(selfplay.resign_threshold);
-  p.resign_consecutive = selfplay.resign_consecutive;
-  p.resign_disabled_share = selfplay.resign_disabled_share;
-  p.balanced_opening_moves = selfplay.balanced_opening_moves;
-  p.balanced_opening_max_value = static_cast<float>(selfplay.balanced_opening_max_value);
-  p.balanced_opening_simulations = selfplay.balanced_opening_simulations;
-  p.balanced_opening_tries = selfplay.balanced_opening_tries;
-  p.open_opening_share = selfplay.open_opening_share;
-  p.open_opening_max_stones = selfplay.open_opening_max_stones;
-  p.open_opening_radius = selfplay.open_opening_radius;
   return p;
 }
 
@@ -612,6 +653,13 @@ json Config::ToJson() const {
 }
 
 std::string Config::ToJsonString(int indent) const { return ToJson().dump(indent); }
+
+json Config::DocJson() {
+  Config c;
+  json out = json::array();
+  for (auto& [key, field] : MakeRegistry(c)) out.push_back({{"key", key}, {"default", field.get()}, {"help", field.help}});
+  return out;
+}
 
 std::vector<std::string> Config::Keys() {
   Config c;

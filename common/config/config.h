@@ -34,31 +34,19 @@ struct NetConfig {
   int blocks = 8;
   std::string heads = "fc";  // fc (one board size) | conv (any size; docs/network.md "Heads")
 };
-struct SelfplayConfig {
-  int temperature_moves = 8;          // tau = 1 for this many moves
-  double final_temperature = 0.0;     // after that; 0 = argmax
-  int random_opening_moves = 0;       // uniformly random first moves (not recorded as samples)
-  int max_moves = 0;                  // 0 = until the board is full
-  bool adjudicate_proven = false;     // end the game when the search proves the root (needs mcts.solver)
-  // Self-play recipe (docs/search.md "Self-play recipe"); every default is off.
-  double initial_temperature = 1.0;   // tau of the first moves
-  double temperature_halflife_moves = 0.0;  // > 0: tau decays to final_temperature with this half-life; 0 = hard switch
-  double playout_cap_p_full = 1.0;    // share of full searches (policy targets); 1 = off
-  int playout_cap_cheap_simulations = 0;  // simulations of the others (needed when p_full < 1)
-  double resign_threshold = -1.0;     // resign below this root value; -1 = off
-  int resign_consecutive = 3;         // ... for this many of the side's own searches in a row
-  double resign_disabled_share = 0.1; // share of games that never resign (false-positive check)
-  int balanced_opening_moves = 0;     // random stones of a balanced opening; 0 = off
-  double balanced_opening_max_value = 0.2;  // kept when |value| is below this
-  int balanced_opening_simulations = 32;    // search that values a candidate opening
-  int balanced_opening_tries = 20;    // candidates at most (the last is kept)
-  double open_opening_share = 0.0;    // share of games from 0..max stones near the centre; 0 = off
-  int open_opening_max_stones = 3;
-  int open_opening_radius = 3;        // Chebyshev distance from the centre
+// selfplay.*: the search layer's own SelfPlayParams (the registry binds its
+// fields, as mcts.* binds MctsParams; docs/search.md "Self-play recipe"), plus
+// the one self-play setting that is the worker's rather than a game's.  The
+// inherited `mcts` is no key and is hidden here: selfplay_params() fills it
+// from Config::mcts.
+struct SelfplayConfig : SelfPlayParams {
   // Mixed board sizes: "SIZE:WEIGHT" entries (or "SIZE", weight 1); each game
   // draws its size with these weights.  Empty = every game on board.size.
   // board.size must be one of them; sizes other than board.size need net.heads conv.
   std::vector<std::string> board_sizes;
+
+ private:
+  using SelfPlayParams::mcts;  // Config::mcts is the one copy
 };
 struct InferenceConfig {
   std::string symmetry = "all8";      // none | random | all8
@@ -159,7 +147,7 @@ struct Config {
   BoardConfig board;
   NetConfig net;
   MctsParams mcts;                    // the search layer's own struct; the registry binds its keys
-  SelfplayConfig selfplay;
+  SelfplayConfig selfplay;            // SelfPlayParams + board_sizes; its mcts part is Config::mcts
   InferenceConfig inference;
   ServerConfig server;
   WorkerConfig worker;
@@ -169,6 +157,7 @@ struct Config {
   DashboardConfig dashboard;
 
   Rule rule() const { return ParseRule(board.rule); }
+  // The self-play parameters of a game: selfplay.* with `mcts` = Config::mcts.
   SelfPlayParams selfplay_params() const;
   // selfplay.board_sizes as (size, weight) pairs in the order given; empty
   // when every game is on board.size.
@@ -222,6 +211,9 @@ struct Config {
   static Config FromJson(const nlohmann::json& j, const std::string& source);
   // Every dotted key the config accepts.
   static std::vector<std::string> Keys();
+  // [{"key", "default", "help"}, ...] in key order: the registry's own key
+  // table (worker --print-config-doc; tools/gen_config_doc.py prints it).
+  static nlohmann::json DocJson();
   // (environment variable, key) pairs, in the order they are applied.
   static const std::vector<std::pair<std::string, std::string>>& EnvironmentBindings();
 

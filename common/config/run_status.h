@@ -9,9 +9,13 @@
 // Thread-safety: free functions, no shared state; safe from any thread.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "common/data/run_layout.h"
 
 namespace gz {
 
@@ -35,5 +39,43 @@ nlohmann::json ReadJsonFileOrNull(const std::string& path);
 
 // The pid in a pid file, 0 when missing or unreadable.
 int ReadPidFile(const std::string& path);
+
+// The collectors CollectStatus is made of, one per part of the status (public
+// for the tests).  Each reads only its own files; `now` is wall-clock seconds;
+// a collector that finds something worth a warning appends it to `warnings`.
+
+// The finished game files of one iteration's folder, by writer (temp files and
+// foreign names skipped; a missing folder is no games).
+struct IterationGames {
+  std::map<int, int> per_worker;       // this machine's workers (no host in the name) -> games
+  std::map<int, double> last_game;     // ... -> mtime of the newest
+  std::vector<double> times;           // every game's mtime (all writers)
+  std::map<std::string, std::vector<double>> host_times;  // self-play hosts of a multi-host run
+};
+IterationGames CollectIterationGames(const std::string& games_dir);
+
+// Games per minute among `times` finished at or after window_start, over the
+// window's span (at least 1 s).
+struct GameRateWindow {
+  double window_start = 0;
+  double span = 1;
+  double PerMinute(const std::vector<double>& times) const;
+};
+
+// "hosts": one entry per self-play host (game files or a status/{host}/
+// folder), with its reload ack, server stats and workers.
+nlohmann::json CollectHosts(const RunLayout& layout, const IterationGames& games, const GameRateWindow& rate,
+                            double host_timeout_s, double worker_stale_s, double now, nlohmann::json& warnings);
+// "server": this machine's inference server from its pid file and status/server.json.
+nlohmann::json CollectServer(const RunLayout& layout, double stale_s, double now);
+// "workers": ids 0..worker_count-1, each from its pid file, status file and game files.
+nlohmann::json CollectWorkers(const RunLayout& layout, int worker_count, const IterationGames& games,
+                              bool server_alive, double now, nlohmann::json& warnings);
+// "evaluator": liveness from status/evaluator.json (no warning: see CollectStatus).
+nlohmann::json CollectEvaluator(const RunLayout& layout, bool enabled, double now);
+// "newest_rating": the last rating line of ratings.jsonl, or null.
+nlohmann::json CollectNewestRating(const RunLayout& layout, nlohmann::json& warnings);
+// "generations": the last `count` lines of generations.jsonl in iteration order.
+nlohmann::json CollectGenerations(const RunLayout& layout, int count, nlohmann::json& warnings);
 
 }  // namespace gz

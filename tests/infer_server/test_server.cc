@@ -7,11 +7,13 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -161,7 +163,7 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
   }
 
   // A truncated copy, an incompatible board size, garbage, a missing file; a
-  // copy claiming format version 3, one with a NaN weight and one with a bit
+  // copy claiming format version 4, one with a NaN weight and one with a bit
   // flipped in the tensor data (those two with their CRC fixed, so that the
   // loader's own checks must catch them), and one with the flip but not the fix.
   std::string full = ReadFileOrThrow(b);
@@ -172,7 +174,7 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
   std::string other_board = MakeCheckpoint(dir, "seven.pt", 3, 9, 7);
   const size_t data = 12 + JsonLen(full);
   std::string v2 = full;
-  const uint32_t version = 3;  // 1 and 2 are read (2: the heads field, test_net_heads)
+  const uint32_t version = 4;  // 1 to 3 are read (2: the heads field, test_net_heads; 3: play settings)
   std::memcpy(v2.data() + 4, &version, 4);
   std::string version2 = dir + "/version2.pt";
   WriteFileAtomic(version2, WithFixedCrc(v2));
@@ -195,7 +197,7 @@ TEST_CASE("reload swaps models; bad files are refused and the old model keeps se
       CHECK(e.code() == wire::ErrorCode::kReloadFailed);
       CHECK(std::string(e.what()).size() > 20);
       // The reason names the problem.
-      if (bad == version2) CHECK_THAT(e.what(), Catch::Contains("format version 3"));
+      if (bad == version2) CHECK_THAT(e.what(), Catch::Contains("format version 4"));
       if (bad == nan_weights) CHECK_THAT(e.what(), Catch::Contains("NaN/Inf"));
       if (bad == crc_mismatch) CHECK_THAT(e.what(), Catch::Contains("CRC-32 mismatch"));
     }
@@ -366,6 +368,80 @@ TEST_CASE("socket start-up: stale socket, second server, non-socket file, permis
   CHECK(fourth.Log().find("not a socket") != std::string::npos);
 }
 
+// Checklist item 11, the other user: runs as root (CI does) so that it can run
+// a client as uid/gid 65534 (setpriv).  The file modes stop that client with
+// EACCES; a client of that uid that reaches the socket anyway (the test
+// loosens the modes) is refused by the server's SO_PEERCRED policy, and the
+// log names its uid and pid.
+TEST_CASE("socket: another uid gets EACCES; one that reaches the socket is refused (SO_PEERCRED)",
+          "[server][socket][uid]") {
+  if (::geteuid() != 0)
+    FAIL("this test must run as root (CI does): it runs a client as uid 65534 to check the socket's permissions and "
+         "the server's SO_PEERCRED policy; euid is " << ::geteuid());
+  REQUIRE(FileExists("/usr/bin/setpriv"));
+  constexpr uid_t kOther = 65534;
+  ShortTempDir tmp;
+  std::string dir = FreshTestDir("server/peer-uid");
+  std::string ckpt = MakeCheckpoint(dir, "a.pt", 1, 1);
+  const std::string sdir = tmp / "d";
+  const std::string sock = sdir + "/infer.sock";
+  InferServerProcess server(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/server.log");
+  REQUIRE(WaitServing(sock, 1));
+  struct stat st {};
+  REQUIRE(::stat(sdir.c_str(), &st) == 0);
+  REQUIRE((st.st_mode & 0777) == 0700);  // created by the server
+  REQUIRE(::stat(sock.c_str(), &st) == 0);
+  REQUIRE((st.st_mode & 0777) == 0600);
+
+  // `infer_ctl ping` as uid/gid 65534 with no groups; setpriv execs it, so
+  // the child's pid is the client's.  Returns the exit code and its output.
+  int run = 0;
+  auto ping_as_other = [&](pid_t* pid) {
+    const std::string log = dir + "/client" + std::to_string(++run) + ".log";
+    TestProcess client("/usr/bin/setpriv",
+                       {"--reuid=" + std::to_string(kOther), "--regid=" + std::to_string(kOther), "--clear-groups",
+                        BinPath("infer_ctl"), "--socket", sock, "--timeout", "20", "ping"},
+                       log);
+    if (pid) *pid = client.pid();
+    const std::optional<int> rc = client.WaitExit(std::chrono::seconds(60));
+    return std::make_pair(rc.value_or(-1), client.Log());
+  };
+
+  // 1. The socket's directory is 0700 (the temp folder above it made
+  //    passable): EACCES at connect.
+  REQUIRE(::chmod(tmp.path().c_str(), 0711) == 0);
+  auto [rc1, out1] = ping_as_other(nullptr);
+  INFO(out1);
+  CHECK(rc1 == 2);  // infer_ctl: no server answered
+  CHECK(out1.find("Permission denied") != std::string::npos);
+
+  // 2. The directory passable, the socket 0600: EACCES again.
+  REQUIRE(::chmod(sdir.c_str(), 0711) == 0);
+  auto [rc2, out2] = ping_as_other(nullptr);
+  INFO(out2);
+  CHECK(rc2 == 2);
+  CHECK(out2.find("Permission denied") != std::string::npos);
+  CHECK(server.Log().find("refused a connection") == std::string::npos);  // never reached the server
+
+  // 3. The socket 0666: the client connects, and the server refuses it by its
+  //    credentials, closes it and logs its uid and pid.
+  REQUIRE(::chmod(sock.c_str(), 0666) == 0);
+  pid_t client_pid = -1;
+  auto [rc3, out3] = ping_as_other(&client_pid);
+  INFO(out3);
+  CHECK(rc3 == 2);  // the connection was closed without an answer
+  CHECK(out3.find("pong") == std::string::npos);
+  const std::string refused = "refused a connection from uid " + std::to_string(kOther) + " (pid " +
+                              std::to_string(client_pid) + "): only uid 0 (the server's own) may use this server";
+  REQUIRE(WaitUntil([&] { return server.Log().find(refused) != std::string::npos; }, 30));
+  CHECK(server.Log().find("closing it") != std::string::npos);
+
+  // The owner is still served, and the server stops cleanly.
+  CHECK(ServedGeneration(sock) == 1);
+  CHECK(server.Terminate() == 0);
+  CHECK_FALSE(FileExists(sock));
+}
+
 TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does not fall back", "[server]") {
   ServedCheckpoint srv("server/hello", 1, 1);
 
@@ -437,38 +513,108 @@ TEST_CASE("a mismatched HELLO is refused with the reason; FallbackEvaluator does
   CHECK(srv.server.Terminate() == 0);
 }
 
-TEST_CASE("SIGTERM under load: waiting requests are answered, socket removed, exit 0", "[server][shutdown]") {
-  // A long batch window so requests are waiting when SIGTERM arrives.
+// Checklist item 18: SIGTERM with requests waiting (six connections, two
+// pipelined INFERs each, in an open 1 s batch window).  Within 5 s of the
+// signal (the requirement, so the bound is asserted): every request sent
+// before it is answered, by its batch (INFER_REPLY) or with ERROR
+// shutting_down, none is dropped; the socket is unlinked; the server exits 0.
+TEST_CASE("SIGTERM under load: the batch finishes, waiters are released, socket removed, exit 0 within 5 s",
+          "[server][shutdown]") {
+  // A long batch window (max_wait is at most 1000 ms) so that the requests
+  // are waiting in an open batch when SIGTERM arrives.
   ServedCheckpoint srv("server/sigterm", 1, 1, {"--set", "server.max_wait=1000", "--set", "server.max_batch=1000"});
-  std::atomic<int> answered{0}, refused{0}, lost{0}, started{0};
-  std::vector<std::thread> clients;
-  for (int c = 0; c < 6; ++c) {
-    clients.emplace_back([&, c] {
-      try {
-        RemoteEvaluator remote(srv.sock, TestHello());
-        auto ps = RandomPositions(1, c);
-        std::vector<EvalResult> out(1);
-        ++started;
-        for (int i = 0; i < 1000; ++i) remote.Evaluate(ps, out), ++answered;
-      } catch (const ServerRefusedError& e) {
-        if (e.code() == wire::ErrorCode::kShuttingDown) ++refused;
-        else ++lost;
-      } catch (const std::exception&) {
-        ++lost;
-      }
-    });
+  constexpr int kClients = 6, kPipelined = 2;
+  constexpr double kBound_s = 5.0;  // docs/reliability.md, item 18
+  std::vector<std::unique_ptr<WireClient>> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.push_back(std::make_unique<WireClient>(srv.sock, 10));
+    clients.back()->Hello(TestHello(), 30);
   }
-  REQUIRE(WaitUntil([&] { return started == 6; }, 30));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  const double t0 = MonotonicSeconds();
-  CHECK(srv.server.Terminate(std::chrono::seconds(20)) == 0);
-  for (auto& t : clients) t.join();
-  CHECK(MonotonicSeconds() - t0 < 20);
+  std::vector<std::string> payloads;
+  for (int c = 0; c < kClients; ++c) payloads.push_back(wire::EncodeInfer(RandomPositions(1, 100 + c), kTestBoard));
+
+  // A round: every client pipelines its INFERs and a PING.  The PONG, sent at
+  // once, proves the INFERs before it were read and queued.  SIGTERM is sent
+  // as soon as every PONG is in, if that took well under the 1 s window;
+  // otherwise (a very slow moment) the round's answers are collected and the
+  // round starts over.
+  std::vector<std::vector<uint64_t>> pending(kClients);
+  double t_sig = 0;
+  for (int round = 0; round < 20 && t_sig == 0; ++round) {
+    const double t_round = MonotonicSeconds();
+    for (int c = 0; c < kClients; ++c) {
+      pending[c].clear();
+      for (int k = 0; k < kPipelined; ++k) pending[c].push_back(clients[c]->Send(wire::MsgType::kInfer, payloads[c]));
+      clients[c]->Send(wire::MsgType::kPing, "");
+    }
+    int early_answers = 0;
+    for (int c = 0; c < kClients; ++c) {
+      for (;;) {
+        WireClient::Frame f = clients[c]->Receive(30);
+        if (f.header.type == wire::MsgType::kPong) break;
+        REQUIRE(f.header.type == wire::MsgType::kInferReply);  // the window closed before the PONG was read
+        pending[c].erase(std::find(pending[c].begin(), pending[c].end(), f.header.request_id));
+        ++early_answers;
+      }
+    }
+    if (early_answers == 0 && MonotonicSeconds() - t_round < 0.5) {
+      t_sig = MonotonicSeconds();
+      srv.server.Signal(SIGTERM);
+      break;
+    }
+    for (int c = 0; c < kClients; ++c)
+      while (!pending[c].empty()) {
+        WireClient::Frame f = clients[c]->Receive(30);
+        REQUIRE(f.header.type == wire::MsgType::kInferReply);
+        pending[c].erase(std::find(pending[c].begin(), pending[c].end(), f.header.request_id));
+      }
+  }
+  REQUIRE(t_sig > 0);
+
+  // Every waiting request is answered: by its batch or "shutting down".
+  int answered = 0, refused = 0, lost = 0;
+  for (int c = 0; c < kClients; ++c) {
+    while (!pending[c].empty()) {
+      WireClient::Frame f;
+      try {
+        f = clients[c]->Receive(std::max(0.1, t_sig + kBound_s - MonotonicSeconds()));
+      } catch (const ServerUnavailableError& e) {  // closed (or not answered in time) with requests waiting
+        UNSCOPED_INFO("client " << c << ": " << e.what());
+        lost += static_cast<int>(pending[c].size());
+        break;
+      }
+      auto it = std::find(pending[c].begin(), pending[c].end(), f.header.request_id);
+      REQUIRE(it != pending[c].end());
+      pending[c].erase(it);
+      if (f.header.type == wire::MsgType::kInferReply) {
+        std::vector<EvalResult> out(1);
+        CHECK(wire::DecodeInferReply(f.payload, kTestBoard, out) == 1);
+        ++answered;
+      } else {
+        REQUIRE(f.header.type == wire::MsgType::kError);
+        CHECK(wire::DecodeError(f.payload).code == wire::ErrorCode::kShuttingDown);
+        ++refused;
+      }
+    }
+  }
+  const double released_s = MonotonicSeconds() - t_sig;
+  CHECK(lost == 0);
+  CHECK(answered + refused == kClients * kPipelined);
+  CHECK(refused >= 1);  // the requests waiting in the open window got ERROR shutting_down
+  CHECK(released_s < kBound_s);
+
+  // Exit 0 within the bound (the wait's own limit only guards against a hang).
+  const std::optional<int> rc = srv.server.WaitExit(std::chrono::seconds(30));
+  const double exit_s = MonotonicSeconds() - t_sig;
+  REQUIRE(rc.has_value());
+  CHECK(*rc == 0);
+  CHECK(exit_s < kBound_s);
   CHECK_FALSE(FileExists(srv.sock));
-  // Every client finished: answered, told "shutting down", or saw the close.
-  CHECK(refused + lost == 6);
-  CHECK(refused >= 1);  // the requests waiting in the 1 s window got an ERROR
-  CHECK(srv.server.Log().find("SIGTERM received") != std::string::npos);
+  const std::string log = srv.server.Log();
+  CHECK(log.find("SIGTERM received") != std::string::npos);
+  CHECK(log.find("infer_server stopped") != std::string::npos);
+  WARN("SIGTERM: waiters released after " << released_s << " s, exit 0 after " << exit_s << " s (" << answered
+                                          << " answered, " << refused << " refused)");
 }
 
 TEST_CASE("infer_ctl ping and stats; exit codes", "[server][ctl]") {

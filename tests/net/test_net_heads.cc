@@ -281,8 +281,8 @@ TEST_CASE("the heads field: unknown, missing, misplaced or truncated headers are
              Catch::Contains("'heads' is not a string"));
   CHECK_THAT(LoadError(WithHeader(conv, json, 1), "v1heads.gzck"),
              Catch::Contains("'heads' needs format version 2"));
-  CHECK_THAT(LoadError(WithHeader(conv, json, 3), "v3.gzck"), Catch::Contains("format version 3") &&
-                                                                   Catch::Contains("reads versions 1 to 2"));
+  CHECK_THAT(LoadError(WithHeader(conv, json, 4), "v4.gzck"), Catch::Contains("format version 4") &&
+                                                                   Catch::Contains("reads versions 1 to 3"));
   // A conv header over fc-shaped tensors (or the other way round) names the tensor.
   const std::string fc_path = TmpPath("field_fc.gzck");
   CreateRandomCheckpoint(fc_path, 9, Rule::kFreestyle, 4, 1, /*seed=*/9, 1, 1);
