@@ -97,6 +97,22 @@ void Mcts::Advance(int move) {
   // noise never reached this level); StartMove adds this move's noise.
 }
 
+int Mcts::EnterEdge(int node, int e) {
+  if (edges_[e].child >= 0) return e;
+  // First visit of the best unvisited edge (or of a forced one, moved into
+  // the best unvisited edge's place): give it a node and line up the next one.
+  const int slot = nodes_[node].first_edge + nodes_[node].num_visited;
+  if (e != slot) {
+    std::swap(edges_[e], edges_[slot]);
+    e = slot;
+  }
+  edges_[e].child = static_cast<int>(nodes_.size());
+  nodes_.push_back(Node{});
+  ++nodes_[node].num_visited;
+  PromoteBestUnvisited(node);  // touches only edges after e
+  return e;
+}
+
 void Mcts::PromoteBestUnvisited(int node) {
   const Node& n = nodes_[node];
   const int begin = n.first_edge + n.num_visited, end = n.first_edge + n.num_edges;
@@ -227,20 +243,7 @@ const Position* Mcts::SelectLeaf() {
   int node = 0;
   while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
     if (nodes_[node].proven != 0 && node != 0) break;  // solver: a leaf with an exact value
-    int e = SelectEdge(node);
-    if (edges_[e].child < 0) {
-      // First visit of the best unvisited edge (or of a forced one, moved into
-      // the best unvisited edge's place): give it a node and line up the next one.
-      const int slot = nodes_[node].first_edge + nodes_[node].num_visited;
-      if (e != slot) {
-        std::swap(edges_[e], edges_[slot]);
-        e = slot;
-      }
-      edges_[e].child = static_cast<int>(nodes_.size());
-      nodes_.push_back(Node{});
-      ++nodes_[node].num_visited;
-      PromoteBestUnvisited(node);  // touches only edges after e
-    }
+    const int e = EnterEdge(node, SelectEdge(node));
     leaf_board_.Play(edges_[e].move);
     node = edges_[e].child;
     path_.push_back(node);
@@ -386,18 +389,7 @@ void Mcts::SelectLeaves(LeafBatch& batch, int max_leaves) {
     int incoming = root_in_flight_;  // in-flight count of the edge into `node`
     while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
       if (nodes_[node].proven != 0 && node != 0) break;  // solver: a leaf with an exact value
-      int e = SelectEdge(node, incoming);
-      if (edges_[e].child < 0) {
-        const int slot = nodes_[node].first_edge + nodes_[node].num_visited;
-        if (e != slot) {
-          std::swap(edges_[e], edges_[slot]);
-          e = slot;
-        }
-        edges_[e].child = static_cast<int>(nodes_.size());
-        nodes_.push_back(Node{});
-        ++nodes_[node].num_visited;
-        PromoteBestUnvisited(node);
-      }
+      const int e = EnterEdge(node, SelectEdge(node, incoming));
       board.Play(edges_[e].move);
       edges.push_back(e);
       incoming = edges_[e].in_flight;

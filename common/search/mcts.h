@@ -317,6 +317,10 @@ class Mcts {
     return params_.forced_playouts_k * std::sqrt(static_cast<double>(prior) * child_visits_total);
   }
   void PromoteBestUnvisited(int node);
+  // The descent takes edge `e` of `node`: on its first visit the edge gets
+  // its child node and moves into the visited prefix.  Returns the edge's
+  // index after that move.
+  int EnterEdge(int node, int e);
   void Backup(double leaf_value_for_leaf_mover) { Backup(path_, leaf_value_for_leaf_mover); }
   void Backup(const std::vector<int>& path, double leaf_value_for_leaf_mover);
   // MCTS-solver: the leaf of path_ was just proven; prove its ancestors
