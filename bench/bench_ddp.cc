@@ -139,6 +139,30 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// One 2-rank run (ranks on a fresh TCP store port, pinned to cores 0 and 1
+// when `pin`); returns rank 0's result line.
+nlohmann::json RunTwoRanks(const std::string& exe, const std::vector<std::string>& base, bool pin,
+                           const std::string& tmp, int* run, const std::map<std::string, std::string>& env) {
+  const int port = FreePort();
+  std::vector<std::string> extra = {"--set", "train.world_size=2", "--set",
+                                    "train.dist_store=tcp://127.0.0.1:" + std::to_string(port)};
+  auto a0 = base, a1 = base;
+  a0.insert(a0.end(), extra.begin(), extra.end());
+  a1.insert(a1.end(), extra.begin(), extra.end());
+  a0.insert(a0.end(), {"--rank", "0"});
+  a1.insert(a1.end(), {"--rank", "1"});
+  if (pin) {
+    a0.insert(a0.end(), {"--pin", "0"});
+    a1.insert(a1.end(), {"--pin", "1"});
+  }
+  const std::string log0 = tmp + "/run" + std::to_string((*run)++) + ".log";
+  const std::string log1 = tmp + "/run" + std::to_string((*run)++) + ".log";
+  TestProcess p0(exe, a0, log0, env);
+  TestProcess p1(exe, a1, log1, env);
+  if (p0.Wait() != 0 || p1.Wait() != 0) GOMOKU_THROW(GomokuError, "2-rank run failed; see " << log0 << ", " << log1);
+  return Result(log0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,24 +220,7 @@ int main(int argc, char** argv) {
         single2.push_back(Result(log)["step_s"]);
       }
       {
-        const int port = FreePort();
-        std::vector<std::string> extra = {"--set", "train.world_size=2", "--set",
-                                          "train.dist_store=tcp://127.0.0.1:" + std::to_string(port)};
-        auto a0 = base(1), a1 = base(1);
-        a0.insert(a0.end(), extra.begin(), extra.end());
-        a1.insert(a1.end(), extra.begin(), extra.end());
-        a0.insert(a0.end(), {"--rank", "0"});
-        a1.insert(a1.end(), {"--rank", "1"});
-        if (pin) {
-          a0.insert(a0.end(), {"--pin", "0"});
-          a1.insert(a1.end(), {"--pin", "1"});
-        }
-        const std::string log0 = tmp + "/run" + std::to_string(run++) + ".log";
-        const std::string log1 = tmp + "/run" + std::to_string(run++) + ".log";
-        TestProcess p0(exe, a0, log0, one_thread);
-        TestProcess p1(exe, a1, log1, one_thread);
-        if (p0.Wait() != 0 || p1.Wait() != 0) GOMOKU_THROW(GomokuError, "2-rank run failed; see " << log0 << ", " << log1);
-        auto res = Result(log0);
+        const nlohmann::json res = RunTwoRanks(exe, base(1), pin, tmp, &run, one_thread);
         ddp.push_back(res["step_s"]);
         ddp_allreduce.push_back(res["allreduce_s"]);
         ddp_broadcast.push_back(res["broadcast_s"]);

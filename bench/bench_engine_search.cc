@@ -24,8 +24,8 @@
 #include "common/base/cli.h"
 #include "common/net/net_api.h"
 #include "engine/engine_settings.h"
-#include "engine/evaluator_source.h"
-#include "engine/search_player.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
 
 using namespace gz;
 
@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
     s.es.config.mcts.solver = solver;
     s.es.config.mcts.engine_batch = batch;
     s.es.config.mcts.engine_threads = threads;
-    s.source = std::make_unique<EvaluatorSource>(s.es);
+    s.source = std::make_unique<EvaluatorSource>(s.es.weights, s.es.config);
     if (const std::string why = s.source->CheckSize(15); !why.empty()) {
       std::fprintf(stderr, "bench_engine_search: %s\n", why.c_str());
       return 1;

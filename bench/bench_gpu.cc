@@ -1,5 +1,5 @@
 // GPU inference: correctness checks and throughput (CUDA builds only;
-// docs/gpu.md).  tools/gpu_check.sh builds and runs it on a device machine.
+// docs/gpu.md).  dev/gpu_check.sh builds and runs it on a device machine.
 //
 //   bench_gpu [--device cuda|cuda:N] [--quick] [--board S] [--net CxB]
 //             [--batches 16,64,256] [--seconds T] [--peak-tflops-bf16 X]

@@ -302,7 +302,8 @@ double RawForwardSeconds(BatchForward& f, int n, const std::vector<float>& plane
   return Percentile(t, 0.5);
 }
 
-int Main(int argc, char** argv) {
+// Options from the command line; returns false after printing --help.
+bool ParseOptions(int argc, char** argv, Options* out) {
   const char* usage =
       "usage: bench_server [--clients a,b,...] [--waits w,...] [--seconds S] [--rounds R] [--threads T]\n"
       "                    [--board N] [--channels C] [--blocks B] [--max-batch M] [--cache E]\n"
@@ -315,9 +316,9 @@ int Main(int argc, char** argv) {
                                   {"--quick"}});
   if (args.help) {
     std::fputs(usage, stdout);
-    return 0;
+    return false;
   }
-  Options o;
+  Options& o = *out;
   if (args.has("--quick")) {
     o.clients = {1, 20};
     o.waits = {"3", "auto"};
@@ -339,6 +340,143 @@ int Main(int argc, char** argv) {
   o.cache = static_cast<int>(args.get_int("--cache", o.cache));
   o.only = args.get("--only", o.only);
   if (args.has("--server-set")) o.server_sets = bench::ParseServerSets(args.get("--server-set"));
+  return true;
+}
+
+// What every section of the bench shares: the net, the socket, positions,
+// and the raw forward in this process (same intra-op threads as the server),
+// measured right after each server run so that both see the same load.
+struct Bench {
+  Options o;
+  std::string tmp, ckpt, sock;
+  std::vector<Position> ps;
+  std::unique_ptr<BatchForward> forward;
+  std::vector<float> pool;
+  size_t request_bytes = 0, reply_bytes = 0;  // frames of one position, as the clients send and receive them
+
+  explicit Bench(const Options& options) : o(options) {
+    char tmpl[] = "/tmp/gzb-XXXXXX";
+    tmp = ::mkdtemp(tmpl);
+    ckpt = tmp + "/bench.pt";
+    sock = tmp + "/infer.sock";
+    CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 1);
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 512; ++i) {
+      Board b(o.board);
+      int moves = static_cast<int>(rng() % 40);
+      for (int m = 0; m < moves && !b.terminal(); ++m) {
+        auto legal = b.LegalMoves();
+        b.Play(legal[rng() % legal.size()]);
+      }
+      ps.push_back(b.ToPosition());
+    }
+    forward = LoadForward(ckpt, "cpu", o.threads);
+    const int pool_n = std::max(o.max_batch, 64);
+    pool.resize(PlaneFloats(o.board) * static_cast<size_t>(pool_n));
+    for (int i = 0; i < pool_n; ++i)
+      EncodePosition(ps[i % ps.size()], 0, pool.data() + static_cast<size_t>(i) * PlaneFloats(o.board));
+    request_bytes = wire::BuildFrame(wire::MsgType::kInfer, 1, wire::EncodeInfer({&ps[0], 1}, o.board)).size();
+    EvalResult one;
+    one.log_policy.assign(static_cast<size_t>(o.board) * o.board, -5.0f);
+    reply_bytes = wire::BuildFrame(wire::MsgType::kInferReply, 1, wire::EncodeInferReply(1, {&one, 1}, o.board)).size();
+  }
+  ~Bench() { std::filesystem::remove_all(tmp); }
+  double RawSeconds(int n) { return RawForwardSeconds(*forward, n, pool, o.board); }
+  double RawPositionsPerSecondAt(double b) {
+    b = std::max(1.0, b);
+    const int lo = static_cast<int>(std::floor(b)), hi = static_cast<int>(std::ceil(b));
+    const double tlo = RawSeconds(lo);
+    const double t = lo == hi ? tlo : tlo + (RawSeconds(hi) - tlo) * (b - lo);
+    return b / t;
+  }
+};
+
+// Clients x waits: throughput, latency and efficiency against the raw forward.
+void PrintThroughputTable(Bench& bench) {
+  const Options& o = bench.o;
+  std::printf("\n%-6s %-8s %10s %9s %10s %10s %11s %12s %10s %12s   %s\n", "wait", "clients", "pos/s", "avg batch",
+              "p50 us", "p99 us", "forward ms", "raw pos/s", "efficiency", "forward busy", "efficiency range");
+  for (const std::string& wait : o.waits) {
+    for (int k : o.clients) {
+      // Rounds of (clients for --seconds, then the raw forward at the batch
+      // size they reached): this VM's speed drifts by +-15% over seconds, so
+      // each efficiency pairs measurements seconds apart, and the row shown
+      // is the round with the median efficiency.
+      std::vector<RunResult> rounds;
+      {
+        Server server(bench.ckpt, bench.sock, o, o.max_batch, wait, bench.tmp + "/server.log");
+        for (int i = 0; i < o.rounds; ++i) {
+          RunResult r = RunClients(bench.sock, k, o.seconds, o.board, bench.ps);
+          r.wait = wait;
+          r.max_batch = o.max_batch;
+          r.raw_pps = bench.RawPositionsPerSecondAt(r.avg_batch);
+          r.efficiency = r.positions_per_s / r.raw_pps;
+          rounds.push_back(r);
+        }
+      }
+      std::sort(rounds.begin(), rounds.end(),
+                [](const RunResult& a, const RunResult& b) { return a.efficiency < b.efficiency; });
+      const RunResult& r = rounds[rounds.size() / 2];
+      std::printf("%-6s %-8d %10.0f %9.2f %10.0f %10.0f %11.3f %12.0f %10.3f %12.3f   %.3f..%.3f\n", r.wait.c_str(),
+                  r.clients, r.positions_per_s, r.avg_batch, r.p50_us, r.p99_us, r.server_forward_ms, r.raw_pps,
+                  r.efficiency, r.busy, rounds.front().efficiency, rounds.back().efficiency);
+      std::printf("       closes: %s\n", r.closes.c_str());
+      std::fflush(stdout);
+    }
+  }
+}
+
+void PrintLockstepFloor(Bench& bench) {
+  const Options& o = bench.o;
+  std::printf("\nlockstep floor (socket_floor.h: K sleeping clients, one thread that takes a request from each, spins "
+              "for the raw forward time of the batch, answers all):\n");
+  std::printf("%-8s %9s %12s %12s %16s\n", "clients", "batch", "forward us", "floor busy", "turnaround us");
+  for (int k : o.clients) {
+    if (k > o.max_batch) continue;  // the floor is for rounds of every client in one batch
+    const double work_us = bench.RawSeconds(k) * 1e6;
+    const SocketFloor f = MeasureSocketFloor(k, work_us, o.seconds, bench.request_bytes, bench.reply_bytes);
+    std::printf("%-8d %9d %12.0f %12.3f %16.1f\n", k, k, work_us, f.busy, f.turnaround_us);
+  }
+  std::fflush(stdout);
+}
+
+// One client, max_batch 1, max_wait 0: the server's own round-trip overhead,
+// beside a busy-polling client and the bare socket floor.
+void PrintOverhead(Bench& bench) {
+  const Options& o = bench.o;
+  RunResult overhead;
+  double ping_us = 0, queue_wait_us = 0, forward_p50_us = 0, spin_us = 0, spin_forward_p50_us = 0;
+  {
+    Server server(bench.ckpt, bench.sock, o, 1, "0", bench.tmp + "/server.log");
+    overhead = RunClients(bench.sock, 1, o.seconds, o.board, bench.ps);
+    nlohmann::json st = FetchStats(bench.sock, 5);
+    queue_wait_us = st.value("queue_wait_ms_p50", 0.0) * 1000;
+    forward_p50_us = st.value("forward_ms_p50", 0.0) * 1000;
+    ping_us = PingRoundTripUs(bench.sock, 1.0);
+  }
+  {
+    Server server(bench.ckpt, bench.sock, o, 1, "0", bench.tmp + "/server.log");
+    spin_us = SpinRoundTripUs(bench.sock, o.board, bench.ps, o.seconds);
+    spin_forward_p50_us = FetchStats(bench.sock, 5).value("forward_ms_p50", 0.0) * 1000;
+  }
+  const double raw1_us = bench.RawSeconds(1) * 1e6;
+  std::printf("\noverhead (1 client, max_batch 1, max_wait 0): round trip p50 %.1f us - server forward p50 %.1f us "
+              "= overhead p50 %.1f us\n  (of which queue wait p50 %.1f us = I/O thread -> batch thread hand-off; raw forward "
+              "here %.1f us; PING round trip p50 %.1f us)\n",
+              overhead.p50_us, forward_p50_us, overhead.p50_us - forward_p50_us, queue_wait_us, raw1_us, ping_us);
+  std::printf("busy-polling client (no client wake-up): round trip p50 %.1f us - server forward p50 %.1f us = "
+              "overhead p50 %.1f us\n",
+              spin_us, spin_forward_p50_us, spin_us - spin_forward_p50_us);
+  const SocketFloor bare = MeasureSocketFloor(1, forward_p50_us, o.seconds, bench.request_bytes, bench.reply_bytes);
+  std::printf("bare socket floor (socket_floor.h: one sleeping client, a thread that spins %.1f us): round trip p50 "
+              "%.1f us = overhead p50 %.1f us\n  server's own share = %.1f - %.1f = %.1f us\n",
+              forward_p50_us, bare.round_trip_p50_us, bare.overhead_p50_us, overhead.p50_us - forward_p50_us,
+              bare.overhead_p50_us, overhead.p50_us - forward_p50_us - bare.overhead_p50_us);
+}
+
+int Main(int argc, char** argv) {
+  Options o;
+  if (!ParseOptions(argc, argv, &o)) return 0;
   ::signal(SIGPIPE, SIG_IGN);
   // The OpenMP pool size is read when LibTorch loads, so pin it by re-executing
   // once: the raw forward here then runs like the server's (inference.threads).
@@ -350,130 +488,18 @@ int Main(int argc, char** argv) {
     ::setenv("OPENBLAS_NUM_THREADS", want_threads.c_str(), 1);
     ::execv("/proc/self/exe", argv);
   }
-
-  char tmpl[] = "/tmp/gzb-XXXXXX";
-  std::string tmp = ::mkdtemp(tmpl);
-  std::string ckpt = tmp + "/bench.pt";
-  std::string sock = tmp + "/infer.sock";
-  CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 1);
-
-  std::mt19937_64 rng(5);
-  std::vector<Position> ps;
-  for (int i = 0; i < 512; ++i) {
-    Board b(o.board);
-    int moves = static_cast<int>(rng() % 40);
-    for (int m = 0; m < moves && !b.terminal(); ++m) {
-      auto legal = b.LegalMoves();
-      b.Play(legal[rng() % legal.size()]);
-    }
-    ps.push_back(b.ToPosition());
-  }
+  Bench bench(o);
   std::printf("bench_server: %dx%d board, %d channels x %d blocks, symmetry none, CPU, server inference.threads=%d, "
               "max_batch %d, %.1fs per run, cache %d entries",
               o.board, o.board, o.channels, o.blocks, o.threads, o.max_batch, o.seconds, o.cache);
   for (const auto& kv : o.server_sets) std::printf(", %s", kv.c_str());
   std::printf("\n");
-
-  // Raw forward (LoadForward in this process, same intra-op threads as the
-  // server), measured right after each server run so that both see the same
-  // machine load.
-  auto forward = LoadForward(ckpt, "cpu", o.threads);
-  const int pool_n = std::max(o.max_batch, 64);
-  std::vector<float> pool(PlaneFloats(o.board) * static_cast<size_t>(pool_n));
-  for (int i = 0; i < pool_n; ++i)
-    EncodePosition(ps[i % ps.size()], 0, pool.data() + static_cast<size_t>(i) * PlaneFloats(o.board));
-  auto raw_pps_at = [&](double b) {
-    b = std::max(1.0, b);
-    const int lo = static_cast<int>(std::floor(b)), hi = static_cast<int>(std::ceil(b));
-    const double tlo = RawForwardSeconds(*forward, lo, pool, o.board);
-    const double t = lo == hi ? tlo : tlo + (RawForwardSeconds(*forward, hi, pool, o.board) - tlo) * (b - lo);
-    return b / t;
-  };
-
   if (o.only != "overhead") {
-    std::printf("\n%-6s %-8s %10s %9s %10s %10s %11s %12s %10s %12s   %s\n", "wait", "clients", "pos/s", "avg batch",
-                "p50 us", "p99 us", "forward ms", "raw pos/s", "efficiency", "forward busy", "efficiency range");
-    for (const std::string& wait : o.waits) {
-      for (int k : o.clients) {
-        // Rounds of (clients for --seconds, then the raw forward at the
-        // batch size they reached): this VM's speed drifts by +-15% over
-        // seconds, so each efficiency pairs measurements seconds apart, and
-        // the row shown is the round with the median efficiency.
-        std::vector<RunResult> rounds;
-        {
-          Server server(ckpt, sock, o, o.max_batch, wait, tmp + "/server.log");
-          for (int i = 0; i < o.rounds; ++i) {
-            RunResult r = RunClients(sock, k, o.seconds, o.board, ps);
-            r.wait = wait;
-            r.max_batch = o.max_batch;
-            r.raw_pps = raw_pps_at(r.avg_batch);
-            r.efficiency = r.positions_per_s / r.raw_pps;
-            rounds.push_back(r);
-          }
-        }
-        std::sort(rounds.begin(), rounds.end(),
-                  [](const RunResult& a, const RunResult& b) { return a.efficiency < b.efficiency; });
-        const RunResult& r = rounds[rounds.size() / 2];
-        std::printf("%-6s %-8d %10.0f %9.2f %10.0f %10.0f %11.3f %12.0f %10.3f %12.3f   %.3f..%.3f\n", r.wait.c_str(),
-                    r.clients, r.positions_per_s, r.avg_batch, r.p50_us, r.p99_us, r.server_forward_ms, r.raw_pps,
-                    r.efficiency, r.busy, rounds.front().efficiency, rounds.back().efficiency);
-        std::printf("       closes: %s\n", r.closes.c_str());
-        std::fflush(stdout);
-      }
-    }
+    PrintThroughputTable(bench);
+    PrintLockstepFloor(bench);
   }
-  // Frames of one position, as the clients send and receive them.
-  const size_t request_bytes = wire::BuildFrame(wire::MsgType::kInfer, 1, wire::EncodeInfer({&ps[0], 1}, o.board)).size();
-  EvalResult one;
-  one.log_policy.assign(static_cast<size_t>(o.board) * o.board, -5.0f);
-  const size_t reply_bytes =
-      wire::BuildFrame(wire::MsgType::kInferReply, 1, wire::EncodeInferReply(1, {&one, 1}, o.board)).size();
-  if (o.only != "overhead") {
-    std::printf("\nlockstep floor (socket_floor.h: K sleeping clients, one thread that takes a request from each, spins "
-                "for the raw forward time of the batch, answers all):\n");
-    std::printf("%-8s %9s %12s %12s %16s\n", "clients", "batch", "forward us", "floor busy", "turnaround us");
-    for (int k : o.clients) {
-      if (k > o.max_batch) continue;  // the floor is for rounds of every client in one batch
-      const int b = k;
-      const double work_us = RawForwardSeconds(*forward, b, pool, o.board) * 1e6;
-      const SocketFloor f = MeasureSocketFloor(k, work_us, o.seconds, request_bytes, reply_bytes);
-      std::printf("%-8d %9d %12.0f %12.3f %16.1f\n", k, b, work_us, f.busy, f.turnaround_us);
-    }
-    std::fflush(stdout);
-  }
-  if (o.only == "table") {
-    std::filesystem::remove_all(tmp);
-    return 0;
-  }
-  RunResult overhead;
-  double ping_us = 0, queue_wait_us = 0, forward_p50_us = 0, spin_us = 0, spin_forward_p50_us = 0;
-  {
-    Server server(ckpt, sock, o, 1, "0", tmp + "/server.log");
-    overhead = RunClients(sock, 1, o.seconds, o.board, ps);
-    nlohmann::json st = FetchStats(sock, 5);
-    queue_wait_us = st.value("queue_wait_ms_p50", 0.0) * 1000;
-    forward_p50_us = st.value("forward_ms_p50", 0.0) * 1000;
-    ping_us = PingRoundTripUs(sock, 1.0);
-  }
-  {
-    Server server(ckpt, sock, o, 1, "0", tmp + "/server.log");
-    spin_us = SpinRoundTripUs(sock, o.board, ps, o.seconds);
-    spin_forward_p50_us = FetchStats(sock, 5).value("forward_ms_p50", 0.0) * 1000;
-  }
-  const double raw1_us = RawForwardSeconds(*forward, 1, pool, o.board) * 1e6;
-  std::printf("\noverhead (1 client, max_batch 1, max_wait 0): round trip p50 %.1f us - server forward p50 %.1f us "
-              "= overhead p50 %.1f us\n  (of which queue wait p50 %.1f us = I/O thread -> batch thread hand-off; raw forward "
-              "here %.1f us; PING round trip p50 %.1f us)\n",
-              overhead.p50_us, forward_p50_us, overhead.p50_us - forward_p50_us, queue_wait_us, raw1_us, ping_us);
-  std::printf("busy-polling client (no client wake-up): round trip p50 %.1f us - server forward p50 %.1f us = "
-              "overhead p50 %.1f us\n",
-              spin_us, spin_forward_p50_us, spin_us - spin_forward_p50_us);
-  const SocketFloor bare = MeasureSocketFloor(1, forward_p50_us, o.seconds, request_bytes, reply_bytes);
-  std::printf("bare socket floor (socket_floor.h: one sleeping client, a thread that spins %.1f us): round trip p50 "
-              "%.1f us = overhead p50 %.1f us\n  server's own share = %.1f - %.1f = %.1f us\n",
-              forward_p50_us, bare.round_trip_p50_us, bare.overhead_p50_us, overhead.p50_us - forward_p50_us,
-              bare.overhead_p50_us, overhead.p50_us - forward_p50_us - bare.overhead_p50_us);
-  std::filesystem::remove_all(tmp);
+  if (o.only == "table") return 0;
+  PrintOverhead(bench);
   return 0;
 }
 

@@ -2,7 +2,8 @@
 // positions: the fast queries (five points, fours), VCF nodes/s and cost per
 // query at the budgets MCTS would use, and the cost of the bundle an
 // expansion would ask for (both sides' five points, VCF for the side to move
-// and the null-move VCF for the opponent).  One thread.
+// and the null-move VCF for the opponent), and VCT (fours and threes,
+// common/game/vct.h) beside VCF at the same budgets.  One thread.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "bench/bench_positions.h"
 #include "common/base/cli.h"
 #include "common/game/threats.h"
+#include "common/game/vct.h"
 
 using namespace gz;
 
@@ -85,6 +87,40 @@ void ExpansionBundle(const std::vector<Board>& set, int64_t budget) {
               static_cast<long long>(budget), Seconds(t0) * 1e6 / set.size(), sink);
 }
 
+void VctAtBudget(const std::vector<Board>& set, int64_t budget) {
+  VctSolver solver;  // one solver for the whole set, as one search keeps
+  ThreatSolver vcf;
+  int64_t nodes = 0;
+  int win = 0, beyond_vcf = 0, none = 0, unknown = 0;
+  double worst = 0;
+  auto t0 = Clock::now();
+  double vcf_s = 0;
+  for (const Board& b : set)
+    for (int8_t side : {kBlack, kWhite}) {
+      auto q0 = Clock::now();
+      VctResult r = solver.Vct(b, side, budget);
+      const double qs = Seconds(q0);
+      worst = std::max(worst, qs);
+      nodes += r.nodes;
+      if (r.status == VctStatus::kWin) {
+        ++win;
+        auto v0 = Clock::now();
+        if (!vcf.Vcf(b, side, budget).proven_win()) ++beyond_vcf;
+        vcf_s += Seconds(v0);
+      } else if (r.status == VctStatus::kNoVct) {
+        ++none;
+      } else {
+        ++unknown;
+      }
+    }
+  const double s = Seconds(t0) - vcf_s;
+  const double q = 2.0 * set.size();
+  std::printf("    VCT budget %6lld: %9.0f nodes/s  %9.2f us/query (worst %9.1f us)  %7.1f nodes/query  "
+              "win %4d (not VCF %4d)  no_vct %4d  unknown %4d\n",
+              static_cast<long long>(budget), nodes / s, s * 1e6 / q, worst * 1e6, nodes / q, win, beyond_vcf, none,
+              unknown);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +140,14 @@ int main(int argc, char** argv) {
       FastQueries(set);
       for (int64_t budget : {100, 1000, 10000}) VcfAtBudget(set, budget);
       ExpansionBundle(set, 100);
+      for (int64_t budget : {100, 1000, 10000}) VctAtBudget(set, budget);
     }
+  // Renju (black's forbidden points make every VCT node dearer).
+  for (int stones : {30, 60}) {
+    std::vector<Board> set = Positions(count / 4, stones, Rule::kRenju, 160 + stones);
+    std::printf("  renju, %d stones (%zu positions):\n", stones, set.size());
+    for (int64_t budget : {100, 1000}) VcfAtBudget(set, budget);
+    for (int64_t budget : {100, 1000}) VctAtBudget(set, budget);
+  }
   return 0;
 }

@@ -59,7 +59,4 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The reason phrase of a status code ("Not Found").
-const char* StatusReason(int status);
-
 }  // namespace gz

@@ -10,9 +10,9 @@
 #include "common/data/run_layout.h"
 #include "common/game/board.h"
 #include "dashboard/http_types.h"
-#include "engine/engine_settings.h"
-#include "engine/evaluator_source.h"
-#include "engine/search_player.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
+#include "match/shipped_nets.h"
 
 namespace gz {
 
@@ -147,24 +147,22 @@ nlohmann::json PlayService::NewGame(const std::string& colour) {
     throw HttpError(503, std::string("the run's config is unusable: ") + e.what());
   }
   g->config.mcts.tree_reuse = false;  // a fresh tree per move, as the evaluator plays
-  EngineSettings es;
+  std::string weights;
   if (!cps.empty()) {
     g->checkpoint = cps.back();
     g->net = "checkpoint " + std::to_string(g->checkpoint);
-    es.weights = layout.checkpoint(g->checkpoint);
+    weights = layout.checkpoint(g->checkpoint);
   } else {
     // Before the run's first checkpoint: the newest shipped net of the run's rule and size.
-    es.weights = NewestShippedNet(ShippedNetDirs(ExecutableDir()), g->config.board.size, g->config.board.rule);
-    if (es.weights.empty())
+    weights = NewestShippedNet(ShippedNetDirs(ExecutableDir()), g->config.board.size, g->config.board.rule);
+    if (weights.empty())
       throw HttpError(503, "the run has no checkpoint yet and nets/ has no " + g->config.board.rule + " net for " +
                                std::to_string(g->config.board.size) + "x" + std::to_string(g->config.board.size) +
                                ": nothing to play against");
     g->checkpoint = -1;
-    g->net = "shipped net " + std::filesystem::path(es.weights).filename().string();
+    g->net = "shipped net " + std::filesystem::path(weights).filename().string();
   }
-  es.max_simulations = settings_.simulations;
-  es.config = g->config;
-  g->source = std::make_unique<EvaluatorSource>(es);
+  g->source = std::make_unique<EvaluatorSource>(weights, g->config);
   const int size = g->config.board.size;
   const std::string why = g->source->CheckSize(size);
   if (!why.empty()) throw HttpError(503, "the newest checkpoint cannot play: " + why);

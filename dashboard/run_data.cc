@@ -8,8 +8,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/jsonl.h"
-#include "common/config/run_status.h"
 #include "common/data/run_layout.h"
+#include "common/status/run_status.h"
 
 namespace gz {
 namespace fs = std::filesystem;

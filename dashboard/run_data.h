@@ -40,7 +40,7 @@ nlohmann::json RatingsJson(const std::string& run_dir);
 // alive) and "heartbeat_age_s"; {"present": false} when there is none.
 nlohmann::json EvaluatorJson(const std::string& run_dir);
 
-// The live state: common/config/run_status.h's CollectStatus (without
+// The live state: common/status/run_status.h's CollectStatus (without
 // nvidia-smi) plus "evaluator".
 nlohmann::json LiveStatusJson(const std::string& run_dir);
 

@@ -58,8 +58,8 @@ EngineSettings LoadEngineSettingsFile(const std::string& path);
 EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::string& executable_dir);
 
 // The engine's own defaults for play settings that nobody set (measured,
-// docs/engine.md "Default search settings"): mcts.solver on, one random
-// symmetry per evaluation.
+// docs/engine.md "Default search settings"): mcts.solver on with VCT at the
+// root (mcts.solver_vct_nodes 1000), one random symmetry per evaluation.
 const std::map<std::string, std::string>& EngineDefaultPlaySettings();
 
 // The play settings layer: with a checkpoint, its run's settings
@@ -69,18 +69,6 @@ const std::map<std::string, std::string>& EngineDefaultPlaySettings();
 // DescribePlaySettings).  Part of ResolveEngineSettings; throws ConfigError
 // for a bad sidecar; an unreadable checkpoint is left to EvaluatorSource.
 void AdoptEnginePlaySettings(EngineSettings& s);
-
-// Shipped nets (nets/ of the repository, docs/engine.md "Shipped nets"):
-// where a binary in `executable_dir` looks for them (build/bin/../../nets,
-// then <executable_dir>/nets as in an engine folder).
-std::vector<std::string> ShippedNetDirs(const std::string& executable_dir);
-// The newest shipped net (file names end in their date, so the last name in
-// order) of `rule` that plays size x size boards (0: any size), in the first
-// of `dirs` that has one; "" when there is none.
-std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule);
-
-// Directory of the running executable (/proc/self/exe), "." if unknown.
-std::string ExecutableDir();
 
 // The engine's flags for the shared parser (common/base/cli.h), and the
 // command line they make.  Throws ConfigError (e.g. --config, which engines

@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "common/game/board.h"
-#include "engine/evaluator_source.h"
-#include "engine/search_player.h"
 #include "engine/time_control.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
 
 namespace gz {
 
@@ -53,9 +53,7 @@ class GomocupSession {
               std::vector<std::string>& replies);
 
   const std::optional<Board>& board() const { return board_; }
-  const TimeControl& time_control() const { return tc_; }
   Rule rule() const { return rule_; }
-  bool in_board_block() const { return in_board_block_; }
   // The decision behind the last move reply, if any.
   const std::optional<MoveDecision>& last_decision() const { return last_decision_; }
 

@@ -12,10 +12,11 @@
 #include "common/base/errors.h"
 #include "common/base/logging.h"
 #include "engine/engine_settings.h"
-#include "engine/evaluator_source.h"
 #include "engine/gomocup_session.h"
 #include "engine/line_input.h"
-#include "engine/search_player.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
+#include "match/shipped_nets.h"
 
 namespace {
 
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
   if (!settings.source_file.empty()) spdlog::info("engine: settings from {}", settings.source_file);
   spdlog::info("engine: search settings {}", settings.config.DescribePlaySettings());
 
-  gz::EvaluatorSource source(settings);
+  gz::EvaluatorSource source(settings.weights, settings.config);
   gz::SearchPlayer player(source, settings.config);
   gz::GomocupSession session(source, player, settings.max_simulations);
   gz::StdinLineReader reader;

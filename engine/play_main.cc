@@ -8,9 +8,10 @@
 #include "common/base/errors.h"
 #include "common/base/logging.h"
 #include "engine/engine_settings.h"
-#include "engine/evaluator_source.h"
-#include "engine/search_player.h"
 #include "engine/terminal_game.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
+#include "match/shipped_nets.h"
 
 namespace {
 
@@ -87,7 +88,7 @@ int main(int argc, char** argv) {
     gz::InitLogging("play", settings.log_file);
     if (!std::getenv("GOMOKU_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);  // keep the board readable
 
-    gz::EvaluatorSource source(settings);
+    gz::EvaluatorSource source(settings.weights, settings.config);
     if (size == 0) {  // default: the checkpoint's own size, else 15
       size = 15;
       if (source.uses_network())

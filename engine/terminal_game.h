@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/game/board.h"
-#include "engine/search_player.h"
+#include "match/search_player.h"
 
 namespace gz {
 

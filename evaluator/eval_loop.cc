@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <spdlog/spdlog.h>
 
 #include "common/base/errors.h"
@@ -37,17 +38,26 @@ EvalLoop::EvalLoop(const Config& cfg, const RunLayout& run, const std::atomic<bo
   status_["pinned_checkpoints"] = PinnedCheckpoints();
   MakeDirs(run_.status_dir());
   MakeDirs(run_.logs());
+  // Temp files of an evaluator killed mid-write (it runs alone on a run).
+  const std::string ratings_name = std::filesystem::path(paths_.ratings).filename().string();
+  const std::string status_name = std::filesystem::path(paths_.status).filename().string();
+  const int removed =
+      RemoveTempFilesOf(std::filesystem::path(paths_.ratings).parent_path().string(),
+                        [&](const std::string& n) { return n == ratings_name; }) +
+      RemoveTempFilesOf(std::filesystem::path(paths_.status).parent_path().string(),
+                        [&](const std::string& n) { return n == status_name; });
+  if (removed > 0) spdlog::info("evaluator: removed {} temp file(s) left by an evaluator killed mid-write", removed);
   WriteStatus();
   heartbeat_ = std::thread([this] { Heartbeat(); });
   try {
     CheckLadder();
+    WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);  // a full disk throws IoError here
   } catch (const std::exception& e) {
     SetStatus("error", {{"message", e.what()}});
     heartbeat_stop_ = true;  // the destructor does not run for a constructor that throws
     heartbeat_.join();
     throw;
   }
-  WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
 }
 
 EvalLoop::~EvalLoop() {

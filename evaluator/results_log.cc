@@ -26,6 +26,7 @@ ResultsLog::ResultsLog(std::string path) : path_(std::move(path)) {
     }
   }
   if (bad_lines_ > 0) spdlog::warn("evaluator: {}: skipped {} unusable line(s)", path_, bad_lines_);
+  if (duplicates_ > 0) spdlog::warn("evaluator: {}: skipped {} repeated game line(s)", path_, duplicates_);
   // A torn last line (killed mid-append) is terminated so the next record
   // starts on a line of its own.
   if (FileExists(path_)) {

@@ -43,8 +43,6 @@ class ResultsLog {
   const std::vector<EvaluationRecord>& evaluations() const { return evaluations_; }
   // nullptr when `iteration` was never evaluated.
   const EvaluationRecord* Find(int64_t iteration) const;
-  int bad_lines() const { return bad_lines_; }
-  int duplicate_games() const { return duplicates_; }
 
   // Append + fsync, and update the in-memory view.  A second "evaluation"
   // line for one iteration, or a game whose key exists, is not written.

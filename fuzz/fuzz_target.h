@@ -1,4 +1,4 @@
-// The fuzz-target contract shared by the libFuzzer builds (tools/fuzz.sh)
+// The fuzz-target contract shared by the libFuzzer builds (dev/fuzz.sh)
 // and the corpus replay that runs in every CI run (replay_main.cc).
 //
 // Each fuzz_<name>.cc defines LLVMFuzzerTestOneInput over a torch-free

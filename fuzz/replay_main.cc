@@ -1,6 +1,6 @@
 // Corpus replay for a fuzz target (fuzz_target.h), built with the normal
 // compiler and run by ctest in every CI run; the libFuzzer builds
-// (tools/fuzz.sh) search for new inputs, this re-checks the known ones.
+// (dev/fuzz.sh) search for new inputs, this re-checks the known ones.
 //
 //   replay_<target> [--mutants N] [--seed S] [--truncations-rejected] PATH...
 //

@@ -173,9 +173,7 @@ void Batcher::Stop() {
 }
 
 void Batcher::Loop() {
-  const BatchSettings& s = settings_;
   std::vector<std::unique_ptr<InferJob>> batch;
-  std::unordered_set<uint64_t> clients_in_batch;
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {
     // An inline batch on the I/O thread (busy_) finishes before this thread
@@ -189,82 +187,8 @@ void Batcher::Loop() {
       busy_ = false;
       continue;
     }
-    // The fixed deadline counts from the arrival of the oldest waiting job;
-    // the auto ceiling from this opening if that is later (auto_wait.h).
-    const double oldest = queue_.front()->enqueued_at;
-    const double fixed_deadline = oldest + s.max_wait_ms / 1000.0;
-    const double ceiling = AutoWaitModel::CeilingAt(oldest, MonotonicSeconds(), s.auto_wait_ceiling_ms / 1000.0);
-    int positions = 0;
     batch.clear();
-    clients_in_batch.clear();
-    double last_growth = 0;
-    BatchClose close = BatchClose::kDeadline;
-    for (;;) {
-      bool full = false, grew = false, group_full = false;
-      // Two alternating halves (auto only): batches of half the clients.
-      const int group = s.auto_wait && s.auto_pipeline ? pipeline_.GroupSize(clients_.load()) : 0;
-      while (!queue_.empty()) {
-        const int n = queue_.front()->forward_count;
-        if (!batch.empty() && positions + n > s.max_batch) {
-          full = true;  // whole requests only; this one opens the next batch
-          break;
-        }
-        if (group > 0 && static_cast<int>(clients_in_batch.size()) >= group &&
-            !clients_in_batch.count(queue_.front()->client_id)) {
-          group_full = true;  // this client's request opens the next batch
-          break;
-        }
-        positions += n;
-        clients_in_batch.insert(queue_.front()->client_id);
-        batch.push_back(std::move(queue_.front()));
-        queued_positions_ -= n;
-        queue_.pop_front();
-        grew = true;
-      }
-      queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
-      const double now = MonotonicSeconds();
-      if (grew) last_growth = now;
-      if (stopping_) {
-        close = BatchClose::kStopping;
-        break;
-      }
-      if (full || positions >= s.max_batch) {
-        close = BatchClose::kFull;
-        break;
-      }
-      double until;
-      if (s.auto_wait) {
-        const int in_batch = static_cast<int>(clients_in_batch.size()), clients = clients_.load();
-        if (in_batch >= clients) {
-          close = BatchClose::kAllClients;
-          break;
-        }
-        if (now >= ceiling) {
-          close = BatchClose::kCeiling;
-          break;
-        }
-        if (group_full || (group > 0 && in_batch >= group)) {
-          close = BatchClose::kPipeline;
-          break;
-        }
-        const WaitEstimates est = wait_model_.Estimates(now);
-        const double open = AutoWaitModel::OpenUntil(positions, est, now, last_growth);
-        if (open <= now) {
-          close = BatchClose::kAdaptive;
-          break;
-        }
-        until = std::min(open, ceiling);
-      } else {
-        if (now >= fixed_deadline) {
-          close = BatchClose::kDeadline;
-          break;
-        }
-        until = fixed_deadline;
-      }
-      collecting_positions_ = positions;
-      cv_.wait_until(lk, SteadyAt(until), [&] { return stopping_ || !queue_.empty(); });
-      collecting_positions_ = -1;
-    }
+    const BatchClose close = CollectBatch(lk, batch);
     if (stopping_) break;
     lk.unlock();
     RunBatch(batch, close);
@@ -280,6 +204,63 @@ void Batcher::Loop() {
   queued_positions_ = 0;
   lk.unlock();
   FailAll(batch, wire::ErrorCode::kShuttingDown, "the inference server is shutting down");
+}
+
+BatchClose Batcher::CollectBatch(std::unique_lock<std::mutex>& lk, std::vector<std::unique_ptr<InferJob>>& batch) {
+  const BatchSettings& s = settings_;
+  // The fixed deadline counts from the arrival of the oldest waiting job;
+  // the auto ceiling from this opening if that is later (auto_wait.h).
+  const double oldest = queue_.front()->enqueued_at;
+  const double fixed_deadline = oldest + s.max_wait_ms / 1000.0;
+  const double ceiling = AutoWaitModel::CeilingAt(oldest, MonotonicSeconds(), s.auto_wait_ceiling_ms / 1000.0);
+  std::unordered_set<uint64_t> clients_in_batch;
+  int positions = 0;
+  double last_growth = 0;
+  for (;;) {
+    bool full = false, grew = false, group_full = false;
+    // Two alternating halves (auto only): batches of half the clients.
+    const int group = s.auto_wait && s.auto_pipeline ? pipeline_.GroupSize(clients_.load()) : 0;
+    while (!queue_.empty()) {
+      const int n = queue_.front()->forward_count;
+      if (!batch.empty() && positions + n > s.max_batch) {
+        full = true;  // whole requests only; this one opens the next batch
+        break;
+      }
+      if (group > 0 && static_cast<int>(clients_in_batch.size()) >= group &&
+          !clients_in_batch.count(queue_.front()->client_id)) {
+        group_full = true;  // this client's request opens the next batch
+        break;
+      }
+      positions += n;
+      clients_in_batch.insert(queue_.front()->client_id);
+      batch.push_back(std::move(queue_.front()));
+      queued_positions_ -= n;
+      queue_.pop_front();
+      grew = true;
+    }
+    queued_.store(static_cast<int>(queue_.size()), std::memory_order_relaxed);
+    const double now = MonotonicSeconds();
+    if (grew) last_growth = now;
+    if (stopping_) return BatchClose::kStopping;
+    if (full || positions >= s.max_batch) return BatchClose::kFull;
+    double until;
+    if (s.auto_wait) {
+      const int in_batch = static_cast<int>(clients_in_batch.size()), clients = clients_.load();
+      if (in_batch >= clients) return BatchClose::kAllClients;
+      if (now >= ceiling) return BatchClose::kCeiling;
+      if (group_full || (group > 0 && in_batch >= group)) return BatchClose::kPipeline;
+      const WaitEstimates est = wait_model_.Estimates(now);
+      const double open = AutoWaitModel::OpenUntil(positions, est, now, last_growth);
+      if (open <= now) return BatchClose::kAdaptive;
+      until = std::min(open, ceiling);
+    } else {
+      if (now >= fixed_deadline) return BatchClose::kDeadline;
+      until = fixed_deadline;
+    }
+    collecting_positions_ = positions;
+    cv_.wait_until(lk, SteadyAt(until), [&] { return stopping_ || !queue_.empty(); });
+    collecting_positions_ = -1;
+  }
 }
 
 void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose close) {

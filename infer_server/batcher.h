@@ -161,7 +161,6 @@ class Batcher {
   // global capture mode); serving pauses meanwhile.
   std::unique_lock<std::mutex> LockDevice() { return std::unique_lock<std::mutex>(device_mu_); }
 
-  bool has_model() const { return generation_.load() >= 0; }
   // The serving model's input form (kPlanes before the first model).
   InputForm input_form() const { return input_form_.load(); }
   int64_t generation() const { return generation_.load(); }  // -1 before the first model
@@ -170,6 +169,10 @@ class Batcher {
 
  private:
   void Loop();
+  // Takes whole queued requests into `batch` (non-empty queue on entry) until
+  // the batch closes: full, deadline, every client in, auto-wait estimate,
+  // pipeline group, or stop.  Holds lk except while waiting for arrivals.
+  BatchClose CollectBatch(std::unique_lock<std::mutex>& lk, std::vector<std::unique_ptr<InferJob>>& batch);
   // Swaps in the pending model if any.  Called with mu_ held.
   void SwapIfPending(std::unique_lock<std::mutex>& lk);
   // Whether a job just queued must wake the batch thread: it is not

@@ -4,6 +4,7 @@
 #
 #   launch/start.sh [--config FILE] [--workers N] [--run-dir DIR] [--set key=value]...
 #                   [--role all|selfplay|trainer] [--host NAME] [--no-eval] [--no-dashboard]
+#                   [--revive]
 #
 # --role all (default): this machine runs everything: inference server,
 #   trainer (train.world_size ranks), workers, evaluator, dashboard.
@@ -15,11 +16,15 @@
 # configs/cpu.json.  Default run dir: runs/<config name>.  The evaluator
 # (ratings, eval.enabled) and the dashboard (dashboard.enabled, its URL is
 # printed) start last; --no-eval / --no-dashboard leave them out.
+# --revive: restart only the processes of a live run that are not running
+#   (killed, crashed), with the same arguments as the first start; the live
+#   ones are left alone and health-checked with the rest.  Without it,
+#   start.sh refuses a run dir whose processes are alive.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 CONFIG="" WORKERS="" RUN_DIR="" SETS=() VERIFY_TIMEOUT="${GOMOKU_VERIFY_TIMEOUT:-60}" NO_EVAL=0 NO_DASHBOARD=0
-ROLE=all HOST=""
+ROLE=all HOST="" REVIVE=0
 while (($#)); do
   case "$1" in
     --config) CONFIG="$2"; shift 2 ;;
@@ -30,7 +35,8 @@ while (($#)); do
     --host) HOST="$2"; shift 2 ;;
     --no-eval) NO_EVAL=1; shift ;;
     --no-dashboard) NO_DASHBOARD=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --revive) REVIVE=1; shift ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -65,13 +71,19 @@ LOGS="$RUN_DIR/logs${HOST:+/$HOST}" PIDS="$RUN_DIR/pids${HOST:+/$HOST}"
 mkdir -p "$LOGS" "$PIDS"
 if [ -n "$HOST" ]; then SETS+=(--set "run.host=$HOST"); fi
 
-# Refuse a second copy of the same run.
+# Refuse a second copy of the same run; with --revive, note the live processes
+# (launch leaves them running) and forget the pid files of the dead ones.
+declare -A ALIVE=()
 for p in "$PIDS"/*.pid; do
   [ -e "$p" ] || continue
   name="$(basename "$p" .pid)"
-  if pid_alive "$p" "$(needle_of "$name")"; then die "run $RUN_DIR is already running ($name pid $(cat "$p")); use launch/stop.sh --run-dir $RUN_DIR"; fi
+  if pid_alive "$p" "$(needle_of "$name")"; then
+    ((REVIVE)) || die "run $RUN_DIR is already running ($name pid $(cat "$p")); use launch/stop.sh --run-dir $RUN_DIR (or --revive to restart only its dead processes)"
+    ALIVE[$name]="$(cat "$p")"
+  else
+    rm -f "$p"
+  fi
 done
-rm -f "$PIDS"/*.pid
 
 # Validate the config once, up front, with a clear message (the worker parses it fully).
 CFG_JSON="$("$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id 0 --print-config 2>/dev/null)" ||
@@ -92,8 +104,9 @@ echo "role: $ROLE${HOST:+ (host $HOST)}; run dir: $RUN_DIR; workers: $WORKER_COU
 
 # Each process: its own session (setsid), pinned BLAS/OpenMP threads, logs in the run dir.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}" MKL_NUM_THREADS=1
-launch() {  # launch NAME CMD...
+launch() {  # launch NAME CMD... (a process --revive found alive is left running)
   local name="$1"; shift
+  if [ -n "${ALIVE[$name]:-}" ]; then echo "$name: alive (pid ${ALIVE[$name]}), left running"; return 0; fi
   setsid "$@" </dev/null >"$LOGS/$name.out" 2>&1 &
   echo $! >"$PIDS/$name.pid"
 }
@@ -130,13 +143,19 @@ for ((r = 0; r < WORLD_SIZE; r++)); do
 done
 
 # (3) every worker, explicitly: cold start never depends on the trainer.
+# WLOG_OFF: the size of each worker log before this start (logs are appended
+# to), so that the health check reads only what this start's worker wrote.
+declare -a WLOG_OFF=()
 for ((i = 0; i < WORKER_COUNT; i++)); do
+  WLOG_OFF[i]=0
+  [ -n "${ALIVE[worker_$i]:-}" ] || WLOG_OFF[i]="$(stat -c %s "$LOGS/worker_$i.log" 2>/dev/null || echo 0)"
   launch "worker_$i" "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id "$i" --log-file "$LOGS/worker_$i.log"
 done
 
 # (4) the evaluator (it lowers its own priority by eval.nice) and the dashboard.
 if ((WITH_EVAL)); then
-  rm -f "$RUN_DIR/status/evaluator.json"  # a stale one would pass the check below
+  # a stale one would pass the check below (a live evaluator keeps its own fresh)
+  [ -n "${ALIVE[evaluator]:-}" ] || rm -f "$RUN_DIR/status/evaluator.json"
   launch evaluator "$BIN/evaluator" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR"
 fi
 DASH_URL=""
@@ -149,7 +168,7 @@ fi
 http_ok() {
   local host="$1" port="$2" line
   [ "$host" = 0.0.0.0 ] && host=127.0.0.1
-  exec 9<>"/dev/tcp/$host/$port" 2>/dev/null || return 1
+  { exec 9<>"/dev/tcp/$host/$port"; } 2>/dev/null || return 1  # braces: bash reports a refused connect of exec itself
   printf 'GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$host" >&9
   IFS= read -r -t 5 line <&9 || { exec 9>&-; return 1; }
   exec 9>&-
@@ -166,9 +185,10 @@ ACK_FILE="$RUN_DIR/status/${HOST:-}/reload_ack.json"
 # loop keeps the states it saw when it stopped, and the table reports those:
 # re-reading afterwards could see metadata.json appear before the worker
 # logged its connection, and call a healthy worker broken.
+worker_log() { tail -c +$((${WLOG_OFF[$1]:-0} + 1)) "$LOGS/worker_$1.log" 2>/dev/null || true; }
 worker_state() {
-  if grep -q "remote batched inference enabled" "$LOGS/worker_$1.log" 2>/dev/null; then echo remote
-  elif [ ! -f "$RUN_DIR/metadata.json" ] && grep -q "waiting for .*metadata.json" "$LOGS/worker_$1.log" 2>/dev/null; then echo waiting
+  if worker_log "$1" | grep -q "remote batched inference enabled"; then echo remote
+  elif [ ! -f "$RUN_DIR/metadata.json" ] && worker_log "$1" | grep -q "waiting for .*metadata.json"; then echo waiting
   fi
 }
 declare -a WSTATE=()

@@ -99,7 +99,7 @@ std::unique_ptr<MatchPlayer> MakeNetPlayer(const std::string& name, const std::s
   // The net plays with its run's search settings wherever the config left a
   // play setting at its default (an explicit --set or config file wins).
   Config own = cfg;
-  const PlaySettingsFound found = ReadPlaySettings(path);
+  const PlaySettingsFound found = ReadPlaySettings(path, Config::PlaySettingKeys());
   if (!found.settings.empty()) own.AdoptPlaySettings(found.settings, found.source);
   const std::string symmetry =
       own.origin("inference.symmetry") == found.source ? own.inference.symmetry : options.symmetry;

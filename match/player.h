@@ -65,7 +65,6 @@ class SearchMatchPlayer : public MatchPlayer {
                     const MctsParams& params, uint64_t seed);
   std::optional<Forfeit> NewGame(int size, Rule rule) override { return std::nullopt; }
   MoveReply Move(const Board& board, const std::vector<int>& history) override;
-  int simulations() const { return params_.simulations; }
 
  private:
   std::unique_ptr<Evaluator> evaluator_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 
 #include "common/base/errors.h"
 
@@ -90,87 +91,148 @@ void Derivatives(const std::vector<Pair>& pairs, const std::vector<double>& t, i
 
 double ExpectedScore(double diff) { return 1.0 / (1.0 + std::pow(10.0, -diff / 400.0)); }
 
-RatingTable FitRatings(const std::vector<RatedGame>& games, const std::string& anchor) {
-  RatingTable table;
-  // Players by name, and per-pair totals.
-  std::map<std::string, int> index;
-  for (const RatedGame& g : games) {
-    GOMOKU_CHECK(g.a != g.b, "a game of '" << g.a << "' against itself");
-    GOMOKU_CHECK(g.score_a >= 0 && g.score_a <= 1, "score " << g.score_a << " outside [0, 1]");
-    index.emplace(g.a, 0);
-    index.emplace(g.b, 0);
-  }
-  if (index.empty()) return table;
+namespace {
+
+// The games as players (by name, indexed in name order) and per-pair totals.
+struct GameGraph {
   std::vector<std::string> names;
-  for (auto& [name, k] : index) {
-    k = static_cast<int>(names.size());
-    names.push_back(name);
+  std::map<std::string, int> index;
+  std::map<std::pair<int, int>, Pair> totals;  // (i < j) -> games and i's points
+  std::vector<std::vector<int>> adjacent;
+  std::vector<PlayerRating> stats;             // games and points of each player
+};
+
+GameGraph BuildGraph(const std::vector<RatedGame>& games) {
+  GameGraph g;
+  for (const RatedGame& r : games) {
+    GOMOKU_CHECK(r.a != r.b, "a game of '" << r.a << "' against itself");
+    GOMOKU_CHECK(r.score_a >= 0 && r.score_a <= 1, "score " << r.score_a << " outside [0, 1]");
+    g.index.emplace(r.a, 0);
+    g.index.emplace(r.b, 0);
   }
-  const int np = static_cast<int>(names.size());
-  std::map<std::pair<int, int>, Pair> totals;
-  std::vector<std::vector<int>> adjacent(static_cast<size_t>(np));
-  std::vector<PlayerRating> stats(static_cast<size_t>(np));
-  for (const RatedGame& g : games) {
-    int a = index[g.a], b = index[g.b];
-    double sa = g.score_a;
-    stats[a].games++;
-    stats[b].games++;
-    stats[a].score += sa;
-    stats[b].score += 1 - sa;
+  for (auto& [name, k] : g.index) {
+    k = static_cast<int>(g.names.size());
+    g.names.push_back(name);
+  }
+  g.adjacent.resize(g.names.size());
+  g.stats.resize(g.names.size());
+  for (const RatedGame& r : games) {
+    int a = g.index[r.a], b = g.index[r.b];
+    double sa = r.score_a;
+    g.stats[a].games++;
+    g.stats[b].games++;
+    g.stats[a].score += sa;
+    g.stats[b].score += 1 - sa;
     if (a > b) {
       std::swap(a, b);
       sa = 1 - sa;
     }
-    Pair& p = totals[{a, b}];
+    Pair& p = g.totals[{a, b}];
     if (p.n == 0) {
-      adjacent[a].push_back(b);
-      adjacent[b].push_back(a);
+      g.adjacent[a].push_back(b);
+      g.adjacent[b].push_back(a);
     }
     p.i = a;
     p.j = b;
     p.n += 1;
     p.s += sa;
   }
-  // Connected groups; the anchor's group is rated.
+  return g;
+}
+
+// Connected groups, numbered in name order of their first member; returns
+// each player's group and fills each group's size.
+std::vector<int> ConnectedGroups(const GameGraph& g, std::vector<int>* group_size) {
+  const int np = static_cast<int>(g.names.size());
   std::vector<int> group(static_cast<size_t>(np), -1);
-  std::vector<int> group_size;
   for (int s = 0; s < np; ++s) {
     if (group[s] >= 0) continue;
-    const int id = static_cast<int>(group_size.size());
-    group_size.push_back(0);
+    const int id = static_cast<int>(group_size->size());
+    group_size->push_back(0);
     std::deque<int> queue{s};
     group[s] = id;
     while (!queue.empty()) {
       int v = queue.front();
       queue.pop_front();
-      ++group_size[id];
-      for (int w : adjacent[v])
+      ++(*group_size)[id];
+      for (int w : g.adjacent[v])
         if (group[w] < 0) {
           group[w] = id;
           queue.push_back(w);
         }
     }
   }
-  int anchor_index = -1;
-  if (auto it = index.find(anchor); it != index.end()) {
-    anchor_index = it->second;
-  } else {
-    // Groups are numbered in name order of their first member, so the first
-    // largest group's first member is also its first name.
-    int best = 0;
-    for (int gi = 1; gi < static_cast<int>(group_size.size()); ++gi)
-      if (group_size[gi] > group_size[best]) best = gi;
-    for (int k = 0; k < np && anchor_index < 0; ++k)
-      if (group[k] == best) anchor_index = k;
+  return group;
+}
+
+// `anchor` when it played, else the first member of the first largest group
+// (groups are numbered in name order of their first member, so that member
+// is also the group's first name).
+int ChooseAnchor(const GameGraph& g, const std::vector<int>& group, const std::vector<int>& group_size,
+                 const std::string& anchor) {
+  if (auto it = g.index.find(anchor); it != g.index.end()) return it->second;
+  int best = 0;
+  for (int gi = 1; gi < static_cast<int>(group_size.size()); ++gi)
+    if (group_size[gi] > group_size[best]) best = gi;
+  for (int k = 0; k < static_cast<int>(group.size()); ++k)
+    if (group[k] == best) return k;
+  return 0;
+}
+
+// Maximum likelihood by damped Newton over the n variables (the rated group
+// minus the anchor, whose theta is 0).  Returns theta; `chol` holds the
+// Cholesky factor of the information matrix at the optimum.
+std::vector<double> FitNewton(const std::vector<Pair>& pairs, int n, std::vector<double>* chol, int* iterations) {
+  std::vector<double> t(static_cast<size_t>(n), 0.0), grad, info;
+  if (n == 0) return t;
+  double ll = LogLikelihood(pairs, t);
+  for (int step = 0; step < 200; ++step) {
+    Derivatives(pairs, t, n, grad, info);
+    *chol = info;
+    GOMOKU_CHECK(Cholesky(*chol, n), "rating fit: singular information matrix");
+    std::vector<double> delta = CholeskySolve(*chol, n, grad);
+    double largest = 0;
+    for (double d : delta) largest = std::max(largest, std::abs(d));
+    ++*iterations;
+    if (largest < 1e-10) break;
+    // Halve the step until the likelihood does not drop.
+    double scale = 1.0;
+    std::vector<double> next(t.size());
+    for (int tries = 0; tries < 60; ++tries) {
+      for (int k = 0; k < n; ++k) next[k] = t[k] + scale * delta[k];
+      double nll = LogLikelihood(pairs, next);
+      if (nll >= ll - 1e-12 * std::abs(ll)) {
+        ll = nll;
+        break;
+      }
+      scale /= 2;
+    }
+    t = next;
   }
-  table.anchor = names[anchor_index];
+  Derivatives(pairs, t, n, grad, info);
+  *chol = info;
+  GOMOKU_CHECK(Cholesky(*chol, n), "rating fit: singular information matrix");
+  return t;
+}
+
+}  // namespace
+
+RatingTable FitRatings(const std::vector<RatedGame>& games, const std::string& anchor) {
+  RatingTable table;
+  const GameGraph g = BuildGraph(games);
+  if (g.names.empty()) return table;
+  const int np = static_cast<int>(g.names.size());
+  std::vector<int> group_size;
+  const std::vector<int> group = ConnectedGroups(g, &group_size);
+  const int anchor_index = ChooseAnchor(g, group, group_size, anchor);
+  table.anchor = g.names[anchor_index];
   const int rated_group = group[anchor_index];
   // Variables: the rated group minus the anchor.
   std::vector<int> var(static_cast<size_t>(np), -1);
   std::vector<int> members;
   for (int k = 0; k < np; ++k) {
     if (group[k] != rated_group) {
-      table.unrated.push_back(names[k]);
+      table.unrated.push_back(g.names[k]);
       continue;
     }
     if (k != anchor_index) {
@@ -179,58 +241,29 @@ RatingTable FitRatings(const std::vector<RatedGame>& games, const std::string& a
     }
   }
   std::vector<Pair> pairs;
-  for (auto& [key, p] : totals) {
+  for (const auto& [key, p] : g.totals) {
     if (group[p.i] != rated_group) continue;
     Pair q{var[p.i], var[p.j], p.n, std::clamp(p.s, 0.5, p.n - 0.5)};
     if (p.n < 1) q.s = p.n / 2;
     pairs.push_back(q);
   }
   const int n = static_cast<int>(members.size());
-  std::vector<double> t(static_cast<size_t>(n), 0.0), grad, info;
   std::vector<double> chol;
-  if (n > 0) {
-    double ll = LogLikelihood(pairs, t);
-    for (int step = 0; step < 200; ++step) {
-      Derivatives(pairs, t, n, grad, info);
-      chol = info;
-      GOMOKU_CHECK(Cholesky(chol, n), "rating fit: singular information matrix");
-      std::vector<double> delta = CholeskySolve(chol, n, grad);
-      double largest = 0;
-      for (double d : delta) largest = std::max(largest, std::abs(d));
-      ++table.iterations;
-      if (largest < 1e-10) break;
-      // Damped Newton: halve the step until the likelihood does not drop.
-      double scale = 1.0;
-      std::vector<double> next(t.size());
-      for (int tries = 0; tries < 60; ++tries) {
-        for (int k = 0; k < n; ++k) next[k] = t[k] + scale * delta[k];
-        double nll = LogLikelihood(pairs, next);
-        if (nll >= ll - 1e-12 * std::abs(ll)) {
-          ll = nll;
-          break;
-        }
-        scale /= 2;
-      }
-      t = next;
-    }
-    Derivatives(pairs, t, n, grad, info);
-    chol = info;
-    GOMOKU_CHECK(Cholesky(chol, n), "rating fit: singular information matrix");
-  }
-  PlayerRating anchor_rating = stats[anchor_index];
+  const std::vector<double> t = FitNewton(pairs, n, &chol, &table.iterations);
+  PlayerRating anchor_rating = g.stats[anchor_index];
   anchor_rating.elo = anchor_rating.low = anchor_rating.high = anchor_rating.sigma = 0;
-  table.rated[names[anchor_index]] = anchor_rating;
+  table.rated[g.names[anchor_index]] = anchor_rating;
   for (int v = 0; v < n; ++v) {
     // Variance: the diagonal of the inverse information (column v of it).
     std::vector<double> unit(static_cast<size_t>(n), 0.0);
     unit[v] = 1.0;
     const double var_nat = CholeskySolve(chol, n, unit)[v];
-    PlayerRating r = stats[members[v]];
+    PlayerRating r = g.stats[members[v]];
     r.elo = t[v] * kEloPerNat;
     r.sigma = std::sqrt(std::max(0.0, var_nat)) * kEloPerNat;
     r.low = r.elo - 1.96 * r.sigma;
     r.high = r.elo + 1.96 * r.sigma;
-    table.rated[names[members[v]]] = r;
+    table.rated[g.names[members[v]]] = r;
   }
   return table;
 }

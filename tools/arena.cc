@@ -8,7 +8,7 @@
 #include "common/base/cli.h"
 #include "common/base/errors.h"
 #include "common/base/logging.h"
-#include "tools/arena_lib.h"
+#include "match/head_to_head.h"
 
 namespace {
 const char* kUsage = R"(arena: strength of one player against another.

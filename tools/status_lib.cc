@@ -1,23 +1,10 @@
 #include "tools/status_lib.h"
 
-#include <signal.h>
-
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <sstream>
-
-#include "common/config/config.h"
-#include "common/base/errors.h"
-#include "common/base/fileio.h"
-#include "common/data/metadata.h"
-#include "common/data/run_layout.h"
+#include <string>
 
 namespace gz {
-namespace fs = std::filesystem;
 
 std::string FormatStatus(const nlohmann::json& s) {
   std::ostringstream os;

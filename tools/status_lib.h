@@ -1,12 +1,12 @@
 // The text view of the run's status (gz_status without --json).  The status
-// itself is collected by common/config/run_status.h, shared with the dashboard.
+// itself is collected by common/status/run_status.h, shared with the dashboard.
 #pragma once
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "common/config/run_status.h"  // CollectStatus, StatusOptions, PidAlive
+#include "common/status/run_status.h"  // CollectStatus, StatusOptions, PidAlive
 
 namespace gz {
 

@@ -324,7 +324,6 @@ DataParallel::~DataParallel() {
 int DataParallel::rank() const { return impl_->rank; }
 int DataParallel::world_size() const { return impl_->world; }
 const std::string& DataParallel::backend() const { return impl_->backend; }
-const std::string& DataParallel::store_address() const { return impl_->address; }
 DistStats& DataParallel::stats() { return impl_->stats; }
 
 void DataParallel::Post(const nlohmann::json& command) {

@@ -83,7 +83,6 @@ class DataParallel {
   int world_size() const;
   bool leader() const { return rank() == 0; }
   const std::string& backend() const;  // "gloo" | "nccl"
-  const std::string& store_address() const;
 
   // Rank 0: posts the next command to every follower.
   void Post(const nlohmann::json& command);

@@ -151,8 +151,8 @@ TrainMetrics NetTrainer::Train(const ReplayBuffer& buffer, int64_t iteration, in
   return m;
 }
 
-TrainMetrics NetTrainer::Train(const SizedReplay& replay, int64_t iteration, int steps, int batch_size,
-                               uint64_t seed, const std::atomic<bool>* stop) {
+TrainMetrics NetTrainer::Train(const ReplayBySize& replay, int64_t iteration, int steps, int batch_size, uint64_t seed,
+                               const std::atomic<bool>* stop) {
   if (replay.sizes().size() == 1) return Train(replay.buffer(replay.sizes().front()), iteration, steps, batch_size,
                                                seed, stop);
   for (int size : replay.sizes()) CheckSize(size, "replay window");

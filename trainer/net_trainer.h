@@ -36,7 +36,7 @@
 #include "common/config/config.h"
 #include "common/net/model.h"
 #include "trainer/replay_buffer.h"
-#include "trainer/replay_buffers.h"
+#include "trainer/replay_by_size.h"
 
 namespace gz {
 
@@ -79,11 +79,11 @@ class NetTrainer {
   TrainMetrics Train(const ReplayBuffer& buffer, int64_t iteration, int steps, int batch_size, uint64_t seed,
                      const std::atomic<bool>* stop = nullptr);
   // The same over a replay window of several board sizes: each step's batch
-  // is of one size (SizedReplay::SampleBatch draws it) and the conv net runs
+  // is of one size (ReplayBySize::SampleBatch draws it) and the conv net runs
   // at that size.  With one size this is exactly Train(replay.buffer(size)):
   // the same RNG draws, batches and steps.  Several sizes need conv heads and
   // one process (data-parallel training takes one size; GomokuError).
-  TrainMetrics Train(const SizedReplay& replay, int64_t iteration, int steps, int batch_size, uint64_t seed,
+  TrainMetrics Train(const ReplayBySize& replay, int64_t iteration, int steps, int batch_size, uint64_t seed,
                      const std::atomic<bool>* stop = nullptr);
 
   // Loss and metrics of the current net on fixed data, without training (eval

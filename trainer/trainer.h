@@ -41,7 +41,7 @@
 #include "trainer/late_games.h"
 #include "trainer/net_trainer.h"
 #include "trainer/replay_buffer.h"
-#include "trainer/replay_buffers.h"
+#include "trainer/replay_by_size.h"
 #include "trainer/trainer_paths.h"
 
 namespace gz {
@@ -60,6 +60,8 @@ class Trainer {
  private:
   // trainer_start.cc
   void Prepare();
+  // Removes the temp files of an earlier trainer killed mid-write (its own files only).
+  void RemoveOwnTempFiles();
   void ColdStart();
   void Resume();
   // Cold start with train.init_weights: that checkpoint, checked against the
@@ -90,7 +92,7 @@ class Trainer {
   torch::Device device_{torch::kCPU};
   std::unique_ptr<DataParallel> dp_;      // train.world_size > 1: this is rank 0 (docs/trainer.md)
   std::unique_ptr<NetTrainer> trainer_;
-  SizedReplay buffer_;                    // one ReplayBuffer per board size (Config::board_sizes())
+  ReplayBySize buffer_;  // one ReplayBuffer per board size (Config::board_sizes())
   GameCollector collector_;
   std::unique_ptr<HostMonitor> hosts_;    // self-play hosts of a multi-host run (status/*/reload_ack.json)
   std::set<std::string> excluded_hosts_;  // hosts the last publication excluded

@@ -45,6 +45,7 @@ nlohmann::json Trainer::ConfigJson() const { return config_.ToJson(); }
 void Trainer::Prepare() {
   for (const std::string& d : {run_.dir, run_.checkpoints(), run_.games(), paths_.dir, run_.logs(), run_.status_dir()})
     MakeDirs(d);
+  RemoveOwnTempFiles();
   WriteFileAtomic(run_.config(), config_.ToJsonString() + "\n");
   spdlog::info("effective config (saved to {}):\n{}", run_.config(), config_.ToJsonString());
   at::set_num_threads(config_.train.threads);
@@ -57,6 +58,17 @@ void Trainer::Prepare() {
                device_.str(), config_.train.threads, socket_);
   if (config_.train.world_size > 1)  // rank 0 of data-parallel training: waits for the followers
     dp_ = std::make_unique<DataParallel>(config_.train, DataParallelFingerprint(config_), 0, device_);
+}
+
+// What a trainer killed mid-write left: temp files of the files only the
+// trainer writes (it runs alone on a run directory).  Readers skip temp
+// names anyway; this keeps them from piling up (docs/reliability.md).
+void Trainer::RemoveOwnTempFiles() {
+  const std::set<std::string> root_files = {"metadata.json", "config.json", "reload.json"};
+  int removed = RemoveTempFilesOf(run_.dir, [&](const std::string& name) { return root_files.count(name) > 0; });
+  for (const std::string& d : {run_.checkpoints(), paths_.dir})
+    removed += RemoveTempFilesOf(d, [](const std::string&) { return true; });
+  if (removed > 0) spdlog::info("removed {} temp file(s) left by an earlier trainer killed mid-write", removed);
 }
 
 void Trainer::WriteInitialWeights(const std::string& path0) {
@@ -297,6 +309,9 @@ void Trainer::Resume() {
     for (const auto& r : log.records) present = present || r["iteration"].get<int64_t>() == m - 1;
     if (!present) {
       nlohmann::json rec = state->record;
+      // Publish adds the acknowledged generation after the state was saved;
+      // metadata.json (written just before the lost append) still holds it.
+      rec["model_generation"] = meta.model_generation;
       rec["recovered_after_restart"] = true;
       AppendGenerationRecord(run_.generations(), rec);
       spdlog::info("{}: restored the missing record of iteration {}", run_.generations(), m - 1);

@@ -2,10 +2,29 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/game/encoder.h"
 #include "common/search/size_router.h"
+#include "common/search/symmetric_batch.h"
 #include "common/wire/fallback_evaluator.h"
 
 namespace gz {
+
+HelloParams HelloFromConfig(const Config& c, const std::string& client_name) {
+  HelloParams p;
+  p.board_size = c.board.size;
+  p.rule = c.rule();
+  p.symmetry = ParseSymmetryMode(c.inference.symmetry);
+  p.encoder_version = kEncoderVersion;
+  p.client_name = client_name;
+  return p;
+}
+
+FallbackOptions FallbackOptionsFromConfig(const Config& c) {
+  FallbackOptions o;
+  o.reconnect_initial_s = c.worker.reconnect_initial_s;
+  o.reconnect_max_s = c.worker.reconnect_max_s;
+  return o;
+}
 
 void SetUpLocal(const Config& cfg, WorkerEvaluators* evals) {
   auto router = std::make_unique<SizeRouter>();
@@ -26,12 +45,12 @@ void SetUpRemote(const Config& cfg, WorkerEvaluators* evals) {
     return;
   }
   const std::string sock = cfg.server.socket;
-  const FallbackOptions opt = FallbackOptions::FromConfig(cfg);
+  const FallbackOptions opt = FallbackOptionsFromConfig(cfg);
   auto router = std::make_unique<SizeRouter>();
   std::vector<FallbackEvaluator*> lanes;
   for (auto& [size, local_ptr] : evals->local) {
     ReloadingLocalEvaluator* local = local_ptr.get();
-    HelloParams hello = HelloParams::FromConfig(cfg, "worker");
+    HelloParams hello = HelloFromConfig(cfg, "worker");
     hello.board_size = size;
     auto fallback = std::make_unique<FallbackEvaluator>(
         sock, hello, [local]() -> std::unique_ptr<Evaluator> { return std::make_unique<BorrowedEvaluator>(local); },

@@ -8,9 +8,17 @@
 #pragma once
 
 #include "common/config/config.h"
+#include "common/wire/fallback_evaluator.h"
 #include "worker/worker_loop.h"
 
 namespace gz {
+
+// The worker's side of the wire client's settings, from its config: HELLO
+// promises the run's board, rule, symmetry and our encoder version (the
+// caller sets board_size per lane); the fallback's reconnect back-off is
+// worker.reconnect_initial_s / worker.reconnect_max_s, default timeouts.
+HelloParams HelloFromConfig(const Config& c, const std::string& client_name);
+FallbackOptions FallbackOptionsFromConfig(const Config& c);
 
 // Fills evals->local and evals->local_router.  Call before SetUpRemote.
 void SetUpLocal(const Config& cfg, WorkerEvaluators* evals);

@@ -47,7 +47,7 @@ Options:
   --summary FILE       standalone: write {games, moves, evaluations, seconds} JSON at the end
   --print-config       print the effective config as JSON and exit
   --print-config-doc   print every key's default and help text as JSON and exit
-                       (tools/gen_config_doc.py makes docs/configuration.md's table of it)
+                       (dev/gen_config_doc.py makes docs/configuration.md's table of it)
   --help
 )";
 

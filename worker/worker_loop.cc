@@ -24,6 +24,16 @@ void SleepUnlessStopped(double seconds, const std::atomic<bool>* stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
+// Temp files of this worker's own game files (`<prefix><k>.npz.tmp.<pid>.<n>`)
+// that an earlier run of it, killed mid-write, left in `dir`.  Only this worker
+// writes those names, so none of them is being written now.
+void RemoveOwnTempFiles(const std::string& dir, const std::string& prefix) {
+  const int removed = RemoveTempFilesOf(
+      dir, [&](const std::string& name) { return ParseIterationNumber(name, prefix, ".npz").has_value(); });
+  if (removed > 0)
+    spdlog::info("removed {} temp file(s) of this worker's games in {} (left by a kill mid-write)", removed, dir);
+}
+
 // Next unused game index of this worker in `dir` (files [{host}_]w{id}_g{k}.npz).
 int64_t CountOwnGames(const std::string& dir, int id, const std::string& host) {
   int64_t n = 0;
@@ -129,6 +139,7 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
     MakeDirs(dir);
     int64_t have = CountOwnGames(dir, id_, config_.run.host);
     if (it != announced_iteration) {
+      RemoveOwnTempFiles(dir, RunLayout::game_prefix(id_, config_.run.host));
       spdlog::info("iteration {}: weights {} (generation {}), {} games per worker, {} already here", it,
                    md->weights, md->model_generation, quota, have);
       announced_iteration = it;
@@ -163,6 +174,7 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
 int SelfPlayWorker::PlayStandalone(int games, const std::string& out_dir, const std::string& weights,
                                    int64_t iteration, const std::string& summary_path) {
   MakeDirs(out_dir);
+  RemoveOwnTempFiles(out_dir, "w" + std::to_string(id_) + "_g");
   evals_->SetWeights(weights);
   CountingEvaluator counter(&evals_->active());
   counting_ = &counter;

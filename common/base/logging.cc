@@ -1,12 +1,9 @@
 #include "common/base/logging.h"
 
-#include <cstdlib>
-#include <mutex>
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
-
-#include "common/base/fileio.h"
+#include <cstdlib>
+#include <vector>
 
 namespace gz {
 
@@ -21,12 +18,6 @@ void InitLogging(const std::string& name, const std::string& log_file) {
   logger->set_level(lvl);
   logger->flush_on(spdlog::level::trace);  // other processes and tests read these files live
   spdlog::set_default_logger(logger);
-}
-
-void MetricsWriter::Write(const nlohmann::json& record) {
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  AppendLine(path_, record.dump());
 }
 
 }  // namespace gz

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -25,7 +26,7 @@ using nlohmann::json;
 
 // One entry per key: how to set it from JSON (bounds checked), read it back,
 // and its help text (the meaning column of docs/configuration.md's key table,
-// printed by `worker --print-config-doc` for tools/gen_config_doc.py).
+// printed by `worker --print-config-doc` for dev/gen_config_doc.py).
 struct Field {
   std::function<void(const json&, const std::string& key)> set;
   std::function<json()> get;
@@ -250,6 +251,9 @@ Registry MakeRegistry(Config& c) {
           &c.mcts.solver);
   AddInt(r, "mcts.solver_vcf_nodes", "node budget of each VCF query of the solver",
          &c.mcts.solver_vcf_nodes, 1, 100000000);
+  AddInt(r, "mcts.solver_vct_nodes",
+         "node budget of each VCT query (fours and threes) at the search root; 0 = off (search.md)",
+         &c.mcts.solver_vct_nodes, 0, 100000000);
   AddFloat(r, "mcts.forced_playouts_k", "forced root visits k*sqrt(prior*total) under noise (0 = off)",
            &c.mcts.forced_playouts_k, 0.0, 100.0);
   AddBool(r, "mcts.policy_target_pruning", "remove forced visits that did not earn their place from the policy target",
@@ -542,6 +546,7 @@ const std::vector<std::string>& Config::PlaySettingKeys() {
   // cost per evaluation (all8 is 8 rows of a forward, random one).
   static const std::vector<std::string> keys = {"mcts.c_puct",        "mcts.fpu_value",  "mcts.fpu_reduction_root",
                                                 "mcts.fpu_reduction", "mcts.solver",     "mcts.solver_vcf_nodes",
+                                                "mcts.solver_vct_nodes",
                                                 "inference.symmetry"};
   return keys;
 }
@@ -675,6 +680,32 @@ Config Config::FromJson(const json& j, const std::string& source) {
   return c;
 }
 
+namespace {
+
+// `path` made relative to `dir` when it is relative (lexically normal).
+std::string AgainstDir(const std::filesystem::path& dir, const std::string& path) {
+  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (dir / path).lexically_normal().string();
+}
+
+}  // namespace
+
+void Config::ResolveFilePaths(const std::string& file) {
+  const std::filesystem::path dir = std::filesystem::absolute(file).parent_path();
+  train.init_weights = AgainstDir(dir, train.init_weights);
+  for (std::string& entry : eval.ladder) {
+    if (entry.rfind("net:", 0) != 0) continue;
+    std::string rest = entry.substr(4), sims;
+    const auto colon = rest.rfind(':');
+    if (colon != std::string::npos && colon + 1 < rest.size() &&
+        rest.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      sims = rest.substr(colon);
+      rest.resize(colon);
+    }
+    entry = "net:" + AgainstDir(dir, rest) + sims;
+  }
+}
+
 Config Config::Load(const std::string& file, const std::vector<std::string>& overrides) {
   Config c;
   if (!file.empty()) {
@@ -686,11 +717,17 @@ Config Config::Load(const std::string& file, const std::vector<std::string>& ove
       GOMOKU_THROW(ConfigError, file << ": invalid JSON: " << e.what());
     }
     c.Apply(j, file);
+    c.ResolveFilePaths(file);
   }
   for (const auto& o : overrides) c.ApplyOverride(o);
   c.ApplyEnvironment();
   c.Validate();
   return c;
+}
+
+std::string ResolveSocketPath(const Config& c) {
+  if (!c.server.socket.empty()) return c.server.socket;
+  return RunLayout(c.run.dir).default_socket(c.run.host);
 }
 
 }  // namespace gz

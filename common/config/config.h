@@ -206,20 +206,31 @@ struct Config {
   nlohmann::json ToJson() const;
   std::string ToJsonString(int indent = 2) const;
 
-  // Defaults < file < overrides, validated.
+  // Defaults < file < overrides, validated.  Relative file paths written in
+  // `file` (train.init_weights, eval.ladder's net:PATH) are taken relative to
+  // the file's own directory, so a config names its nets wherever it is run
+  // from; paths given by overrides or the environment stay as given (the
+  // caller's working directory).
   static Config Load(const std::string& file, const std::vector<std::string>& overrides);
   static Config FromJson(const nlohmann::json& j, const std::string& source);
   // Every dotted key the config accepts.
   static std::vector<std::string> Keys();
   // [{"key", "default", "help"}, ...] in key order: the registry's own key
-  // table (worker --print-config-doc; tools/gen_config_doc.py prints it).
+  // table (worker --print-config-doc; dev/gen_config_doc.py prints it).
   static nlohmann::json DocJson();
   // (environment variable, key) pairs, in the order they are applied.
   static const std::vector<std::pair<std::string, std::string>>& EnvironmentBindings();
 
  private:
+  void ResolveFilePaths(const std::string& file);  // see Load
   std::map<std::string, std::string> origins_;  // key -> source; absent = default
 };
+
+// The inference server's socket for a config: server.socket if non-empty
+// (Config::Load binds GOMOKU_INFER_SOCK to it), else
+// RunLayout(run.dir).default_socket(run.host).  Server, workers, trainer and
+// infer_ctl all take it from here, so they agree.
+std::string ResolveSocketPath(const Config& c);
 
 
 }  // namespace gz

@@ -15,7 +15,7 @@
 #include <map>
 #include <string>
 
-#include "common/config/config.h"
+#include "common/game/board.h"
 #include "common/search/evaluator.h"
 #include "common/search/symmetric_batch.h"
 

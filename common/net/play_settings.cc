@@ -4,7 +4,6 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
-#include "common/config/config.h"
 #include "common/net/checkpoint_format.h"
 
 namespace gz {
@@ -16,7 +15,7 @@ std::string PlaySettingsSidecar(const std::string& checkpoint) {
   return checkpoint + ".config.json";
 }
 
-PlaySettingsFound ReadPlaySettings(const std::string& checkpoint) {
+PlaySettingsFound ReadPlaySettings(const std::string& checkpoint, const std::vector<std::string>& keys) {
   PlaySettingsFound found;
   const CheckpointHeader h = ReadCheckpointHeader(checkpoint);
   if (!h.info.play.empty()) {
@@ -33,7 +32,7 @@ PlaySettingsFound ReadPlaySettings(const std::string& checkpoint) {
     GOMOKU_THROW(ConfigError, sidecar << " (beside checkpoint " << checkpoint << "): not valid JSON: " << e.what());
   }
   if (!j.is_object() || !j.contains("mcts") || !j["mcts"].is_object()) return found;
-  for (const std::string& key : Config::PlaySettingKeys()) {
+  for (const std::string& key : keys) {
     const std::string leaf = key.substr(key.find('.') + 1);
     if (!j["mcts"].contains(leaf)) continue;
     const nlohmann::json& v = j["mcts"][leaf];

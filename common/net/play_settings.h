@@ -1,5 +1,6 @@
-// Where a net's play settings come from (Config::PlaySettingKeys: the search
-// settings a trained net plays with), read without LibTorch.
+// Where a net's play settings come from (the search settings a trained net
+// plays with; the caller passes Config::PlaySettingKeys(), so the network
+// library needs no config), read without LibTorch.
 //
 //   1. the checkpoint's own header (format version 3, CheckpointInfo::play:
 //      every checkpoint the trainer saves carries its run's settings);
@@ -13,6 +14,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gz {
 
@@ -25,8 +27,10 @@ struct PlaySettingsFound {
 // else ".config.json" appended).
 std::string PlaySettingsSidecar(const std::string& checkpoint);
 
-// Reads them as above.  Throws ModelError / IoError for an unreadable or
-// corrupt checkpoint, ConfigError for a sidecar that is not valid JSON.
-PlaySettingsFound ReadPlaySettings(const std::string& checkpoint);
+// Reads them as above; from a sidecar only `keys` ("mcts.c_puct", ...: the
+// leaf after the first '.' in its "mcts" object).  Throws ModelError /
+// IoError for an unreadable or corrupt checkpoint, ConfigError for a sidecar
+// that is not valid JSON.
+PlaySettingsFound ReadPlaySettings(const std::string& checkpoint, const std::vector<std::string>& keys);
 
 }  // namespace gz

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <string>
 
 #include "common/base/errors.h"
 
@@ -25,7 +26,7 @@ Mcts::Mcts(const MctsParams& params, uint64_t seed) : params_(params), rng_(seed
   GOMOKU_CHECK(params.simulations >= 1, "mcts.simulations must be >= 1");
   static_assert(sizeof(Node) == 24, "the solver flag lives in the node's padding");
   static_assert(sizeof(Edge) == 16, "the in-flight count lives in the edge's padding");
-  if (params.solver) solver_ = SolverSlot(params.solver_vcf_nodes);
+  if (params.solver) solver_ = SolverSlot(params.solver_vcf_nodes, params.solver_vct_nodes);
   move_simulations_ = params.simulations;
   nodes_.push_back(Node{});  // a root, so that MoveDone and RootProven are defined before Reset
 }
@@ -93,6 +94,17 @@ void Mcts::Advance(int move) {
   CopySubtree(child, nodes, edges);
   nodes_.swap(nodes);
   edges_.swap(edges);
+  // VCT is asked at the search root only (NodeSolver steps 6-7), and the
+  // reused root was analysed as a deeper node: ask again, and when VCT finds
+  // something start from a fresh root, whose expansion gets the verdict.
+  if (solver_ && params_.solver_vct_nodes > 0 && nodes_[0].proven == 0) {
+    const std::string why = solver_->Analyse(root_board_, 0).reason;
+    if (why == "vct" || why == "vct_null_move" || why == "no_vct_refutation") {
+      nodes_.clear();
+      edges_.clear();
+      nodes_.push_back(Node{});
+    }
+  }
   // The new root's edges carry their network priors in order (the old root's
   // noise never reached this level); StartMove adds this move's noise.
 }
@@ -266,7 +278,7 @@ const Position* Mcts::SelectLeaf() {
     // A node is analysed when it is about to be expanded; the root always
     // (it needs its children even when proven), others only while unproven.
     if (!n.expanded && (n.proven == 0 || node == 0)) {
-      NodeVerdict v = solver_->Analyse(leaf_board_);
+      NodeVerdict v = solver_->Analyse(leaf_board_, leaf_board_.move_count() - root_board_.move_count());
       pending_restricted_ = v.restricted;
       pending_moves_ = std::move(v.moves);
       if (v.proven != Proven::kNone && n.proven == 0) {
@@ -430,7 +442,7 @@ void Mcts::SelectLeaves(LeafBatch& batch, int max_leaves) {
     leaf.moves.clear();
     if (solver_) {
       if (!nodes_[node].expanded && (nodes_[node].proven == 0 || node == 0)) {
-        NodeVerdict v = solver_->Analyse(board);
+        NodeVerdict v = solver_->Analyse(board, board.move_count() - root_board_.move_count());
         restricted = v.restricted;
         leaf.moves = std::move(v.moves);
         if (v.proven != Proven::kNone && nodes_[node].proven == 0) {

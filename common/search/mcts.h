@@ -57,6 +57,9 @@ struct MctsParams {
   // backup.  Off: the search is exactly the plain PUCT search.
   bool solver = false;
   int solver_vcf_nodes = 1000;    // attacker nodes per VCF query
+  // Attacker nodes per VCT query (fours and threes, near the root: NodeSolver
+  // steps 6 and 7); 0 = off.
+  int solver_vct_nodes = 0;
   // Self-play recipe (docs/search.md "Self-play recipe"); each off by default,
   // and off the search is bit for bit the plain one.
   // Forced playouts (KataGo): under root noise, a root child with (noised)
@@ -73,7 +76,7 @@ struct MctsParams {
   // Dirichlet alpha scaled to the root's number of moves: alpha = this / legal
   // (KataGo: 10.83 / legal).  0 = off: dirichlet_alpha.
   float dirichlet_alpha_scaled = 0.0f;
-  // The engine's search only (engine/search_player.h, docs/engine.md
+  // The engine's search only (match/search_player.h, docs/engine.md
   // "Batched search"); self-play, the match players and this class ignore
   // them.  Leaves gathered per evaluation (virtual loss; 1 = the single-leaf
   // search), and search threads sharing the tree (1 = the calling thread).
@@ -87,12 +90,14 @@ struct MctsParams {
 class SolverSlot {
  public:
   SolverSlot() = default;
-  explicit SolverSlot(int64_t vcf_nodes) : solver_(std::make_unique<NodeSolver>(vcf_nodes)), vcf_nodes_(vcf_nodes) {}
+  SolverSlot(int64_t vcf_nodes, int64_t vct_nodes)
+      : solver_(std::make_unique<NodeSolver>(vcf_nodes, vct_nodes)), vcf_nodes_(vcf_nodes), vct_nodes_(vct_nodes) {}
   SolverSlot(const SolverSlot& o) { *this = o; }
   SolverSlot& operator=(const SolverSlot& o) {
     if (this != &o) {
-      solver_ = o.solver_ ? std::make_unique<NodeSolver>(o.vcf_nodes_) : nullptr;
+      solver_ = o.solver_ ? std::make_unique<NodeSolver>(o.vcf_nodes_, o.vct_nodes_) : nullptr;
       vcf_nodes_ = o.vcf_nodes_;
+      vct_nodes_ = o.vct_nodes_;
     }
     return *this;
   }
@@ -104,6 +109,7 @@ class SolverSlot {
  private:
   std::unique_ptr<NodeSolver> solver_;
   int64_t vcf_nodes_ = 0;
+  int64_t vct_nodes_ = 0;
 };
 
 class Mcts {

@@ -6,17 +6,33 @@
 
 namespace gz {
 
-const char* ProvenName(Proven p) {
-  switch (p) {
-    case Proven::kNone: return "none";
-    case Proven::kWin: return "win";
-    case Proven::kLoss: return "loss";
+namespace {
+// Marks every point sharing a five-cell window with one of `points`.
+void MarkWindows(int n, const std::vector<int>& points, std::vector<uint8_t>* zone) {
+  static const int kSteps[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
+  for (int p : points) {
+    const int r = p / n, c = p % n;
+    for (const auto& d : kSteps)
+      for (int k = -4; k <= 4; ++k) {
+        const int rr = r + k * d[0], cc = c + k * d[1];
+        if (rr >= 0 && rr < n && cc >= 0 && cc < n) (*zone)[rr * n + cc] = 1;
+      }
   }
-  return "?";
+}
+}  // namespace
+
+NodeSolver::NodeSolver(int64_t vcf_nodes, int64_t vct_nodes, ThreatSolverOptions options)
+    // The VCT table is only allocated at full size when VCT is on.
+    : solver_(options), vct_(VctSolverOptions{vct_nodes > 0 ? 16 : 4, 64}), vcf_nodes_(vcf_nodes), vct_nodes_(vct_nodes) {
+  GOMOKU_CHECK(vcf_nodes >= 1, "mcts.solver_vcf_nodes must be >= 1, got " << vcf_nodes);
+  GOMOKU_CHECK(vct_nodes >= 0, "mcts.solver_vct_nodes must be >= 0, got " << vct_nodes);
 }
 
-NodeSolver::NodeSolver(int64_t vcf_nodes, ThreatSolverOptions options) : solver_(options), vcf_nodes_(vcf_nodes) {
-  GOMOKU_CHECK(vcf_nodes >= 1, "mcts.solver_vcf_nodes must be >= 1, got " << vcf_nodes);
+VctResult NodeSolver::Vct(const Board& board, int8_t attacker) {
+  VctResult r = vct_.Vct(board, attacker, vct_nodes_);
+  ++stats_.vct_queries;
+  stats_.vct_nodes += r.nodes;
+  return r;
 }
 
 VcfResult NodeSolver::Vcf(const Board& board, int8_t attacker) {
@@ -48,20 +64,55 @@ std::vector<uint8_t> NodeSolver::RefutationZone(const Board& board, const std::v
     points.insert(points.end(), fives.begin(), fives.end());
     if (i + 1 < line.size() && fives.size() == 1) cells[fives[0]] = s;  // the forced reply
   }
-  static const int kSteps[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
-  for (int p : points) {
-    const int r = p / n, c = p % n;
-    for (const auto& d : kSteps)
-      for (int k = -4; k <= 4; ++k) {
-        const int rr = r + k * d[0], cc = c + k * d[1];
-        if (rr >= 0 && rr < n && cc >= 0 && cc < n) zone[rr * n + cc] = 1;
-      }
-  }
+  MarkWindows(n, points, &zone);
   for (const FourMove& f : FourMoves(board, s)) zone[f.move] = 1;
   return zone;
 }
 
-NodeVerdict NodeSolver::Analyse(const Board& board) {
+bool NodeSolver::VctNullMove(const Board& board, const std::vector<int>& line, NodeVerdict* v) {
+  const int8_t s = board.to_move(), o = Opponent(s);
+  ++stats_.vct_null_move_threats;
+  std::vector<uint8_t> zone(board.num_points(), 0);
+  MarkWindows(board.size(), line, &zone);
+  for (const FourMove& f : FourMoves(board, s)) zone[f.move] = 1;
+  auto refuted = [&](int m) {
+    Board child = board;
+    child.Play(m);
+    return !child.terminal() && Vct(child, o).proven_win();
+  };
+  std::vector<int> kept, far;
+  bool any_near_kept = false;
+  for (int m : board.LegalMoves()) {
+    if (!zone[m]) {
+      far.push_back(m);
+    } else if (!refuted(m)) {
+      kept.push_back(m);
+      any_near_kept = true;
+    }
+  }
+  if (!any_near_kept) {
+    // Every move near the line loses: ask the far ones too, for a loss proof.
+    for (int m : far)
+      if (!refuted(m)) kept.push_back(m);
+  } else {
+    kept.insert(kept.end(), far.begin(), far.end());  // unqueried: kept
+  }
+  std::sort(kept.begin(), kept.end());
+  if (kept.empty()) {
+    v->proven = Proven::kLoss;
+    v->reason = "no_vct_refutation";
+    ++stats_.proven_losses;
+    return true;
+  }
+  if (kept.size() == board.LegalMoves().size()) return false;  // nothing dropped
+  v->restricted = true;
+  v->moves = std::move(kept);
+  v->reason = "vct_null_move";
+  ++stats_.restricted;
+  return true;
+}
+
+NodeVerdict NodeSolver::Analyse(const Board& board, int ply) {
   GOMOKU_CHECK(!board.terminal(), "NodeSolver::Analyse on a finished game");
   ++stats_.analyses;
   const int8_t s = board.to_move(), o = Opponent(s);
@@ -100,7 +151,18 @@ NodeVerdict NodeSolver::Analyse(const Board& board) {
   // 2, 3. The opponent's five points must be blocked.  Its VCF query finds
   // them too (a one-move line), so quiet positions cost two queries in all.
   const VcfResult threat = Vcf(board, o);
-  if (!threat.proven_win()) return v;
+  if (!threat.proven_win()) {
+    // 6, 7. Threats with threes (o has no five point here: its VCF would be a one-move line).
+    if (vct_nodes_ > 0 && ply <= kVctWinPlies) {
+      const VctResult vct = Vct(board, s);
+      if (vct.proven_win() && board.IsLegal(vct.line.front())) return win(vct.line.front(), "vct");
+    }
+    if (vct_nodes_ > 0 && ply == 0) {
+      const VctResult theirs = Vct(board, o);
+      if (theirs.proven_win()) VctNullMove(board, theirs.line, &v);
+    }
+    return v;
+  }
   if (threat.line.size() == 1 && board.MakesFive(threat.line.front(), o)) {
     const std::vector<int> theirs = FivePoints(board, o);
     if (theirs.size() >= 2) return loss(legal_of(theirs), "double_five");

@@ -18,13 +18,6 @@ bool IsHandshakeRefusal(const ServerRefusedError& e) {
 
 }  // namespace
 
-FallbackOptions FallbackOptions::FromConfig(const Config& c) {
-  FallbackOptions o;
-  o.reconnect_initial_s = c.worker.reconnect_initial_s;
-  o.reconnect_max_s = c.worker.reconnect_max_s;
-  return o;
-}
-
 FallbackEvaluator::FallbackEvaluator(std::string socket_path, HelloParams hello, LocalFactory local_factory,
                                      FallbackOptions options)
     : path_(std::move(socket_path)),

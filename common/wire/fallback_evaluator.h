@@ -39,8 +39,6 @@ struct FallbackOptions {
   double reconnect_initial_s = 1.0;  // worker.reconnect_initial_s
   double reconnect_max_s = 30.0;     // worker.reconnect_max_s
   RemoteOptions remote;
-  // reconnect_initial_s / reconnect_max_s from worker.*; default timeouts.
-  static FallbackOptions FromConfig(const Config& c);
 };
 
 class FallbackEvaluator : public Evaluator {
@@ -57,7 +55,6 @@ class FallbackEvaluator : public Evaluator {
   bool remote_active() const { return remote_ != nullptr; }
   int64_t fallbacks() const { return fallbacks_; }    // remote -> local switches (incl. at start)
   int64_t reconnects() const { return reconnects_; }  // local -> remote switches
-  const std::string& last_error() const { return last_error_; }
 
  private:
   // Tries to connect; true on success.  Rethrows a refused HELLO.

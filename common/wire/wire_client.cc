@@ -14,7 +14,6 @@
 #include <map>
 
 #include "common/base/fileio.h"
-#include "common/data/run_layout.h"
 #include "common/wire/unix_address.h"
 
 namespace gz {
@@ -27,16 +26,6 @@ int RemainingMs(double deadline) {
 }
 
 }  // namespace
-
-HelloParams HelloParams::FromConfig(const Config& c, const std::string& client_name) {
-  HelloParams p;
-  p.board_size = c.board.size;
-  p.rule = c.rule();
-  p.symmetry = ParseSymmetryMode(c.inference.symmetry);
-  p.encoder_version = kEncoderVersion;
-  p.client_name = client_name;
-  return p;
-}
 
 WireClient::WireClient(const std::string& socket_path, double connect_timeout_s) : path_(socket_path) {
   const sockaddr_un addr = UnixSocketAddress(path_);
@@ -303,11 +292,6 @@ int64_t WireClient::Reload(const std::string& weights_path, double timeout_s) {
   } catch (const ProtocolError& e) {
     throw ServerRefusedError(wire::ErrorCode::kBadFrame, e.what());
   }
-}
-
-std::string ResolveSocketPath(const Config& c) {
-  if (!c.server.socket.empty()) return c.server.socket;
-  return RunLayout(c.run.dir).default_socket(c.run.host);
 }
 
 int64_t RequestReload(const std::string& socket_path, const std::string& weights_path, double timeout_s) {

@@ -26,9 +26,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/config/config.h"
-#include "common/game/encoder.h"
 #include "common/base/errors.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
 #include "common/search/evaluator.h"
 #include "common/search/symmetric_batch.h"
 #include "common/wire/wire.h"
@@ -59,7 +59,6 @@ struct HelloParams {
   SymmetryMode symmetry = SymmetryMode::kAll8;
   int encoder_version = kEncoderVersion;
   std::string client_name;  // shows up in server logs, e.g. "worker 3"
-  static HelloParams FromConfig(const Config& c, const std::string& client_name);
 };
 
 class WireClient {
@@ -122,10 +121,6 @@ class WireClient {
   std::vector<char> in_;                        // received; unread bytes in [in_begin_, in_end_)
   size_t in_begin_ = 0, in_end_ = 0;
 };
-
-// Socket path for a config: server.socket if non-empty (Config::Load binds
-// GOMOKU_INFER_SOCK to it), else RunLayout(run.dir).default_socket(run.host).
-std::string ResolveSocketPath(const Config& c);
 
 // ---- control client (trainer, infer_ctl) ---------------------------------
 // Asks the server to load `weights_path`; returns the new generation once the

@@ -184,9 +184,35 @@ TEST_CASE("every shipped config in configs/ loads and validates") {
     if (e.path().extension() != ".json") continue;
     INFO(e.path().string());
     CHECK_NOTHROW(gz::Config::Load(e.path().string(), {}));
+    // A fixed net named as a rung must ship with the repository.
+    for (const std::string& entry : gz::Config::Load(e.path().string(), {}).eval.ladder) {
+      if (entry.rfind("net:", 0) != 0) continue;
+      INFO(entry);
+      const std::string path = entry.substr(4, entry.rfind(".pt") + 3 - 4);
+      CHECK(std::filesystem::path(path).is_absolute());
+      CHECK(std::filesystem::exists(path));
+    }
     ++n;
   }
   CHECK(n >= 8);  // cpu, gpu, tiny, the learn/recipe/baseline configs
+}
+
+TEST_CASE("relative paths in a config file are relative to that file; overrides stay as given") {
+  const std::string dir = gz::testing::FreshTestDir("config_paths");
+  std::filesystem::create_directories(dir + "/configs");
+  const std::string file = dir + "/configs/c.json";
+  std::ofstream(file) << R"({"train": {"init_weights": "../nets/a.pt"},
+    "eval": {"ladder": ["rollout:50", "net:../nets/ref.pt:80", "net:ref2.pt", "net:/abs/x.pt:7", "previous:1"]}})";
+  const std::string root = std::filesystem::path(dir).lexically_normal().string();
+  Config c = Config::Load(file, {});
+  CHECK(c.train.init_weights == root + "/nets/a.pt");
+  const std::vector<std::string> want = {"rollout:50", "net:" + root + "/nets/ref.pt:80",
+                                         "net:" + root + "/configs/ref2.pt", "net:/abs/x.pt:7", "previous:1"};
+  CHECK(c.eval.ladder == want);
+  // --set is typed in the caller's directory: taken as given.
+  Config o = Config::Load(file, {"train.init_weights=here.pt", "eval.ladder=net:n.pt:3"});
+  CHECK(o.train.init_weights == "here.pt");
+  CHECK(o.eval.ladder == std::vector<std::string>{"net:n.pt:3"});
 }
 
 TEST_CASE("play settings: a checkpoint's settings fill only what nobody set, each with its origin") {

@@ -1,14 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
-#include "tools/arena_lib.h"
 #include "tests/support/temp_dir.h"
 
 using namespace gz;
@@ -47,34 +45,6 @@ TEST_CASE("metadata round trip and corrupt metadata") {
   CHECK(r->config["board"]["size"] == 9);
   WriteFileAtomic(l.metadata(), "{\"iteration\": ");
   CHECK_THROWS_AS(ReadMetadata(l.metadata()), IoError);
-}
-
-TEST_CASE("Elo from match results") {
-  ArenaResult even;
-  even.games = 10;
-  even.wins = 5;
-  even.losses = 5;
-  ComputeElo(&even);
-  CHECK(even.score == Approx(0.5));
-  CHECK(even.elo == Approx(0.0).margin(1e-9));
-  CHECK(even.elo_low < 0);
-  CHECK(even.elo_high > 0);
-  ArenaResult strong;
-  strong.games = 50;
-  strong.wins = 45;
-  strong.draws = 2;
-  strong.losses = 3;
-  ComputeElo(&strong);
-  CHECK(strong.score == Approx(0.92));
-  CHECK(strong.elo > 300);
-  CHECK(strong.elo_low < strong.elo);
-  CHECK(strong.elo_high > strong.elo);
-  ArenaResult perfect;
-  perfect.games = 20;
-  perfect.wins = 20;
-  ComputeElo(&perfect);
-  CHECK(std::isfinite(perfect.elo));
-  CHECK(perfect.elo > 400);
 }
 
 TEST_CASE("game file names carry the host on a shared run directory, and parse back") {

@@ -6,7 +6,19 @@ BIN="${GZ_BIN_DIR:-$ROOT/build/bin}"
 export GOMOKU_BIN="$BIN"
 TESTNAME="$(basename "$0" .sh)"
 RUN="$(mktemp -d /tmp/gz-e2e-XXXXXX)"
-CONFIG="$ROOT/configs/tiny.json"
+# configs/tiny.json with a free dashboard port: the shipped port (18765) may
+# be taken by a run the user has going on this machine, or by another test.
+CONFIG_DIR="$(mktemp -d /tmp/gz-e2e-cfg-XXXXXX)"
+CONFIG="$CONFIG_DIR/tiny.json"
+/usr/bin/python3 - "$ROOT/configs/tiny.json" "$CONFIG" <<'PY'
+import json, socket, sys
+c = json.load(open(sys.argv[1]))
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+c.setdefault("dashboard", {})["port"] = s.getsockname()[1]
+s.close()
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PY
 FAILS=0 PASSES=0
 
 cleanup() {
@@ -28,7 +40,7 @@ cleanup() {
     for f in "$RUN"/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 25 "$f"; }; done
   fi
   sleep 0.2  # let the killed ones go
-  rm -rf "$RUN"
+  rm -rf "$RUN" "$CONFIG_DIR"
   ((FAILS == 0)) || exit 1
 }
 trap cleanup EXIT

@@ -61,6 +61,21 @@ check "status text view shows the newest Elo with its interval" \
   bash -c "'$ROOT/launch/status.sh' --run-dir '$RUN' | grep -E 'newest Elo: checkpoint:[0-9]+ .* [+-][0-9]+ \[[+-][0-9]+, [+-][0-9]+\] vs rollout:50'"
 PORT="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dashboard"]["port"])' "$CONFIG")"
 check "the dashboard answers on the configured port" bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT && printf 'GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' >&3 && head -1 <&3 | grep -q '200'"
+# A partly dead run (operations.md, "One part died"): start.sh still refuses it, --revive brings
+# back exactly the dead processes and the run goes on.
+W1_OLD="$(pid_of worker_1)" SERVER_OLD="$(pid_of server)" TRAINER_OLD="$(pid_of trainer)"
+W1_LOG_SIZE="$(stat -c %s "$RUN/logs/worker_1.log")"
+kill -KILL "$W1_OLD" "$SERVER_OLD"
+wait_for 10 no_process_left "$W1_OLD" "$SERVER_OLD" || true
+check "start.sh without --revive refuses the partly dead run" bash -c "! '$ROOT/launch/start.sh' --config '$CONFIG' --run-dir '$RUN' >/dev/null 2>&1"
+check "start.sh --revive restarts the dead and reports a healthy system" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN" --revive
+check "the worker and the server are new processes" test "$(pid_of worker_1)" != "$W1_OLD" -a "$(pid_of server)" != "$SERVER_OLD"
+check "the live trainer was left running" test "$(pid_of trainer)" = "$TRAINER_OLD"
+check "the revived worker connected again (its log since the revive)" \
+  bash -c "tail -c +$((W1_LOG_SIZE + 1)) '$RUN/logs/worker_1.log' | grep -q 'remote batched inference enabled'"
+GEN_REVIVED="$(generations)"
+check "the run goes on after the revive" wait_for 100 at_least_generations $((GEN_REVIVED + 1))
+PIDS_BEFORE="$PIDS_BEFORE $(all_pids)"
 check "stop.sh stops everything" "$ROOT/launch/stop.sh" --run-dir "$RUN"
 check "no process left" no_process_left $PIDS_BEFORE
 check "no stale socket" test ! -e "$RUN/sock/infer.sock"

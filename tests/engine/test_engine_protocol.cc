@@ -12,15 +12,15 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
-#include "engine/engine_settings.h"
-#include "engine/evaluator_source.h"
-#include "engine/gomocup_session.h"
-#include "engine/line_input.h"
-#include "engine/search_player.h"
 #include "common/game/tactics.h"
 #include "common/net/net_api.h"
+#include "engine/engine_settings.h"
+#include "engine/gomocup_session.h"
+#include "engine/line_input.h"
 #include "engine/terminal_game.h"
 #include "engine/time_control.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
 #include "tests/support/text_checks.h"
 
 using namespace gz;
@@ -34,7 +34,7 @@ bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 
 // The baseline engine's player: default settings (rollout evaluator).
 struct BaselinePlayer {
   EngineSettings settings;
-  EvaluatorSource source{settings};
+  EvaluatorSource source{settings.weights, settings.config};
   SearchPlayer player{source, settings.config};
 };
 
@@ -538,7 +538,7 @@ TEST_CASE("engine settings files are strict and resolve relative paths") {
 TEST_CASE("a checkpoint that cannot be loaded turns START into ERROR") {
   EngineSettings settings;
   settings.weights = std::string(GZ_TEST_TMP) + "/does-not-exist.ckpt";
-  EvaluatorSource source(settings);
+  EvaluatorSource source(settings.weights, settings.config);
   REQUIRE(source.uses_network());
   REQUIRE(source.CheckSize(15).find("cannot load weights") != std::string::npos);
   SearchPlayer player(source, settings.config);
@@ -559,7 +559,7 @@ TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one
     EngineSettings settings;
     settings.weights = weights;
     settings.config.inference.threads = 1;
-    auto source = std::make_unique<EvaluatorSource>(settings);
+    auto source = std::make_unique<EvaluatorSource>(settings.weights, settings.config);
     SearchPlayer player(*source, settings.config);
     GomocupSession session(*source, player, 50);
     out.clear();
@@ -597,7 +597,7 @@ TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one
     EngineSettings settings;
     settings.weights = conv;
     settings.config.inference.threads = 1;
-    EvaluatorSource source(settings);
+    EvaluatorSource source(settings.weights, settings.config);
     SearchPlayer player(source, settings.config);
     GomocupSession session(source, player, 30);
     for (const char* line : {"START 20", "BEGIN", "START 13", "BEGIN"}) {

@@ -18,8 +18,9 @@
 #include "common/game/board.h"
 #include "common/net/net_api.h"
 #include "engine/engine_settings.h"
-#include "engine/evaluator_source.h"
-#include "engine/search_player.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
+#include "match/shipped_nets.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 
@@ -105,7 +106,7 @@ TEST_CASE("openings: the engine's first replies on an empty or nearly empty boar
     EngineSettings settings;
     settings.weights = path;
     AdoptEnginePlaySettings(settings);
-    EvaluatorSource source(settings);
+    EvaluatorSource source(settings.weights, settings.config);
     REQUIRE(source.CheckSize(size).empty());
     for (const bool asserted : {true, false})
     for (const Opening& o : asserted ? kOpenings : kReported) {

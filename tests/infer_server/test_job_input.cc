@@ -8,7 +8,7 @@
 // the real tiny network behind the kernel's host reference
 // (EncodeCompactRowsOnHost runs the per-point code the CUDA kernel runs).
 // CudaForward itself, and the kernel against this reference, are checked on a
-// device machine (bench_gpu, tools/gpu_check.sh).
+// device machine (bench_gpu, dev/gpu_check.sh).
 #include <catch2/catch.hpp>
 
 #include <atomic>

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/config/config.h"
 #include "common/wire/fallback_evaluator.h"
 #include "common/data/metadata.h"
 #include "common/wire/remote_evaluator.h"

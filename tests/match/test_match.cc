@@ -3,6 +3,7 @@
 // the arena binary on top of it.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -13,10 +14,10 @@
 #include "common/net/net_api.h"
 #include "common/search/simple_evaluators.h"
 #include "match/game.h"
+#include "match/head_to_head.h"
 #include "match/openings.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
-#include "tools/arena_lib.h"
 
 using namespace gz;
 
@@ -246,6 +247,34 @@ TEST_CASE("net players at another size than the checkpoint's: conv heads play, f
   CHECK(j["games"] == 2);
   CHECK(j["board_size"] == 13);
   CHECK(j["forfeits"].empty());
+}
+
+TEST_CASE("head-to-head Elo from match results (match/head_to_head.h ComputeElo)") {
+  ArenaResult even;
+  even.games = 10;
+  even.wins = 5;
+  even.losses = 5;
+  ComputeElo(&even);
+  CHECK(even.score == Approx(0.5));
+  CHECK(even.elo == Approx(0.0).margin(1e-9));
+  CHECK(even.elo_low < 0);
+  CHECK(even.elo_high > 0);
+  ArenaResult strong;
+  strong.games = 50;
+  strong.wins = 45;
+  strong.draws = 2;
+  strong.losses = 3;
+  ComputeElo(&strong);
+  CHECK(strong.score == Approx(0.92));
+  CHECK(strong.elo > 300);
+  CHECK(strong.elo_low < strong.elo);
+  CHECK(strong.elo_high > strong.elo);
+  ArenaResult perfect;
+  perfect.games = 20;
+  perfect.wins = 20;
+  ComputeElo(&perfect);
+  CHECK(std::isfinite(perfect.elo));
+  CHECK(perfect.elo > 400);
 }
 
 TEST_CASE("arena binary: W/D/L and Elo as JSON, on the match module") {

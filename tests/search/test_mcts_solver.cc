@@ -218,3 +218,54 @@ TEST_CASE("config keys mcts.solver, mcts.solver_vcf_nodes and selfplay.adjudicat
   CHECK(p.adjudicate_proven);
   CHECK_THROWS_AS(Config::Load("", {"mcts.solver_vcf_nodes=0"}), ConfigError);
 }
+
+TEST_CASE("mcts.solver_vct_nodes: off by default, a play setting, reaches the search; old checkpoints keep the default") {
+  Config d = Config::Load("", {});
+  CHECK(d.mcts.solver_vct_nodes == 0);
+  const auto& keys = Config::PlaySettingKeys();
+  CHECK(std::find(keys.begin(), keys.end(), "mcts.solver_vct_nodes") != keys.end());
+  // A checkpoint written before the key existed carries no value for it: the default stays.
+  Config old = Config::Load("", {});
+  old.AdoptPlaySettings({{"mcts.solver", "true"}, {"mcts.solver_vcf_nodes", "1000"}}, "checkpoint old.pt");
+  CHECK(old.mcts.solver);
+  CHECK(old.mcts.solver_vct_nodes == 0);
+  Config c = Config::Load("", {"mcts.solver=true", "mcts.solver_vct_nodes=2000"});
+  CHECK(c.selfplay_params().mcts.solver_vct_nodes == 2000);
+  CHECK(c.PlaySettings().at("mcts.solver_vct_nodes") == "2000");
+  CHECK_THROWS_AS(Config::Load("", {"mcts.solver_vct_nodes=-1"}), ConfigError);
+
+  // In the search: black's walled double three (no VCF) is played at once
+  // with VCT on; without it the root is not proven.
+  const Board b = Picture(Rule::kFreestyle, kBlack, gz::testing::kDoubleThree);
+  MctsParams on = SolverParams(50);
+  on.solver_vct_nodes = 10'000;
+  Mcts won = Searched(on, b);
+  CHECK(won.RootProven() == Proven::kWin);
+  CHECK(Visited(won.VisitCounts()) == std::vector<int>{P(11, 5, 5)});
+  // The root's own analysis proves it (one simulation: just the root's
+  // expansion); without VCT it does not.
+  MctsParams one = on;
+  one.simulations = 1;
+  CHECK(Searched(one, b).RootProven() == Proven::kWin);
+  CHECK(Searched(SolverParams(1), b).RootProven() == Proven::kNone);
+
+  // Tree reuse: a root reached by Advance was analysed as a deeper node (no
+  // VCT there); Advance asks it again.  Black's (3,5) is not on the board
+  // yet, three more points on the diagonal are open; black plays (3,5),
+  // white an irrelevant (7,7), and black has the double three.
+  std::vector<std::string> rows = gz::testing::kDoubleThree;
+  rows[3][5] = '.';
+  rows[6][6] = rows[7][7] = rows[8][8] = '.';
+  MctsParams reuse = on;
+  reuse.simulations = 400;
+  reuse.tree_reuse = true;
+  Mcts m(reuse, 1);
+  m.Reset(Picture(Rule::kFreestyle, kBlack, rows));
+  UniformEvaluator ev;
+  m.Search(ev, false);
+  m.Advance(P(11, 3, 5));
+  m.Advance(P(11, 7, 7));
+  m.Search(ev, false);
+  CHECK(m.RootProven() == Proven::kWin);
+  CHECK(Visited(m.VisitCounts()) == std::vector<int>{P(11, 5, 5)});
+}

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "common/game/threats.h"
+#include "common/game/vct.h"
 #include "common/search/node_solver.h"
 #include "tests/search/solver_positions.h"
 
@@ -306,4 +307,75 @@ TEST_CASE("a small budget keeps moves rather than dropping them, and never prove
       for (int m : exact) CHECK(Contains(v.moves, m));
   }
   CHECK_THROWS(NodeSolver(0));
+  CHECK_THROWS(NodeSolver(1000, -1));
+}
+
+TEST_CASE("VCT steps: a double three is a proven win at the root, not below it; off by default") {
+  const Board b = Picture(Rule::kFreestyle, kBlack, gz::testing::kDoubleThree);
+  NodeSolver off(kBig);
+  CHECK(off.Analyse(b).proven == Proven::kNone);  // no VCF, and VCT is off
+  CHECK(off.stats().vct_queries == 0);
+  NodeSolver s(kBig, 100'000);
+  {
+    const NodeVerdict v = s.Analyse(b, 0);
+    CHECK(v.proven == Proven::kWin);
+    CHECK(std::string(v.reason) == "vct");
+    CHECK(v.win_move == P(11, 5, 5));
+    CHECK(v.moves == std::vector<int>{P(11, 5, 5)});
+  }
+  CHECK(s.Analyse(b, 1).proven == Proven::kNone);
+  CHECK(s.stats().vct_queries >= 1);
+}
+
+TEST_CASE("VCT null move at the root: every dropped move provably loses, every near kept one refutes") {
+  // White to move against black's double-three threat.  Every white move on
+  // the row or the column defuses it (black needs both lines); three more
+  // open points on the diagonal through (5,5) do not.
+  std::vector<std::string> rows = gz::testing::kDoubleThree;
+  rows[6][6] = rows[7][7] = rows[8][8] = '.';
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju}) {
+    const Board w = Picture(rule, kWhite, rows);
+    NodeSolver s(kBig, 100'000);
+    const NodeVerdict v = s.Analyse(w, 0);
+    VctSolver check;
+    INFO(RuleName(rule) << " reason " << v.reason);
+    if (rule == Rule::kRenju) {
+      // (5,5) is forbidden for black: no threat, nothing restricted.
+      CHECK(v.proven == Proven::kNone);
+      CHECK_FALSE(v.restricted);
+      continue;
+    }
+    REQUIRE(std::string(v.reason) == "vct_null_move");
+    REQUIRE(v.restricted);
+    CHECK(s.stats().vct_null_move_threats == 1);
+    CHECK(Contains(v.moves, P(11, 5, 5)));  // taking the double-three point refutes it
+    CHECK_FALSE(Contains(v.moves, P(11, 6, 6)));
+    CHECK_FALSE(Contains(v.moves, P(11, 7, 7)));
+    for (int m : w.LegalMoves()) {
+      Board c = w;
+      c.Play(m);
+      const bool refuted = !check.Vct(c, kBlack, kBig).proven_win();
+      if (!Contains(v.moves, m)) CHECK_FALSE(refuted);  // dropped: black still wins
+      if (refuted) CHECK(Contains(v.moves, m));         // every refutation kept
+    }
+    // Below the root the null move is not asked.
+    CHECK(s.Analyse(w, 1).proven == Proven::kNone);
+  }
+}
+
+TEST_CASE("VCT null move: no refutation at all is a proven loss") {
+  // White to move against two disjoint double-three points of black: one
+  // white stone cannot take both, and white has no four to gain time with.
+  const Board w = Picture(Rule::kFreestyle, kWhite, gz::testing::kTwoDoubleThrees);
+  NodeSolver s(kBig, kBig);
+  const NodeVerdict v = s.Analyse(w, 0);
+  INFO(w.ToString() << " reason " << v.reason);
+  REQUIRE(v.proven == Proven::kLoss);
+  CHECK(std::string(v.reason) == "no_vct_refutation");
+  VctSolver check;
+  for (int m : w.LegalMoves()) {
+    Board c = w;
+    c.Play(m);
+    CHECK(check.Vct(c, kBlack, kBig).proven_win());
+  }
 }

@@ -372,6 +372,13 @@ TEST_CASE("trainer state and game manifests round-trip; broken ones read as abse
   CHECK(mb->late_ignored == m.late_ignored);
   CHECK(mb->run_positions == 123);
   CHECK(mb->run_never_trained == 9);
+  // A manifest written before late games were kept reads with empty lists.
+  WriteFileAtomic(dir + "/games_it1.json", R"({"iteration":1,"used":["x.npz"],"ignored":[]})");
+  auto old = ReadGameManifest(dir + "/games_it1.json");
+  REQUIRE(old);
+  CHECK(old->used == std::vector<std::string>{"x.npz"});
+  CHECK(old->late.empty());
+  CHECK(old->run_positions == 0);
 }
 
 TEST_CASE("abandoned temp files are removed once old enough; game files and fresh temp files stay") {

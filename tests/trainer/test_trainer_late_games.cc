@@ -190,32 +190,6 @@ TEST_CASE("late files are vetted against their own iteration and returned once, 
                                              {"iteration":2,"model_generation":1,"games":1}])"));
 }
 
-TEST_CASE("manifests keep the late lists and the run's sample ledger") {
-  const std::string dir = FreshTestDir("late_manifest");
-  GameManifest m;
-  m.iteration = 5;
-  m.used = {"a.npz"};
-  m.late = {{4, "b.npz", 3, 17}};
-  m.late_aged_out = {{2, "c.npz", 1, 9}};
-  m.late_ignored = {{4, "d.npz", 0, 0}};
-  m.run_positions = 1234;
-  m.run_never_trained = 9;
-  WriteGameManifest(dir + "/games_it5.json", m);
-  auto back = ReadGameManifest(dir + "/games_it5.json");
-  REQUIRE(back);
-  CHECK(back->late == m.late);
-  CHECK(back->late_aged_out == m.late_aged_out);
-  CHECK(back->late_ignored == m.late_ignored);
-  CHECK(back->run_positions == 1234);
-  CHECK(back->run_never_trained == 9);
-  // A manifest written before late games were kept reads with empty lists.
-  WriteFileAtomic(dir + "/games_it1.json", R"({"iteration":1,"used":["x.npz"],"ignored":[]})");
-  auto old = ReadGameManifest(dir + "/games_it1.json");
-  REQUIRE(old);
-  CHECK(old->late.empty());
-  CHECK(old->run_positions == 0);
-}
-
 TEST_CASE("the trainer trains on late games in the next step, records them, and ages out the old ones") {
   const std::string dir = FreshTestDir("late_proc");
   RunLayout run(dir);

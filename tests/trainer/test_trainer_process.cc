@@ -391,6 +391,44 @@ TEST_CASE("resume never starts over: missing weights named by metadata are a fat
   CHECK(MetadataIteration(run) == 2);
 }
 
+TEST_CASE("a kill between metadata.json and its generations.jsonl line: the restart restores the line whole") {
+  const std::string dir = FreshTestDir("proc_lost_line");
+  RunLayout run(dir);
+  Config c = TinyConfig(dir);
+  c.run.max_iterations = 2;
+  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_lost_line_cfg") + "/c.json");
+  const std::string log = dir + "/../proc_lost_line.log";
+  std::remove(log.c_str());
+  FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
+    auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
+    return 500 + n.value_or(-400);
+  });
+  FakeWorkers workers(run, 7, 4);
+  {
+    TrainerProcess p({"--config", cfg}, log);
+    REQUIRE(p.Wait() == 0);
+  }
+  REQUIRE(MetadataIteration(run) == 3);
+  // The state a kill right after WriteMetadata leaves: iteration 2 published,
+  // its generations.jsonl line never appended.
+  const std::string lines = Slurp(run.generations());
+  const size_t last = lines.rfind('\n', lines.size() - 2);
+  REQUIRE(last != std::string::npos);
+  WriteFileAtomic(run.generations(), lines.substr(0, last + 1));
+  REQUIRE(ReadGenerationLog(run.generations()).records.size() == 1);
+
+  TrainerProcess again({"--config", cfg, "--set", "run.max_iterations=3"}, log);
+  REQUIRE(again.Wait() == 0);
+  CHECK(Slurp(log).find("restored the missing record of iteration 2") != std::string::npos);
+  GenerationLog gl = ReadGenerationLog(run.generations());
+  REQUIRE(gl.records.size() == 3);
+  CHECK(gl.records[1]["iteration"] == 2);
+  CHECK(gl.records[1]["recovered_after_restart"] == true);
+  CHECK(gl.records[1]["model_generation"] == 502);  // the generation metadata.json announced
+  CHECK(gl.records[1]["games_used"] == 4);
+  for (const auto& r : gl.records) CHECK(r["model_generation"] == 500 + r["iteration"].get<int64_t>());
+}
+
 TEST_CASE("kill -9 at 20 random moments: the run resumes with every invariant intact") {
   // Unlike the test above, the kills are not aimed at log lines: each start
   // is killed after a uniformly random 0-1.5 s, so they land anywhere (loading,

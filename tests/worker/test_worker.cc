@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "common/config/config.h"
@@ -203,14 +204,23 @@ TEST_CASE("run mode follows metadata.json: quota per iteration, next iteration, 
 
 TEST_CASE("SIGTERM in the middle of a game: the game is discarded, nothing is written, exit 0") {
   // One long game (15x15, 20000 simulations a move with the uniform
-  // evaluator: several seconds); the signal comes a second after the start.
+  // evaluator: several seconds a move).  The worker writes its status for
+  // iteration 1 right before it starts the game; the signal comes half a
+  // second after that, however long the start-up took.
   std::string run = Fresh("sigterm_midgame");
   RunLayout layout(run);
   Config cfg = WorkerRunConfig(run, 15, 20000, 1);
   PublishUniform(layout, cfg, 1);
   const std::string log = run + "/worker.out";
   RunWorker worker(run, log);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  REQUIRE(WaitUntil([&] {
+    try {
+      return nlohmann::json::parse(ReadFileOrThrow(layout.worker_status(1))).value("iteration", 0) == 1;
+    } catch (const std::exception&) {
+      return false;  // not written yet
+    }
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const std::optional<int> code = worker.Terminate(15s);
   const std::string text = ReadFileOrThrow(log);
   INFO(text);

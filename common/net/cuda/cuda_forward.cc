@@ -186,8 +186,6 @@ void CudaForward::CaptureGraphs() {
   std::reverse(graphs_.begin(), graphs_.end());
 }
 
-std::vector<int> CudaForward::graph_buckets() const { return buckets_; }
-
 void CudaForward::StageChunk(const InputRef& input, int offset, int count) {
   const int size = info_.board_size;
   if (input.kind == InputKind::kPlanes) {

@@ -83,8 +83,6 @@ class CudaForward : public BatchForward {
 
   const CheckpointInfo& info() const { return info_; }
   const ForwardOptions& options() const { return options_; }
-  // The captured batch buckets, ascending (empty without CUDA graphs).
-  std::vector<int> graph_buckets() const;
 
  private:
   struct Captured;

@@ -1,0 +1,356 @@
+#include "common/game/vct.h"
+
+#include <algorithm>
+
+#include "common/base/errors.h"
+#include "common/game/threat_grid.h"
+
+namespace gz {
+using namespace threat_detail;  // the scratch grid shared with threats.cc
+
+const char* VctStatusName(VctStatus s) {
+  switch (s) {
+    case VctStatus::kWin: return "win";
+    case VctStatus::kNoVct: return "no_vct";
+    case VctStatus::kUnknown: return "unknown";
+  }
+  return "?";
+}
+
+// Invariants of the search (why the node code can skip checks):
+//  - at an attacker node a has no five point (it would have won) and d has at
+//    most one, `forced`, through d's last move;
+//  - after a's move, a's five points all run through that move, and d has
+//    none (a blocked it, or d had none).
+// Positions only gain stones, so results are path-independent and shared
+// through the table.  A "no" result carries the depth (threes left) it was
+// proven for; kExact when no depth cut touched it.
+struct VctSolver::Impl {
+  static constexpr int8_t kExact = 127;
+  struct Entry {
+    uint64_t key = 0;
+    int16_t best = -1;   // padded index of the winning move (wins)
+    int8_t status = -1;  // VctStatus, -1 = empty slot
+    int8_t depth = 0;    // kNoVct: threes left it holds for (kExact: any)
+  };
+  struct Res {
+    VctStatus status;
+    bool exact;  // kNoVct: no depth cut involved
+  };
+  struct Cand {
+    int move;
+    int score;  // fours first (1000), threes by their number of winning fours
+  };
+
+  Impl(int tt_log2, int max_threes)
+      : table(size_t{1} << tt_log2), mask((uint64_t{1} << tt_log2) - 1), max_threes(max_threes) {}
+
+  bool Forbidden(int p, int8_t c) { return c == kBlack && grid.ForbiddenForBlack(p); }
+
+  // a's five points on the lines through p (p holds a), padded, distinct.
+  // Renju: a white five point that black may not occupy counts twice (it
+  // cannot be blocked), so "two or more" means "d cannot stop the five".
+  int FivesOf(int p, int8_t c, int out[8]) {
+    int n = 0;
+    for (int d : grid.geo().dir)
+      for (int s = -1; s <= 1; s += 2) {
+        int q = p + s * d;
+        while (grid.at(q) == c) q += s * d;
+        if (grid.at(q) == kEmpty && grid.FiveAlong(q, c, d) && std::find(out, out + n, q) == out + n) out[n++] = q;
+      }
+    return n;
+  }
+  int Strength(int k, const int* fives, int8_t c) {
+    if (k == 1 && c == kWhite && grid.renju() && grid.ForbiddenForBlack(fives[0])) return 2;
+    return k;
+  }
+  // Does a's move q (empty, on the grid now) win at once: legal, and d cannot stop the five?
+  bool WinningFour(int q) {
+    if (Forbidden(q, attacker)) return false;
+    grid.Place(q, attacker);
+    int f[8];
+    const int k = Strength(FivesOf(q, attacker, f), f, attacker);
+    grid.Unplace(q);
+    return k >= 2;
+  }
+
+  Res Attack(int forced, int left, int ply, std::vector<int>* pv) {
+    if (nodes >= budget) return {VctStatus::kUnknown, false};
+    ++nodes;
+    const uint64_t key = grid.hash() ^ salt;
+    {
+      const Entry& e = table[key & mask];
+      if (e.key == key && e.status >= 0) {
+        if (e.status == static_cast<int8_t>(VctStatus::kWin)) {
+          pv->push_back(grid.geo().to_board[e.best]);
+          return {VctStatus::kWin, true};
+        }
+        if (e.depth >= left) return {VctStatus::kNoVct, e.depth == kExact};
+      }
+    }
+    if (static_cast<int>(scratch.size()) <= ply) scratch.resize(ply + 1);
+    scratch[ply].clear();
+    if (forced >= 0) {
+      if (Forbidden(forced, attacker)) return Store(key, {VctStatus::kNoVct, true}, left, -1);
+      scratch[ply].push_back({forced, 0});
+    } else {
+      // Fours (a winning four ends the node at once).
+      grid.WindowEmpties(attacker, 3, &probe);
+      for (int m : probe) {
+        if (Forbidden(m, attacker)) continue;
+        grid.Place(m, attacker);
+        int f[8];
+        const int k = Strength(FivesOf(m, attacker, f), f, attacker);
+        grid.Unplace(m);
+        if (k >= 2) {
+          pv->push_back(grid.geo().to_board[m]);
+          return Store(key, {VctStatus::kWin, true}, left, m);
+        }
+        if (k == 1) scratch[ply].push_back({m, 1000});
+      }
+      if (left > 0) AddThrees(ply);
+    }
+    std::stable_sort(scratch[ply].begin(), scratch[ply].end(),
+                     [](const Cand& x, const Cand& y) { return x.score > y.score; });
+    // A depth-0 node that skipped its threes is not exhaustive.
+    bool exact = forced >= 0 || left > 0;
+    for (size_t i = 0; i < scratch[ply].size(); ++i) {
+      const int m = scratch[ply][i].move;
+      std::vector<int> sub;
+      grid.Place(m, attacker);
+      const Res r = Defend(m, left, ply, &sub);
+      grid.Unplace(m);
+      if (r.status == VctStatus::kWin) {
+        pv->push_back(grid.geo().to_board[m]);
+        pv->insert(pv->end(), sub.begin(), sub.end());
+        return Store(key, r, left, m);
+      }
+      if (r.status == VctStatus::kUnknown) return r;
+      exact = exact && r.exact;
+    }
+    return Store(key, {VctStatus::kNoVct, exact}, left, -1);
+  }
+
+  // Threes of a (no four of a wins here, so every winning four after m uses m:
+  // it shares a window holding two of a's stones before m).
+  void AddThrees(int ply) {
+    grid.WindowEmpties(attacker, 2, &three_probe);
+    const Geometry& g = grid.geo();
+    for (int m : three_probe) {
+      if (Forbidden(m, attacker)) continue;
+      grid.Place(m, attacker);
+      int f[8];
+      int wins = 0;
+      if (FivesOf(m, attacker, f) == 0) {  // a four is listed already
+        qs.clear();
+        for (int i = g.cell_begin[m]; i < g.cell_begin[m + 1]; ++i) {
+          const int w = g.cell_windows[i];
+          if (grid.Count(attacker, w) != 3 || grid.Count(Opponent(attacker), w) != 0) continue;
+          for (int q : g.windows[w])
+            if (grid.at(q) == kEmpty && std::find(qs.begin(), qs.end(), q) == qs.end()) {
+              qs.push_back(q);
+              if (WinningFour(q)) ++wins;
+            }
+        }
+      }
+      grid.Unplace(m);
+      if (wins > 0) scratch[ply].push_back({m, wins});
+    }
+  }
+
+  // a has just played m (on the grid); d to move.
+  Res Defend(int m, int left, int ply, std::vector<int>* pv) {
+    const int8_t d = Opponent(attacker);
+    int f[8];
+    const int k = Strength(FivesOf(m, attacker, f), f, attacker);
+    if (k >= 2) return {VctStatus::kWin, true};
+    if (k == 1) return Reply(f[0], left, ply, pv);
+    if (left == 0) return {VctStatus::kNoVct, false};
+    // A three (or a forced block): a's winning fours.
+    std::vector<int> wins;           // padded q
+    std::vector<int> break_set;      // freestyle/standard: points common to all break sets
+    grid.WindowEmpties(attacker, 3, &probe);
+    bool first = true;
+    for (int q : probe) {
+      if (Forbidden(q, attacker)) continue;
+      grid.Place(q, attacker);
+      int fq[8];
+      const int kq = FivesOf(q, attacker, fq);
+      const int sq = Strength(kq, fq, attacker);
+      grid.Unplace(q);
+      if (sq < 2) continue;
+      wins.push_back(q);
+      if (grid.renju()) continue;
+      std::vector<int> b = {q};
+      if (kq == 2) b.insert(b.end(), fq, fq + 2);
+      if (first) {
+        break_set = b;
+        first = false;
+      } else {
+        std::vector<int> keep;
+        for (int p : break_set)
+          if (std::find(b.begin(), b.end(), p) != b.end()) keep.push_back(p);
+        break_set.swap(keep);
+      }
+    }
+    if (wins.empty()) return {VctStatus::kNoVct, true};  // no threat: the line fails
+    // d's considered replies: its fours, then the moves that break every winning four.
+    std::vector<int> replies;
+    grid.WindowEmpties(d, 3, &probe);
+    for (int x : probe) {
+      if (Forbidden(x, d)) continue;
+      grid.Place(x, d);
+      int fx[8];
+      const int kx = FivesOf(x, d, fx);
+      grid.Unplace(x);
+      if (kx > 0) replies.push_back(x);
+    }
+    auto add = [&](int x) {
+      if (std::find(replies.begin(), replies.end(), x) == replies.end()) replies.push_back(x);
+    };
+    if (!grid.renju()) {
+      for (int x : break_set) add(x);
+    } else {
+      const Geometry& g = grid.geo();
+      for (int bp = 0; bp < g.n * g.n; ++bp) {
+        const int x = g.to_padded[bp];
+        if (grid.at(x) != kEmpty || Forbidden(x, d)) continue;
+        grid.Place(x, d);
+        bool still = false;
+        for (int q : wins)
+          if (q != x && WinningFour(q)) {
+            still = true;
+            break;
+          }
+        grid.Unplace(x);
+        if (!still) add(x);
+      }
+    }
+    if (replies.empty()) {
+      // Renju: black with no legal point at all is a draw, not a loss.
+      if (d == kBlack && grid.renju() && !BlackHasAllowedPoint()) return {VctStatus::kNoVct, true};
+      return {VctStatus::kWin, true};
+    }
+    bool first_reply = true;
+    for (int x : replies) {
+      std::vector<int> sub;
+      const Res r = Reply(x, left - 1, ply, &sub);
+      if (r.status != VctStatus::kWin) return r;
+      if (first_reply) {
+        pv->insert(pv->end(), sub.begin(), sub.end());
+        first_reply = false;
+      }
+    }
+    return {VctStatus::kWin, true};
+  }
+
+  // d plays x (a legal point); then a is to move with `left` threes left.
+  Res Reply(int x, int left, int ply, std::vector<int>* pv) {
+    const int8_t d = Opponent(attacker);
+    grid.Place(x, d);
+    int fx[8];
+    const int kx = FivesOf(x, d, fx);
+    Res r{VctStatus::kNoVct, true};  // two counter-fives cannot both be blocked
+    std::vector<int> sub;
+    if (kx <= 1) r = Attack(kx == 1 ? fx[0] : -1, left, ply + 1, &sub);
+    grid.Unplace(x);
+    if (r.status == VctStatus::kWin) {
+      pv->push_back(grid.geo().to_board[x]);
+      pv->insert(pv->end(), sub.begin(), sub.end());
+    }
+    return r;
+  }
+
+  bool BlackHasAllowedPoint() {
+    const Geometry& g = grid.geo();
+    for (int bp = 0; bp < g.n * g.n; ++bp) {
+      const int x = g.to_padded[bp];
+      if (grid.at(x) == kEmpty && !grid.ForbiddenForBlack(x)) return true;
+    }
+    return false;
+  }
+
+  Res Store(uint64_t key, Res r, int left, int best) {
+    Entry& e = table[key & mask];
+    e.key = key;
+    e.status = static_cast<int8_t>(r.status);
+    e.best = static_cast<int16_t>(best);
+    e.depth = r.exact ? kExact : static_cast<int8_t>(left);
+    return r;
+  }
+
+  std::vector<Entry> table;
+  uint64_t mask;
+  int max_threes;
+  Grid grid;
+  int8_t attacker = kBlack;
+  uint64_t salt = 0;
+  int64_t nodes = 0;
+  int64_t budget = 0;
+  std::vector<int> probe, three_probe, qs, root_fives;
+  std::vector<std::vector<Cand>> scratch;
+};
+
+VctSolver::VctSolver(VctSolverOptions options) {
+  if (options.tt_log2 < 4 || options.tt_log2 > 26)
+    GOMOKU_THROW(ConfigError, "VCT solver tt_log2 " << options.tt_log2 << " out of range [4, 26]");
+  if (options.max_threes < 0 || options.max_threes > 64)
+    GOMOKU_THROW(ConfigError, "VCT solver max_threes " << options.max_threes << " out of range [0, 64]");
+  impl_ = std::make_unique<Impl>(options.tt_log2, options.max_threes);
+}
+
+VctSolver::~VctSolver() = default;
+
+void VctSolver::ClearTable() { std::fill(impl_->table.begin(), impl_->table.end(), Impl::Entry{}); }
+
+VctResult VctSolver::Vct(const Board& board, int8_t attacker, int64_t node_budget) {
+  CheckColour(attacker);
+  GOMOKU_CHECK(node_budget >= 1, "VCT node budget must be >= 1, got " << node_budget);
+  VctResult res;
+  if (board.terminal()) {
+    res.status = VctStatus::kNoVct;
+    return res;
+  }
+  Impl& s = *impl_;
+  s.grid.Load(board);
+  s.attacker = attacker;
+  uint64_t seed = 0x5C7ULL ^ (static_cast<uint64_t>(board.size()) << 16) ^
+                  (static_cast<uint64_t>(board.rule()) << 8) ^ static_cast<uint64_t>(attacker);
+  s.salt = SplitMix(seed);
+  s.nodes = 0;
+  s.budget = node_budget;
+  res.nodes = 1;
+  s.grid.AllFives(attacker, &s.root_fives);
+  if (!s.root_fives.empty()) {
+    res.status = VctStatus::kWin;
+    res.line = {s.grid.geo().to_board[*std::min_element(s.root_fives.begin(), s.root_fives.end())]};
+    return res;
+  }
+  s.grid.AllFives(Opponent(attacker), &s.root_fives);
+  if (s.root_fives.size() >= 2) {
+    res.status = VctStatus::kNoVct;
+    return res;
+  }
+  const int forced = s.root_fives.empty() ? -1 : s.root_fives[0];
+  for (int left = 0; left <= s.max_threes; ++left) {
+    res.line.clear();
+    const Impl::Res r = s.Attack(forced, left, 0, &res.line);
+    res.nodes = s.nodes;
+    if (r.status == VctStatus::kWin) {
+      res.status = VctStatus::kWin;
+      res.threes = left;
+      return res;
+    }
+    if (r.status == VctStatus::kUnknown) break;
+    if (r.exact) {
+      res.status = VctStatus::kNoVct;
+      res.line.clear();
+      return res;
+    }
+  }
+  res.status = VctStatus::kUnknown;
+  res.line.clear();
+  return res;
+}
+
+}  // namespace gz

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Soak (reliability checklist 17; docs/testing.md): a whole run through
+# launch/start.sh for N trainer iterations with a tiny network, sampling the
+# resident memory (VmRSS) of the server, the trainer and every worker.
+#
+#   dev/soak.sh [--iterations N] [--config FILE] [--run-dir DIR] [--interval S] [--set key=value]...
+#
+# Defaults: 200 iterations of configs/tiny.json (7x7, 8x1 net) in a fresh
+# temporary run dir, a sample every 5 s into <run>/soak_rss.csv.  Warm-up ends
+# at iteration max(2, N/10); the report compares each process's RSS then with
+# its RSS at the end.  Exit status 1 if any process grew by more than 5%, died,
+# or the run did not reach N iterations; the run is stopped either way.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+N=200 CONFIG="$ROOT/configs/tiny.json" RUN_DIR="" INTERVAL=5 SETS=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --iterations) N="$2"; shift 2 ;;
+    --config) CONFIG="$2"; shift 2 ;;
+    --run-dir) RUN_DIR="$2"; shift 2 ;;
+    --interval) INTERVAL="$2"; shift 2 ;;
+    --set) SETS+=(--set "$2"); shift 2 ;;
+    *) sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2 ;;
+  esac
+done
+[[ -n "$RUN_DIR" ]] || RUN_DIR="$(mktemp -d /tmp/gz-soak.XXXXXX)"
+WARM=$(( N / 10 > 2 ? N / 10 : 2 ))
+"$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN_DIR" --set run.max_iterations="$N" "${SETS[@]}" ||
+  { echo "soak: start.sh failed"; "$ROOT/launch/stop.sh" --run-dir "$RUN_DIR"; exit 1; }
+PIDS="$RUN_DIR/pids" CSV="$RUN_DIR/soak_rss.csv"
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+names=()
+for p in "$PIDS"/*.pid; do names+=("$(basename "$p" .pid)"); done
+echo "seconds,iteration,${names[*]}" | tr ' ' ',' >"$CSV"
+declare -A warm_rss last_rss
+start=$(date +%s) status=0 it=0
+trainer_pid="$(cat "$PIDS/trainer.pid")"
+while kill -0 "$trainer_pid" 2>/dev/null; do
+  it=$(cat "$RUN_DIR/generations.jsonl" 2>/dev/null | wc -l)
+  row="$(( $(date +%s) - start )),$it"
+  for n in "${names[@]}"; do
+    kb=$(rss_kb "$(cat "$PIDS/$n.pid")")
+    row+=",$kb"
+    [[ "$kb" -gt 0 ]] && last_rss[$n]=$kb
+    [[ "$it" -ge "$WARM" && -z "${warm_rss[$n]:-}" && "$kb" -gt 0 ]] && warm_rss[$n]=$kb
+  done
+  echo "$row" >>"$CSV"
+  sleep "$INTERVAL"
+done
+it=$(cat "$RUN_DIR/generations.jsonl" 2>/dev/null | wc -l)
+echo "soak: $it of $N iterations in $(( $(date +%s) - start )) s (samples: $CSV)"
+[[ "$it" -ge "$N" ]] || { echo "soak: the trainer stopped early (see $RUN_DIR/logs)"; status=1; }
+for n in "${names[@]}"; do
+  w="${warm_rss[$n]:-0}" l="${last_rss[$n]:-0}"
+  if [[ "$w" -eq 0 ]]; then echo "  $n: no sample after warm-up"; status=1; continue; fi
+  if [[ "$n" != trainer ]] && ! kill -0 "$(cat "$PIDS/$n.pid")" 2>/dev/null; then
+    echo "  $n: died during the soak"; status=1
+  fi
+  pct=$(awk -v w="$w" -v l="$l" 'BEGIN {printf "%.1f", (l - w) * 100.0 / w}')
+  echo "  $n: RSS $((w / 1024)) MiB after iteration $WARM -> $((l / 1024)) MiB at the end ($pct%)"
+  awk -v p="$pct" 'BEGIN {exit !(p > 5.0)}' && { echo "  $n grew by more than 5%"; status=1; }
+done
+"$ROOT/launch/stop.sh" --run-dir "$RUN_DIR" >/dev/null
+exit "$status"

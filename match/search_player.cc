@@ -1,0 +1,286 @@
+#include "match/search_player.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <system_error>
+#include <thread>
+
+#include "common/base/errors.h"
+#include "common/game/tactics.h"
+
+namespace gz {
+namespace {
+
+MctsParams EngineMctsParams(const Config& config) {
+  MctsParams p = config.mcts;
+  p.dirichlet_alpha = 0.0f;  // the engine never adds noise
+  p.dirichlet_epsilon = 0.0f;
+  p.simulations = INT_MAX;   // the engine stops the search itself
+  return p;
+}
+
+}  // namespace
+
+std::string FormatValue(float v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "%+.2f", static_cast<double>(v));
+  return buf;
+}
+
+SearchPlayer::SearchPlayer(EvaluatorSource& source, const Config& config)
+    : source_(source),
+      params_(EngineMctsParams(config)),
+      batch_(config.mcts.engine_batch),
+      threads_(config.mcts.engine_threads),
+      mcts_(params_, config.run.seed) {
+  GOMOKU_CHECK(batch_ >= 1 && threads_ >= 1,
+               "mcts.engine_batch and mcts.engine_threads must be >= 1, got " << batch_ << " and " << threads_);
+}
+
+void SearchPlayer::SyncTree(const Board& board) {
+  if (tree_valid_ && pending_own_move_ != kNoMove) {
+    // Deferred from the previous ChooseMove (freeing the old tree is slow).
+    try {
+      mcts_.Advance(pending_own_move_);
+    } catch (const RulesError&) {
+      tree_valid_ = false;
+    }
+  }
+  pending_own_move_ = kNoMove;
+  if (tree_valid_) {
+    const Board& root = mcts_.root_board();
+    if (root.size() == board.size() && root.rule() == board.rule() && !root.terminal()) {
+      std::vector<int> added;
+      bool removed = false;
+      for (int m = 0; m < board.num_points() && !removed; ++m) {
+        if (root.at(m) == board.at(m)) continue;
+        if (root.at(m) != kEmpty) removed = true;
+        else added.push_back(m);
+      }
+      try {
+        if (!removed && added.empty() && root.to_move() == board.to_move() &&
+            root.last_move() == board.last_move())
+          return;
+        if (!removed && added.size() == 1 && board.at(added[0]) == root.to_move() &&
+            board.last_move() == added[0]) {
+          mcts_.Advance(added[0]);
+          return;
+        }
+        if (!removed && added.size() == 2) {
+          int own = board.at(added[0]) == root.to_move() ? added[0] : added[1];
+          int reply = own == added[0] ? added[1] : added[0];
+          if (board.at(own) == root.to_move() && board.at(reply) == Opponent(root.to_move()) &&
+              board.last_move() == reply) {
+            mcts_.Advance(own);
+            mcts_.Advance(reply);
+            return;
+          }
+        }
+      } catch (const RulesError& e) {
+        spdlog::debug("engine: tree reuse failed ({}); rebuilding", e.what());
+      }
+    }
+  }
+  mcts_.Reset(board);
+  tree_valid_ = true;
+}
+
+MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& limits) {
+  GOMOKU_CHECK(!board.terminal(), "ChooseMove on a finished game");
+  const auto start = std::chrono::steady_clock::now();
+  MoveDecision d;
+  try {
+    SyncTree(board);
+    const auto synced = std::chrono::steady_clock::now();
+    if (int win = FindWinningMove(board); win != kNoMove) {
+      d.move = win;
+      d.reason = "win";
+      d.value = 1.0f;
+    } else if (int block = FindForcedBlock(board); block != kNoMove) {
+      d.move = block;
+      d.reason = "block";
+    } else {
+      RunSearch(board, limits, d);
+    }
+    // The tree follows our move at the start of the next search, so the reply
+    // is not delayed by discarding the rest of the tree.
+    pending_own_move_ = d.move;
+    spdlog::debug("engine: tree sync {:.1f} ms, search {:.1f} ms",
+                  std::chrono::duration<double, std::milli>(synced - start).count(),
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - synced).count());
+  } catch (...) {
+    tree_valid_ = false;
+    throw;
+  }
+  d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return d;
+}
+
+// What the search threads of one move share.  Everything but the evaluator
+// call happens under `tree`.
+struct SearchPlayer::SearchShared {
+  using Clock = std::chrono::steady_clock;
+  Evaluator* evaluator = nullptr;
+  bool serialize_evaluator = true;      // a network evaluator is not thread-safe
+  const SearchLimits* limits = nullptr;
+  size_t budget_bytes = 0;
+  size_t expansion_bytes = 0;
+  std::mutex tree;                      // guards mcts_ and the fields below
+  std::mutex evaluate;                  // one Evaluate at a time (serialize_evaluator)
+  std::condition_variable backed_up;    // a batch was backed up, or the search stops
+  int64_t backups = 0;
+  bool done = false;
+  Clock::duration longest{};
+  std::exception_ptr error;
+};
+
+void SearchPlayer::SearchThread(SearchShared& shared) {
+  using Clock = std::chrono::steady_clock;
+  const SearchLimits& limits = *shared.limits;
+  Mcts::LeafBatch batch;
+  std::vector<EvalResult> results;
+  std::unique_lock<std::mutex> lock(shared.tree);
+  const auto start = Clock::now();
+  auto previous = start;
+  Clock::duration longest{};
+  int rounds = 0;
+  try {
+    for (;;) {
+      const auto now = Clock::now();
+      longest = std::max(longest, now - previous);
+      previous = now;
+      if (shared.done) break;
+      // mcts.solver: a proven-won root is played at once (its one-hot visits).
+      bool stop = mcts_.MoveDone();
+      const int sims = mcts_.simulations_done();
+      const int pending = mcts_.pending_leaves();
+      // A root child must have a visit before we may stop (RootVisits counts
+      // the root's own expansion); until then one leaf a round, so a search
+      // past its deadline still costs at most two evaluations (one thread).
+      int max_leaves = 1;
+      if (!stop && mcts_.RootVisits() >= 2) {
+        const auto average = rounds > 0 ? (now - start) / rounds : Clock::duration::zero();
+        const size_t tree = mcts_.TreeBytes();
+        // Expansions that still fit the budget, less those pending.
+        const int64_t memory_room =
+            (tree >= shared.budget_bytes ? 0 : static_cast<int64_t>((shared.budget_bytes - tree) / shared.expansion_bytes)) -
+            pending;
+        const int64_t sims_room = static_cast<int64_t>(limits.max_simulations) - sims - pending;
+        stop = sims_room <= 0 || memory_room <= 0 ||
+               (limits.stop && limits.stop->load(std::memory_order_relaxed)) || now + average > limits.deadline;
+        max_leaves = static_cast<int>(std::min<int64_t>({batch_, sims_room, memory_room}));
+      }
+      if (stop) {
+        shared.done = true;
+        shared.backed_up.notify_all();
+        break;
+      }
+      mcts_.SelectLeaves(batch, max_leaves);
+      ++rounds;
+      if (batch.empty()) {
+        // Every descent collided with another thread's pending leaves: wait
+        // until one of them is backed up (or the search stops).
+        if (batch.exact() == 0) {
+          const int64_t seen = shared.backups;
+          shared.backed_up.wait_for(lock, std::chrono::milliseconds(5),
+                                    [&] { return shared.backups != seen || shared.done; });
+        }
+        continue;
+      }
+      results.resize(static_cast<size_t>(batch.size()));
+      lock.unlock();
+      if (shared.serialize_evaluator) {
+        std::lock_guard<std::mutex> eval_lock(shared.evaluate);
+        shared.evaluator->Evaluate(batch.positions(), results);
+      } else {
+        shared.evaluator->Evaluate(batch.positions(), results);
+      }
+      lock.lock();
+      mcts_.ExpandAndBackupBatch(batch, results);
+      ++shared.backups;
+      shared.backed_up.notify_all();
+    }
+  } catch (...) {
+    if (!lock.owns_lock()) lock.lock();
+    mcts_.CancelBatch(batch);
+    if (!shared.error) shared.error = std::current_exception();
+    shared.done = true;
+    shared.backed_up.notify_all();
+  }
+  shared.longest = std::max(shared.longest, longest);
+}
+
+void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, MoveDecision& d) {
+  Evaluator& evaluator = source_.ForGame(board.size(), board.rule());
+  d.reason = "search";
+  d.reused_visits = mcts_.RootVisits();
+  // Memory: the tree may use budget_bytes.  Reserving it up front (virtual
+  // memory; pages are touched as the tree grows) keeps the tree from
+  // reallocating mid-search, which would stall one simulation for as long as
+  // copying the whole tree takes.
+  const int empties = std::max(1, board.num_points() - board.move_count());
+  const size_t budget_bytes = static_cast<size_t>(std::max<int64_t>(0, limits.tree_memory_bytes));
+  const size_t expansion_bytes = Mcts::ExpansionBytes(empties);
+  try {
+    mcts_.ReserveTree(budget_bytes / expansion_bytes, empties);
+  } catch (const std::bad_alloc&) {
+    spdlog::warn("engine: could not reserve {} bytes of tree; the search may pause to grow the tree", budget_bytes);
+  }
+
+  mcts_.StartMove(/*add_noise=*/false);
+  SearchShared shared;
+  shared.evaluator = &evaluator;
+  // The rollout baseline is thread-safe (simple_evaluators.h); a network
+  // evaluator (SymmetricEvaluator) is not: its calls are serialised, and
+  // other threads gather and back up meanwhile.
+  shared.serialize_evaluator = source_.uses_network();
+  shared.limits = &limits;
+  shared.budget_bytes = budget_bytes;
+  shared.expansion_bytes = expansion_bytes;
+  if (threads_ <= 1) {
+    SearchThread(shared);
+  } else {
+    std::vector<std::thread> helpers;
+    helpers.reserve(static_cast<size_t>(threads_ - 1));
+    try {
+      for (int t = 1; t < threads_; ++t) helpers.emplace_back([this, &shared] { SearchThread(shared); });
+    } catch (const std::system_error& e) {  // could not start a thread: search with those that run
+      spdlog::warn("engine: started {} of {} search threads: {}", helpers.size() + 1, threads_, e.what());
+    }
+    SearchThread(shared);
+    for (std::thread& t : helpers) t.join();
+  }
+  if (shared.error) std::rethrow_exception(shared.error);
+  GOMOKU_CHECK(mcts_.pending_leaves() == 0, "search ended with " << mcts_.pending_leaves() << " leaves pending");
+  const int sims = mcts_.simulations_done();
+  const auto longest = shared.longest;
+  d.longest_simulation_ms = std::chrono::duration<double, std::milli>(longest).count();
+  d.simulations = sims;
+  d.tree_bytes = mcts_.TreeBytes();
+  d.root_visits = mcts_.RootVisits();
+  std::vector<int> visits = mcts_.VisitCounts();
+  std::vector<std::pair<int, int>> ranked;
+  int64_t total = 0;
+  for (int m = 0; m < static_cast<int>(visits.size()); ++m)
+    if (visits[m] > 0) {
+      ranked.emplace_back(m, visits[m]);
+      total += visits[m];
+    }
+  GOMOKU_CHECK(!ranked.empty(), "search ended with no visited root move");
+  std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  d.move = ranked.front().first;  // most visited, ties to the lowest point (stable sort)
+  d.best_share = static_cast<double>(ranked.front().second) / static_cast<double>(total);
+  d.value = mcts_.RootValue();
+  if (mcts_.RootProven() == Proven::kWin) d.reason = "proven";
+  ranked.resize(std::min<size_t>(ranked.size(), 3));
+  d.top = ranked;
+}
+
+}  // namespace gz

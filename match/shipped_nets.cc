@@ -1,0 +1,51 @@
+#include "match/shipped_nets.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+
+#include "common/base/errors.h"
+#include "common/net/net_api.h"
+
+namespace gz {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> ShippedNetDirs(const std::string& executable_dir) {
+  // build/bin/<binary> in a checkout; <folder>/<binary> in an engine folder.
+  return {(fs::path(executable_dir) / ".." / ".." / "nets").lexically_normal().string(),
+          (fs::path(executable_dir) / "nets").lexically_normal().string()};
+}
+
+std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule) {
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".pt") names.push_back(entry.path().filename().string());
+    std::sort(names.rbegin(), names.rend());  // newest first: names end in their date
+    for (const std::string& name : names) {
+      const std::string path = (fs::path(dir) / name).string();
+      try {
+        const CheckpointInfo info = ReadCheckpointInfo(path);
+        if (info.rule == rule && (size == 0 || CheckpointPlaysSize(info, size))) return path;
+      } catch (const GomokuError&) {
+        // A damaged file in nets/ is skipped; the next one may do.
+      }
+    }
+  }
+  return "";
+}
+
+std::string ExecutableDir() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  buf[n] = '\0';
+  return fs::path(buf).parent_path().string();
+}
+
+}  // namespace gz

@@ -1,0 +1,24 @@
+// Shipped nets (nets/ of the repository, docs/engine.md "Shipped nets"):
+// where a binary looks for them and which one it plays by default.  Used by
+// the engine binaries (play without --weights) and the dashboard's browser
+// games before a run's first checkpoint.
+// Thread-safety: free functions over the file system; safe from any thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gz {
+
+// Where a binary in `executable_dir` looks for them (build/bin/../../nets,
+// then <executable_dir>/nets as in an engine folder).
+std::vector<std::string> ShippedNetDirs(const std::string& executable_dir);
+// The newest shipped net (file names end in their date, so the last name in
+// order) of `rule` that plays size x size boards (0: any size), in the first
+// of `dirs` that has one; "" when there is none.
+std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule);
+
+// Directory of the running executable (/proc/self/exe), "." if unknown.
+std::string ExecutableDir();
+
+}  // namespace gz

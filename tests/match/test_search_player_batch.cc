@@ -1,0 +1,198 @@
+// The engine's batched, multi-threaded search (match/search_player.h;
+// mcts.engine_batch, mcts.engine_threads): batch 1 on one thread is the single-leaf search; more
+// threads and larger batches keep the tree consistent (every simulation
+// counted once, reused visits kept) and play legal moves, with the rollout
+// baseline (thread-safe, evaluated concurrently) and with a network
+// (serialised evaluator).  No timing is asserted.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/base/errors.h"
+#include "common/config/config.h"
+#include "common/net/net_api.h"
+#include "common/search/mcts.h"
+#include "common/search/simple_evaluators.h"
+#include "match/evaluator_source.h"
+#include "match/search_player.h"
+
+using namespace gz;
+
+namespace {
+
+int P(int n, int r, int c) { return r * n + c; }
+
+// What an EvaluatorSource and a SearchPlayer are made from ("" = the rollout baseline).
+struct PlayerSetup {
+  std::string weights;
+  Config config;
+};
+
+PlayerSetup Settings(int batch, int threads, bool solver = false) {
+  PlayerSetup s;
+  s.config.mcts.engine_batch = batch;
+  s.config.mcts.engine_threads = threads;
+  s.config.mcts.solver = solver;
+  s.config.inference.threads = 1;
+  return s;
+}
+
+Board Opening(int n) {
+  Board b(n);
+  b.Play(P(n, n / 2, n / 2));
+  b.Play(P(n, n / 2, n / 2 + 1));
+  b.Play(P(n, n / 2 + 1, n / 2 + 1));
+  return b;
+}
+
+// The top-3 (move, visits) the engine reports, from a visit vector.
+std::vector<std::pair<int, int>> Top3(const std::vector<int>& visits) {
+  std::vector<std::pair<int, int>> ranked;
+  for (int m = 0; m < static_cast<int>(visits.size()); ++m)
+    if (visits[m] > 0) ranked.emplace_back(m, visits[m]);
+  std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  ranked.resize(std::min<size_t>(ranked.size(), 3));
+  return ranked;
+}
+
+}  // namespace
+
+TEST_CASE("engine batch 1, one thread: the single-leaf search, bit for bit") {
+  for (bool solver : {false, true}) {
+    INFO("solver " << solver);
+    PlayerSetup s = Settings(1, 1, solver);
+    EvaluatorSource source(s.weights, s.config);
+    SearchPlayer player(source, s.config);
+    SearchLimits limits;
+    limits.max_simulations = 700;
+    const Board b = Opening(9);
+    const MoveDecision d = player.ChooseMove(b, limits);
+    REQUIRE(d.reason == "search");
+    // The same search through Mcts::Search: the engine's parameters (no
+    // noise), the same seed and evaluator, 700 simulations.
+    MctsParams p = s.config.mcts;
+    p.dirichlet_alpha = 0;
+    p.dirichlet_epsilon = 0;
+    p.simulations = 700;
+    Mcts m(p, s.config.run.seed);
+    m.Reset(b);
+    RolloutEvaluator rollout(b.rule(), 1, s.config.run.seed);
+    m.Search(rollout, false);
+    CHECK(d.simulations == 700);
+    CHECK(d.root_visits == m.RootVisits());
+    CHECK(d.value == m.RootValue());
+    CHECK(d.top == Top3(m.VisitCounts()));
+    CHECK(d.move == Top3(m.VisitCounts()).front().first);
+    // A larger batch searches another tree (the comparison can fail).
+    PlayerSetup s8 = Settings(8, 1, solver);
+    EvaluatorSource source8(s8.weights, s8.config);
+    SearchPlayer player8(source8, s8.config);
+    const MoveDecision d8 = player8.ChooseMove(b, limits);
+    CHECK(d8.simulations == 700);
+    CHECK_FALSE((d8.top == d.top && d8.value == d.value));
+  }
+}
+
+TEST_CASE("engine threads x batch with the rollout baseline: every simulation counted, reuse kept, legal moves") {
+  for (int threads : {1, 2, 4}) {
+    for (int batch : {1, 8}) {
+      INFO(threads << " threads, batch " << batch);
+      PlayerSetup s = Settings(batch, threads, /*solver=*/true);
+      EvaluatorSource source(s.weights, s.config);
+      SearchPlayer player(source, s.config);
+      SearchLimits limits;
+      limits.max_simulations = 1500;
+      Board b = Opening(11);
+      for (int move = 0; move < 4; ++move) {
+        const MoveDecision d = player.ChooseMove(b, limits);
+        REQUIRE(b.IsLegal(d.move));
+        if (d.reason == "search") {
+          CHECK(d.simulations == 1500);
+          CHECK(d.root_visits == d.simulations + d.reused_visits);
+        }
+        b.Play(d.move);
+        if (b.terminal()) break;
+        // The opponent: the first legal move next to the centre.
+        const std::vector<int> legal = b.LegalMoves();
+        b.Play(legal[legal.size() / 2]);
+        if (b.terminal()) break;
+      }
+    }
+  }
+}
+
+TEST_CASE("engine threads with a network: the evaluator is serialised; tree consistent, legal moves") {
+  std::filesystem::create_directories(GZ_TEST_TMP);
+  const std::string ckpt = std::string(GZ_TEST_TMP) + "/engine_batch_9x9.gzck";
+  CreateRandomCheckpoint(ckpt, 9, Rule::kFreestyle, 8, 1, /*seed=*/5, /*iteration=*/1, /*model_generation=*/1);
+  for (int threads : {1, 3}) {
+    INFO(threads << " threads");
+    PlayerSetup s = Settings(4, threads, /*solver=*/true);
+    s.weights = ckpt;
+    s.config.inference.symmetry = "random";
+    EvaluatorSource source(s.weights, s.config);
+    REQUIRE(source.CheckSize(9) == "");
+    SearchPlayer player(source, s.config);
+    SearchLimits limits;
+    limits.max_simulations = 400;
+    Board b = Opening(9);
+    for (int move = 0; move < 3 && !b.terminal(); ++move) {
+      const MoveDecision d = player.ChooseMove(b, limits);
+      REQUIRE(b.IsLegal(d.move));
+      if (d.reason == "search") {
+        CHECK(d.simulations == 400);
+        CHECK(d.root_visits == d.simulations + d.reused_visits);
+      }
+      b.Play(d.move);
+      if (b.terminal()) break;
+      const std::vector<int> legal = b.LegalMoves();
+      b.Play(legal.front());
+    }
+  }
+}
+
+TEST_CASE("engine batch: a search past its deadline still costs at most two evaluations, and the stop flag") {
+  PlayerSetup s = Settings(16, 1);
+  EvaluatorSource source(s.weights, s.config);
+  SearchPlayer player(source, s.config);
+  SearchLimits limits;
+  limits.deadline = std::chrono::steady_clock::now();  // already over
+  const Board b(15);
+  MoveDecision d = player.ChooseMove(b, limits);
+  CHECK(b.IsLegal(d.move));
+  CHECK(d.simulations <= 2);
+  // The memory budget caps a batched tree as it does a single-leaf one.
+  limits.deadline = std::chrono::steady_clock::time_point::max();
+  const size_t expansion = Mcts::ExpansionBytes(225);
+  limits.tree_memory_bytes = static_cast<int64_t>(expansion * 10);
+  player.ClearTree();
+  d = player.ChooseMove(b, limits);
+  CHECK(d.simulations >= 2);
+  CHECK(d.tree_bytes <= expansion * 10);
+  CHECK(d.tree_bytes + 2 * expansion > expansion * 10);
+}
+
+TEST_CASE("config keys mcts.engine_batch and mcts.engine_threads: defaults, bounds, errors name the key") {
+  const Config d = Config::Load("", {});
+  CHECK(d.mcts.engine_batch == MctsParams{}.engine_batch);
+  CHECK(d.mcts.engine_threads == MctsParams{}.engine_threads);
+  const Config c = Config::Load("", {"mcts.engine_batch=16", "mcts.engine_threads=2"});
+  CHECK(c.mcts.engine_batch == 16);
+  CHECK(c.mcts.engine_threads == 2);
+  for (const std::string bad : {"mcts.engine_batch=0", "mcts.engine_batch=513", "mcts.engine_threads=0",
+                                "mcts.engine_threads=33", "mcts.engine_batch=2.5"}) {
+    INFO(bad);
+    const std::string key = bad.substr(0, bad.find('='));
+    try {
+      Config::Load("", {bad});
+      FAIL("accepted " << bad);
+    } catch (const ConfigError& e) {
+      CHECK(std::string(e.what()).find(key) != std::string::npos);
+    }
+  }
+  CHECK_THROWS_AS(Config::Load("", {"mcts.engine_batches=4"}), ConfigError);
+}
