@@ -89,6 +89,30 @@ bool FirstTailStarted(const std::string& games_dir, int workers, int finished) {
   return false;
 }
 
+// The inference server of a server mode, serving before it returns.
+std::unique_ptr<testing::InferServerProcess> StartServer(const Opts& o, const std::string& ckpt, int max_batch,
+                                                         int cache, const std::vector<std::string>& common,
+                                                         const std::map<std::string, std::string>& env,
+                                                         const std::string& sock, const std::string& dir) {
+  std::vector<std::string> sargs = {"--weights", ckpt, "--set", "server.max_batch=" + std::to_string(max_batch),
+                                    "--set", "server.max_wait=" + o.max_wait, "--set",
+                                    "server.cache_entries=" + std::to_string(cache), "--set",
+                                    "server.threads=" + std::to_string(o.server_threads)};
+  for (const auto& kv : o.server_sets) {
+    sargs.push_back("--set");
+    sargs.push_back(kv);
+  }
+  sargs.insert(sargs.end(), common.begin(), common.end());
+  std::map<std::string, std::string> senv = env;
+  senv["GOMOKU_INFER_SOCK"] = sock;
+  std::remove((dir + "/server.log").c_str());
+  auto server = std::make_unique<testing::InferServerProcess>(sargs, dir + "/server.log", senv, o.bin + "/infer_server");
+  const bool up = testing::WaitUntil([&] { return testing::ServedGeneration(sock) >= 0; }, 30,
+                                     std::chrono::milliseconds(100));
+  if (!up) throw std::runtime_error("server did not start; see " + dir + "/server.log");
+  return server;
+}
+
 ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ckpt, bool server, int k, int cache) {
   ModeResult r;
   r.name = name;
@@ -110,24 +134,7 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
   r.max_batch = o.max_batch_b > 0 ? o.max_batch_b : k == 1 ? o.workers : std::max(1, o.workers * k / o.groups);
   std::map<std::string, std::string> env = {{"OMP_NUM_THREADS", "1"}, {"OPENBLAS_NUM_THREADS", "1"}};
   if (server) {
-    std::vector<std::string> sargs = {"--weights", ckpt, "--set",
-                                      "server.max_batch=" + std::to_string(r.max_batch), "--set",
-                                      "server.max_wait=" + o.max_wait, "--set",
-                                      "server.cache_entries=" + std::to_string(cache), "--set",
-                                      "server.threads=" + std::to_string(o.server_threads)};
-    for (const auto& kv : o.server_sets) {
-      sargs.push_back("--set");
-      sargs.push_back(kv);
-    }
-    sargs.insert(sargs.end(), common.begin(), common.end());
-    std::map<std::string, std::string> senv = env;
-    senv["GOMOKU_INFER_SOCK"] = sock;
-    std::remove((dir + "/server.log").c_str());
-    server_process = std::make_unique<testing::InferServerProcess>(sargs, dir + "/server.log", senv,
-                                                                   o.bin + "/infer_server");
-    const bool up = testing::WaitUntil([&] { return testing::ServedGeneration(sock) >= 0; }, 30,
-                                       std::chrono::milliseconds(100));
-    if (!up) throw std::runtime_error("server did not start; see " + dir + "/server.log");
+    server_process = StartServer(o, ckpt, r.max_batch, cache, common, env, sock, dir);
     env["GOMOKU_INFER_SOCK"] = sock;
   }
   auto t0 = std::chrono::steady_clock::now();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Soak (reliability checklist 17; docs/testing.md): a whole run through
 # launch/start.sh for N trainer iterations with a tiny network, sampling the
-# resident memory (VmRSS) of the server, the trainer and every worker.
+# resident memory (VmRSS) of the server, the trainer and every worker, and
+# the GPU's used memory where nvidia-smi answers (column gpu_memory).
 #
 #   dev/soak.sh [--iterations N] [--config FILE] [--run-dir DIR] [--interval S] [--set key=value]...
 #
@@ -29,8 +30,13 @@ WARM=$(( N / 10 > 2 ? N / 10 : 2 ))
   { echo "soak: start.sh failed"; "$ROOT/launch/stop.sh" --run-dir "$RUN_DIR"; exit 1; }
 PIDS="$RUN_DIR/pids" CSV="$RUN_DIR/soak_rss.csv"
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+# GPU memory (the device's used memory, in kB like RSS) is a column when
+# nvidia-smi answers; the same 5% gate applies to it.
+gpu_kb() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1 |
+           awk '{printf "%d", $1 * 1024}'; }
 names=()
 for p in "$PIDS"/*.pid; do names+=("$(basename "$p" .pid)"); done
+[[ -n "$(gpu_kb)" ]] && names+=(gpu_memory)
 echo "seconds,iteration,${names[*]}" | tr ' ' ',' >"$CSV"
 declare -A warm_rss last_rss
 start=$(date +%s) status=0 it=0
@@ -39,7 +45,7 @@ while kill -0 "$trainer_pid" 2>/dev/null; do
   it=$(cat "$RUN_DIR/generations.jsonl" 2>/dev/null | wc -l)
   row="$(( $(date +%s) - start )),$it"
   for n in "${names[@]}"; do
-    kb=$(rss_kb "$(cat "$PIDS/$n.pid")")
+    if [[ "$n" == gpu_memory ]]; then kb=$(gpu_kb); kb=${kb:-0}; else kb=$(rss_kb "$(cat "$PIDS/$n.pid")"); fi
     row+=",$kb"
     [[ "$kb" -gt 0 ]] && last_rss[$n]=$kb
     [[ "$it" -ge "$WARM" && -z "${warm_rss[$n]:-}" && "$kb" -gt 0 ]] && warm_rss[$n]=$kb
@@ -53,11 +59,12 @@ echo "soak: $it of $N iterations in $(( $(date +%s) - start )) s (samples: $CSV)
 for n in "${names[@]}"; do
   w="${warm_rss[$n]:-0}" l="${last_rss[$n]:-0}"
   if [[ "$w" -eq 0 ]]; then echo "  $n: no sample after warm-up"; status=1; continue; fi
-  if [[ "$n" != trainer ]] && ! kill -0 "$(cat "$PIDS/$n.pid")" 2>/dev/null; then
+  if [[ "$n" != trainer && "$n" != gpu_memory ]] && ! kill -0 "$(cat "$PIDS/$n.pid")" 2>/dev/null; then
     echo "  $n: died during the soak"; status=1
   fi
   pct=$(awk -v w="$w" -v l="$l" 'BEGIN {printf "%.1f", (l - w) * 100.0 / w}')
-  echo "  $n: RSS $((w / 1024)) MiB after iteration $WARM -> $((l / 1024)) MiB at the end ($pct%)"
+  what=RSS; [[ "$n" == gpu_memory ]] && what="used"
+  echo "  $n: $what $((w / 1024)) MiB after iteration $WARM -> $((l / 1024)) MiB at the end ($pct%)"
   awk -v p="$pct" 'BEGIN {exit !(p > 5.0)}' && { echo "  $n grew by more than 5%"; status=1; }
 done
 "$ROOT/launch/stop.sh" --run-dir "$RUN_DIR" >/dev/null

@@ -378,6 +378,24 @@ void Mcts::AddInFlight(const std::vector<int>& edges, int delta) {
   }
 }
 
+int Mcts::DescendToLeaf(std::vector<int>& path, std::vector<int>& edges, Board& board) {
+  path.assign(1, 0);
+  edges.clear();
+  board = root_board_;
+  int node = 0;
+  int incoming = root_in_flight_;  // in-flight count of the edge into `node`
+  while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
+    if (nodes_[node].proven != 0 && node != 0) break;  // solver: a leaf with an exact value
+    const int e = EnterEdge(node, SelectEdge(node, incoming));
+    board.Play(edges_[e].move);
+    edges.push_back(e);
+    incoming = edges_[e].in_flight;
+    node = edges_[e].child;
+    path.push_back(node);
+  }
+  return incoming;
+}
+
 void Mcts::SelectLeaves(LeafBatch& batch, int max_leaves) {
   GOMOKU_CHECK(max_leaves >= 1, "SelectLeaves needs max_leaves >= 1, got " << max_leaves);
   GOMOKU_CHECK(!pending_, "SelectLeaves with a pending single-leaf evaluation");
@@ -393,21 +411,8 @@ void Mcts::SelectLeaves(LeafBatch& batch, int max_leaves) {
   Board& board = scratch_board_;
   while (batch.size_ + batch.exact_ < max_leaves && batch.collisions_ < max_leaves) {
     if (MoveDone() || sims_done_ + pending_leaves_ >= move_simulations_) break;
-    path.clear();
-    edges.clear();
-    path.push_back(0);
-    board = root_board_;
-    int node = 0;
-    int incoming = root_in_flight_;  // in-flight count of the edge into `node`
-    while (nodes_[node].expanded && nodes_[node].num_edges > 0) {
-      if (nodes_[node].proven != 0 && node != 0) break;  // solver: a leaf with an exact value
-      const int e = EnterEdge(node, SelectEdge(node, incoming));
-      board.Play(edges_[e].move);
-      edges.push_back(e);
-      incoming = edges_[e].in_flight;
-      node = edges_[e].child;
-      path.push_back(node);
-    }
+    const int incoming = DescendToLeaf(path, edges, board);
+    const int node = path.back();
     if (board.terminal()) {  // exact, as in SelectLeaf
       const Outcome o = board.outcome();
       nodes_[node].terminal = static_cast<int8_t>(o);

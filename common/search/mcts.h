@@ -327,6 +327,11 @@ class Mcts {
   // its child node and moves into the visited prefix.  Returns the edge's
   // index after that move.
   int EnterEdge(int node, int e);
+  // The batched gather's descent: from the root along SelectEdge to an
+  // unexpanded, childless or (below the root) proven node.  Fills `path`
+  // (nodes, root first), `edges` and `board` (the leaf's position); returns
+  // the in-flight count of the edge into the leaf (the root's own for the root).
+  int DescendToLeaf(std::vector<int>& path, std::vector<int>& edges, Board& board);
   void Backup(double leaf_value_for_leaf_mover) { Backup(path_, leaf_value_for_leaf_mover); }
   void Backup(const std::vector<int>& path, double leaf_value_for_leaf_mover);
   // MCTS-solver: the leaf of path_ was just proven; prove its ancestors
