@@ -4,7 +4,7 @@
 # games each in flight, all8 symmetries, result cache on, max_wait auto)
 # while 50 RELOADs alternate two good checkpoints and a truncated one.
 #
-#   dev/tsan_stress.sh A.pt B.pt [GAMES_PER_WORKER]
+#   dev/tsan_stress.sh A.pt B.pt [GAMES_PER_WORKER]   (default 15: about 10k requests a worker)
 #
 # A.pt and B.pt: two checkpoints of board BOARD (default 9), e.g. the ones
 # the server tests leave in build/test-tmp/server/reload-*/{a,b}.pt.
@@ -15,7 +15,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [[ $# -ge 2 ]] || { sed -n '2,/^[^#]/{/^#/p}' "$0"; exit 2; }
-A="$(realpath "$1")"; B="$(realpath "$2")"; GAMES="${3:-12}"; BOARD="${BOARD:-9}"
+A="$(realpath "$1")"; B="$(realpath "$2")"; GAMES="${3:-15}"; BOARD="${BOARD:-9}"
 BIN="$ROOT/build/bin"; TBUILD="$ROOT/build-tsan"
 WORK="$(mktemp -d /tmp/gz-tsan.XXXXXX)"
 if [[ ! -x "$TBUILD/bin/infer_server" ]]; then
