@@ -54,7 +54,10 @@ void CheckFailureMessage(const std::string& log, const std::string& file, int er
 TEST_CASE("disk full under the worker's game files: exit 1 naming the file, games kept, no temp; resumes") {
   const std::string dir = FreshTestDir("df_worker");
   RunLayout layout(dir);
-  PublishUniformRun(dir, 1, /*quota=*/6);
+  // A quota the worker cannot reach before the disk fills, however fast it
+  // plays: the fill always meets a game file still to be written.
+  constexpr int kQuota = 100000;
+  PublishUniformRun(dir, 1, kQuota);
   DiskSwitch disk(dir + "/../df_worker.full");
   // 2000 bytes into the next game file once the disk is "full": a game file
   // is larger, so the write fails part-way through it.
@@ -71,24 +74,26 @@ TEST_CASE("disk full under the worker's game files: exit 1 naming the file, game
     CHECK(*w.Poll() == 1);  // stopped cleanly: not a signal, not an abort
     log_a = w.Log();
   }
-  for (int k = 0; k < 6; ++k) {
+  for (int k = 0; k < kQuota && FileExists(layout.game_file(1, 1, k)); ++k) {
     const std::string g = layout.game_file(1, 1, k);
-    if (!FileExists(g)) continue;
     CHECK_NOTHROW(LoadGameRecord(g));  // no torn final file
     published[g] = Inode(g);
   }
   CHECK(published.size() >= 2);
+  CHECK_FALSE(FileExists(layout.game_file(1, 1, static_cast<int64_t>(published.size()) + 1)));  // no gap
   // One game at a time (worker.parallel_games 1): the failed one is the next index.
   CheckFailureMessage(log_a, layout.game_file(1, 1, static_cast<int64_t>(published.size())), ENOSPC);
   CHECK(TempFilesUnder(dir).empty());
 
-  // Space is back: the restarted worker completes its quota; nothing published is rewritten.
+  // Space is back: the restarted worker goes on where it stopped (two more
+  // games past the failed one); nothing published is rewritten.
   disk.Free();
+  const int64_t resume_to = static_cast<int64_t>(published.size()) + 1;
   TestProcess w(BinPath("worker"), args, dir + "/worker_b.out", env, {"GOMOKU_INFER_SOCK"});
-  REQUIRE(WaitUntil([&] { return FileExists(layout.game_file(1, 1, 5)) || w.Poll(); }, 120));
+  REQUIRE(WaitUntil([&] { return FileExists(layout.game_file(1, 1, resume_to)) || w.Poll(); }, 120));
   const std::optional<int> code = w.Terminate(std::chrono::seconds(15));
   CHECK(code == 0);
-  for (int k = 0; k < 6; ++k) CHECK(LoadGameRecord(layout.game_file(1, 1, k)).iteration == 1);
+  for (int64_t k = 0; k <= resume_to; ++k) CHECK(LoadGameRecord(layout.game_file(1, 1, k)).iteration == 1);
   for (const auto& [g, ino] : published) CHECK(Inode(g) == ino);
   CHECK(TempFilesUnder(dir).empty());
 }
@@ -112,6 +117,9 @@ void TrainerDiskFull(const std::string& name, const std::string& target_rel, con
     return 500 + n.value_or(-400);
   });
   FakeWorkers workers(run, 7, 4);
+  // No games for iteration 2 until the disk is full, so every write of
+  // iteration 2 meets the fault however fast the trainer is.
+  workers.HoldAfter(1);
   DiskSwitch disk(dir + "/../" + name + ".full");
   const std::string target = dir + "/" + target_rel;
   const auto env = FaultFsEnv({target, ops, err == EIO ? "EIO" : "ENOSPC", after_bytes, disk.path(), 0});
@@ -126,6 +134,7 @@ void TrainerDiskFull(const std::string& name, const std::string& target_rel, con
     metadata_before = ReadOrEmpty(run.metadata());
     generations_before = ReadOrEmpty(run.generations());
     disk.Fill();
+    workers.Release();
     REQUIRE(WaitUntil([&] { return p.Poll().has_value(); }, 120));
     CHECK(*p.Poll() == 1);
   }

@@ -145,6 +145,10 @@ class FakeWorkers {
   }
   int64_t last_iteration() const { return last_.load(); }
   int read_failures() const { return read_failures_.load(); }
+  // Writes no games for iterations after `it` until Release(): a test holds
+  // the trainer at an iteration's start while it changes the world.
+  void HoldAfter(int64_t it) { hold_after_ = it; }
+  void Release() { hold_after_ = INT64_MAX; }
 
  private:
   void Loop() {
@@ -159,7 +163,7 @@ class FakeWorkers {
       } catch (const std::exception&) {
         ++read_failures_;  // a torn or invalid metadata.json: must never happen
       }
-      if (it > last_) {
+      if (it > last_ && it <= hold_after_) {
         WriteGames(run_, it, 0, 0, per_iteration_, size_, gen);
         last_ = it;
       }
@@ -171,6 +175,7 @@ class FakeWorkers {
   int per_iteration_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> last_{0};
+  std::atomic<int64_t> hold_after_{INT64_MAX};
   std::atomic<int> read_failures_{0};
   std::thread thread_;
 };
