@@ -68,9 +68,8 @@ void Trainer::AppendLateToWindow(const std::vector<const LateGame*>& late) {
   }
 }
 
-namespace {
-
-// This iteration's games, counted (COLLECT).
+// This iteration's games, counted (COLLECT).  Outside the anonymous namespace:
+// Trainer::Step holds one.
 struct GameTally {
   int games = 0;
   std::vector<const GameRecord*> records;  // into CollectionResult::games (until it is cleared)
@@ -83,6 +82,8 @@ struct GameTally {
     return it == by_size.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
   }
 };
+
+namespace {
 
 // Tallies the games and lists them in the manifest and in `known` (the names
 // the collector must not take again).

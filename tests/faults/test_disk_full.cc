@@ -15,15 +15,12 @@
 #include <thread>
 
 #include "common/base/jsonl.h"
-#include "common/net/checkpoint.h"
 #include "common/net/net_api.h"
 #include "tests/faults/fault_test_util.h"
 #include "tests/trainer/fake_infer_server.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/generation_log.h"
 
-// LibTorch defines an aborting CHECK macro; Catch's must win.
-#undef CHECK
 #include <catch2/catch.hpp>
 
 using namespace gz;

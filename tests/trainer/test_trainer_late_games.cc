@@ -18,9 +18,6 @@
 #include "trainer/trainer_paths.h"
 #include "trainer/trainer_state.h"
 
-// LibTorch (built with glog) defines an aborting CHECK macro; the Catch header
-// must come after every torch header so that Catch's CHECK is used.
-#undef CHECK
 #include <catch2/catch.hpp>
 
 using namespace gz;
