@@ -7,11 +7,15 @@ every --vs over --games games, at most --jobs arena processes at a time
 Prints one JSON object per match: arena's W/D/L, score and Elo with its 95% interval,
 plus the match's net, opponent, config, sets, seed.  --out appends them to FILE too.
   experiments/rate.py --net PATH [--net PATH]... [--vs SPEC (rollout:1000)]... [--games G (40)]
-         [--sims S (100)] [--seed S (1)] [--openings K (4)] [--config FILE (configs/cpu.json)]
-         [--set key=value]... [--jobs N (cores)] [--out FILE]
+         [--sims S (100) | --engine-ms MS] [--seed S (1)] [--openings K (4)]
+         [--config FILE (configs/cpu.json)] [--set key=value]... [--jobs N (cores)] [--out FILE]
   --set board.size=20 plays a conv checkpoint at 20x20, --set board.rule=renju under renju.
   --seed seeds the rollout players: more games of the same match need another --seed
   (the same seed replays the same games; nets and uniform:N are deterministic).
+  --engine-ms MS: "at equal time in the engine" (docs/ratings.md). Every --net, and every
+  --vs of the form net:PATH, is played by pbrain-gomoku-zero as shipped (the play settings
+  in the checkpoint's header plus the engine's defaults) at MS milliseconds a move
+  (eval.engine_turn_ms); --sims is then unused. Games are timed: play them alone.
 
 "Does it keep climbing?" past a saturated anchor (--chain RUN): every kept checkpoint of
 RUN (every --every-th) plays the kept checkpoint before it, net against net under one
@@ -44,6 +48,7 @@ def args_of(argv):
     p.add_argument("--games", type=runlib.positive)
     p.add_argument("--sims", type=runlib.positive, default=runlib.DEFAULT_SIMS)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--engine-ms", type=runlib.positive)
     p.add_argument("--openings", type=int, default=runlib.DEFAULT_OPENINGS)
     p.add_argument("--config")
     p.add_argument("--set", dest="sets", action="append", default=[])
@@ -55,6 +60,8 @@ def args_of(argv):
     if a.chain:
         if a.vs:
             p.error("--vs: a chain plays each checkpoint against the one before it")
+        if a.engine_ms:
+            p.error("--engine-ms: a chain is played at fixed simulations")
         if not a.config:
             p.error("--chain needs --config FILE (the run's config)")
         a.games = a.games or 20
@@ -70,15 +77,29 @@ def args_of(argv):
     return a
 
 
+def engine_spec(path):
+    brain = os.path.join(os.path.dirname(runlib.arena_bin()), "pbrain-gomoku-zero")
+    return "engine:%s --weights %s" % (brain, os.path.abspath(path))
+
+
 def rate_nets(a):
-    matches = [runlib.match("net:%s:%d" % (os.path.abspath(n), a.sims), vs, a.games, a.config, a.sets, a.openings,
-                            a.seed, net=n, vs=vs) for n in a.nets for vs in a.vs]
+    if a.engine_ms:
+        player = engine_spec
+        opponent = lambda vs: engine_spec(vs[len("net:"):]) if vs.startswith("net:") else vs
+        sets = a.sets + ["eval.engine_turn_ms=%d" % a.engine_ms]
+    else:
+        player = lambda n: "net:%s:%d" % (os.path.abspath(n), a.sims)
+        opponent = lambda vs: vs
+        sets = a.sets
+    matches = [runlib.match(player(n), opponent(vs), a.games, a.config, sets, a.openings, a.seed, net=n, vs=vs)
+               for n in a.nets for vs in a.vs]
     results = runlib.MatchPool(a.jobs, prog=PROG).play(matches)
     for m in matches:
         r = results.get(runlib.match_key(m))
         if not r:
             continue
-        line = json.dumps(dict(r, net=m["labels"]["net"], vs=m["labels"]["vs"], sims=a.sims), sort_keys=True)
+        how = {"engine_ms": a.engine_ms} if a.engine_ms else {"sims": a.sims}
+        line = json.dumps(dict(r, net=m["labels"]["net"], vs=m["labels"]["vs"], **how), sort_keys=True)
         print(line)
         if a.out:
             with open(a.out, "a") as f:
