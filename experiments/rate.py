@@ -72,6 +72,10 @@ def args_of(argv):
         for n in a.nets:
             if not os.path.isfile(n):
                 p.error("--net %s: no such file" % n)
+        for vs in a.vs if a.engine_ms else []:
+            if vs.startswith("net:") and not os.path.isfile(vs[len("net:"):]):
+                p.error("--vs %s: no such file (with --engine-ms a net opponent is net:PATH, played by time, "
+                        "no :SIMS)" % vs)
     if not os.path.isfile(a.config):
         p.error("config file '%s' not found" % a.config)
     return a
