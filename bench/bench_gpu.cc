@@ -146,6 +146,17 @@ std::vector<Position> GamePositions(int count, int size, std::mt19937& rng) {
   return out;
 }
 
+// `count` such positions encoded one after another, position i under symmetry
+// i % 8 (PlaneFloats(size) floats each).
+std::vector<float> GamePlanes(int count, int size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const std::vector<Position> positions = GamePositions(count, size, rng);
+  const size_t stride = PlaneFloats(size);
+  std::vector<float> planes(count * stride);
+  for (int i = 0; i < count; ++i) EncodePosition(positions[i], i % kNumSymmetries, planes.data() + i * stride);
+  return planes;
+}
+
 bool CheckEncodeKernel(const Options& o, json* report) {
   std::mt19937 rng(12345);
   const torch::Device device(ResolveDevice(o.device));
@@ -236,6 +247,12 @@ Diff Compare(const Outputs& a, const Outputs& b) {
   return d;
 }
 
+Outputs RunCpu(TorchForward& cpu, const std::vector<float>& planes, int n, int points) {
+  Outputs out{std::vector<float>(static_cast<size_t>(n) * points), std::vector<float>(n)};
+  cpu.Forward(planes.data(), n, out.log_policy.data(), out.value.data());
+  return out;
+}
+
 struct Variant {
   std::string name;
   ForwardOptions options;
@@ -306,6 +323,90 @@ bool CheckEquivalence(const Options& o, json* report) {
   }
   std::printf("   %s\n", ok ? "PASS" : "FAIL");
   (*report)["equivalence"] = {{"ok", ok}, {"positions", n}, {"variants", list}};
+  return ok;
+}
+
+// Batch n through `gpu` from the first n rows of `planes`.
+Outputs RunPlanes(CudaForward& gpu, const std::vector<float>& planes, int n, int points) {
+  Outputs out{std::vector<float>(static_cast<size_t>(n) * points), std::vector<float>(n)};
+  gpu.Forward(planes.data(), n, out.log_policy.data(), out.value.data());
+  return out;
+}
+
+// CUDA Graph replay against eager, fp32 on the GPU, at every bucket of max
+// batch 256: n equal to the bucket (same shapes as eager) and n one below it
+// (the replay pads).  Bound: docs/gpu.md ("Equivalence").
+bool CheckGraphBuckets(const Options& o, json* report) {
+  constexpr int kMaxBatch = 256;
+  constexpr double kTolerance = 1e-5;
+  const std::vector<float> planes = GamePlanes(kMaxBatch, o.board, 17);
+  const int points = o.board * o.board;
+  ForwardOptions eager_opts, graph_opts;
+  eager_opts.max_batch = graph_opts.max_batch = kMaxBatch;
+  eager_opts.channels_last = graph_opts.channels_last = true;
+  graph_opts.cuda_graphs = true;
+  CudaForward eager(MakeNet(o), MakeInfo(o), ResolveDevice(o.device), eager_opts);
+  CudaForward graphs(MakeNet(o), MakeInfo(o), ResolveDevice(o.device), graph_opts);
+  std::printf("\n== CUDA Graph replay vs eager, fp32, every bucket of max batch %d (tolerance %.0e)\n", kMaxBatch,
+              kTolerance);
+  bool ok = true;
+  double worst = 0;
+  json list = json::array();
+  for (int bucket : GraphBatchBuckets(kMaxBatch)) {
+    for (int n : {bucket, bucket - 1}) {
+      if (n < 1) continue;
+      const Diff d = Compare(RunPlanes(graphs, planes, n, points), RunPlanes(eager, planes, n, points));
+      const double diff = std::max(d.log_prob, d.value);
+      worst = std::max(worst, diff);
+      ok = ok && diff <= kTolerance;
+      list.push_back({{"bucket", bucket}, {"n", n}, {"max_log_prob_diff", d.log_prob}, {"max_value_diff", d.value}});
+    }
+  }
+  std::printf("   %zu batch sizes, worst max|dlogp|/max|dv| %.2e: %s\n", list.size(), worst, ok ? "PASS" : "FAIL");
+  (*report)["graph_buckets"] = {{"ok", ok}, {"tolerance", kTolerance}, {"worst", worst}, {"sizes", list}};
+  return ok;
+}
+
+// A reload while graphs are captured, as the server does it: a second
+// CudaForward (other weights) is built and captured while the first still
+// serves; both answer for their own weights, and the second still does after
+// the first is gone.
+bool CheckReloadWhileCaptured(const Options& o, json* report) {
+  constexpr int n = 50;
+  constexpr double kTolerance = 1e-4;  // against the CPU, as the equivalence check
+  const std::vector<float> planes = GamePlanes(n, o.board, 23);
+  const int points = o.board * o.board;
+  auto net_with_seed = [&](uint64_t seed) {
+    PolicyValueNet net(o.board, o.channels, o.blocks);
+    net->InitSeeded(seed);
+    return net;
+  };
+  auto cpu_reference = [&](uint64_t seed) {
+    TorchForward cpu(net_with_seed(seed), MakeInfo(o), "cpu", static_cast<int>(std::thread::hardware_concurrency()));
+    return RunCpu(cpu, planes, n, points);
+  };
+  const Outputs ref_a = cpu_reference(7), ref_b = cpu_reference(8);
+  ForwardOptions f;
+  f.cuda_graphs = true;
+  f.channels_last = true;
+  f.max_batch = 64;
+  auto first = std::make_unique<CudaForward>(net_with_seed(7), MakeInfo(o), ResolveDevice(o.device), f);
+  const Diff a0 = Compare(RunPlanes(*first, planes, n, points), ref_a);
+  CudaForward second(net_with_seed(8), MakeInfo(o), ResolveDevice(o.device), f);
+  const Diff a1 = Compare(RunPlanes(*first, planes, n, points), ref_a);
+  const Diff b0 = Compare(RunPlanes(second, planes, n, points), ref_b);
+  first.reset();
+  const Diff b1 = Compare(RunPlanes(second, planes, n, points), ref_b);
+  const Diff cross = Compare(RunPlanes(second, planes, n, points), ref_a);
+  double worst = 0;
+  for (const Diff& d : {a0, a1, b0, b1}) worst = std::max({worst, d.prob, d.value});
+  // The two nets differ, so the second must not answer like the first.
+  const bool distinct = std::max(cross.prob, cross.value) > 100 * kTolerance;
+  const bool ok = worst <= kTolerance && distinct;
+  std::printf("\n== reload while CUDA graphs are captured (fp32, max batch 64)\n"
+              "   worst difference from each net's CPU output %.2e (tolerance %.0e), new vs old net %.2e: %s\n",
+              worst, kTolerance, std::max(cross.prob, cross.value), ok ? "PASS" : "FAIL");
+  (*report)["reload_while_captured"] = {{"ok", ok}, {"worst", worst}, {"new_vs_old", std::max(cross.prob, cross.value)}};
   return ok;
 }
 
@@ -406,7 +507,8 @@ int Main(int argc, char** argv) {
   report["quick"] = o.quick;
   std::printf("bench_gpu: device %s, %s\n", device.c_str(), o.quick ? "quick" : "full");
   const bool kernel_ok = CheckEncodeKernel(o, &report);
-  const bool equal_ok = CheckEquivalence(o, &report);
+  const bool equal_ok = CheckEquivalence(o, &report) & CheckGraphBuckets(o, &report) &
+                        CheckReloadWhileCaptured(o, &report);
   Throughput(o, &report);
   report["ok"] = kernel_ok && equal_ok;
   if (!o.out.empty()) WriteFileAtomic(o.out, report.dump(2) + "\n");

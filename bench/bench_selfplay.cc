@@ -10,6 +10,7 @@
 // the server's counters at the moment the first worker freed a slot with no
 // game left to start (its tail; a real run streams games without end and has
 // none).  "fill" is over the whole run, tail included.
+#include <execinfo.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -64,6 +65,8 @@ struct ModeResult {
   double seconds = 0, games = 0, evals = 0, avg_batch = 0, fill = 0, hit_rate = -1, busy = -1;
   double steady_fill = -1;  // -1: no steady window measured
   double forward_ms = 0;    // server modes: average forward time
+  double mfu = -1;          // server modes: forward FLOPs / wall time / measured peak (-1: no peak)
+  double flops_at_start = 0;  // the server's forward_flops_total before the workers started
   std::string closes;  // batch close reasons (server modes)
   int max_batch = 0;
 };
@@ -136,6 +139,7 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
   if (server) {
     server_process = StartServer(o, ckpt, r.max_batch, cache, common, env, sock, dir);
     env["GOMOKU_INFER_SOCK"] = sock;
+    r.flops_at_start = FetchServerStats(o, sock, dir + "/start.json").value("forward_flops_total", 0.0);
   }
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<testing::TestProcess>> workers;
@@ -172,6 +176,7 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     if (running > 0 && watch_tail) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("  mode %s: workers done in %.1f s\n", name.c_str(), r.seconds);
   for (int w = 0; w < o.workers; ++w) {
     auto j = nlohmann::json::parse(ReadFileOrThrow(dir + "/sum" + std::to_string(w) + ".json"));
     r.games += j["games"].get<double>();
@@ -185,6 +190,10 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
     r.fill = r.avg_batch / r.max_batch;
     r.forward_ms = s.value("avg_forward_ms_total", 0.0);
     r.busy = s.value("forwards_total", 0.0) * r.forward_ms / 1000.0 / r.seconds;
+    // Whole-run MFU: the run's forward FLOPs over its wall time, against the
+    // device's measured peak (absent on a server that did not measure one).
+    if (s.value("peak_flops", 0.0) > 0)
+      r.mfu = (s.value("forward_flops_total", 0.0) - r.flops_at_start) / r.seconds / s["peak_flops"].get<double>();
     if (const std::string closes = bench::BatchCloses(s); !closes.empty()) r.closes += " " + closes;
     if (s.contains("cache_hit_rate_total")) r.hit_rate = s["cache_hit_rate_total"].get<double>();
     else if (s.contains("cache_hit_rate")) r.hit_rate = s["cache_hit_rate"].get<double>();
@@ -198,9 +207,24 @@ ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ck
   return r;
 }
 
+// A crash of the bench itself (not of a child) prints its stack to stderr:
+// device runs have no debugger beside them.
+void PrintStackAndDie(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char msg[] = "bench_selfplay: fatal signal, stack:\n";
+  (void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+  backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGSEGV, PrintStackAndDie);
+  signal(SIGABRT, PrintStackAndDie);
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // progress survives a crash
   try {
     CliSpec spec{"bench_selfplay [--workers W] [--games G] [--k K] [--board N] [--net CxB] [--sims S] "
                  "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd] [--server-threads T] [--groups G] "
@@ -250,8 +274,8 @@ int main(int argc, char** argv) {
     if (modes.find('c') != std::string::npos) res.push_back(RunMode(o, "c-server-k" + std::to_string(o.k), ckpt, true, o.k, 0));
     if (modes.find('d') != std::string::npos)
       res.push_back(RunMode(o, "d-server-k" + std::to_string(o.k) + "-cache", ckpt, true, o.k, o.cache));
-    std::printf("%-22s %9s %10s %12s %10s %9s %6s %12s %9s %9s\n", "mode", "seconds", "games/min", "evals/s",
-                "avg batch", "max_batch", "fill", "steady fill", "cache hit", "fwd busy");
+    std::printf("%-22s %9s %10s %12s %10s %9s %6s %12s %9s %9s %7s\n", "mode", "seconds", "games/min", "evals/s",
+                "avg batch", "max_batch", "fill", "steady fill", "cache hit", "fwd busy", "MFU");
     for (const auto& r : res) {
       char hit[32] = "-";
       if (r.hit_rate >= 0) std::snprintf(hit, sizeof hit, "%.3f", r.hit_rate);
@@ -259,8 +283,11 @@ int main(int argc, char** argv) {
       if (r.busy >= 0) std::snprintf(busy, sizeof busy, "%.2f", r.busy);
       char steady[32] = "-";
       if (r.steady_fill >= 0) std::snprintf(steady, sizeof steady, "%.2f", r.steady_fill);
-      std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %12s %9s %9s\n", r.name.c_str(), r.seconds,
-                  r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, steady, hit, busy);
+      char mfu[32] = "-";
+      if (r.mfu >= 0) std::snprintf(mfu, sizeof mfu, "%.1f%%", r.mfu * 100);
+      std::printf("%-22s %9.1f %10.2f %12.0f %10.2f %9d %6.2f %12s %9s %9s %7s\n", r.name.c_str(), r.seconds,
+                  r.games / r.seconds * 60, r.evals / r.seconds, r.avg_batch, r.max_batch, r.fill, steady, hit, busy,
+                  mfu);
     }
     for (const auto& r : res)
       if (!r.closes.empty()) std::printf("  %s batch closes:%s\n", r.name.c_str(), r.closes.c_str());

@@ -2,9 +2,9 @@
 # The prepared device-machine check of the GPU path (docs/gpu.md): configures
 # and builds bench_gpu against the PyTorch-bundled CUDA LibTorch, then runs it
 # (encode kernel bit-for-bit check, CudaForward equivalence, throughput, MFU),
-# then bench_selfplay (b) and (c) with 20 workers, the server on the GPU (128x8,
+# then bench_selfplay (a), (b) and (c) with 20 workers, the server on the GPU (128x8,
 # bf16 + CUDA graphs, device-side encoding, max_wait auto).
-# Designed to finish well inside 10 minutes on a 16-core machine.
+# About 6 minutes on the H200 machine (16 cores), the cold build included.
 #
 #   dev/gpu_check.sh [bench_gpu flags, e.g. --quick]
 #
@@ -12,7 +12,9 @@
 #   gpu_check.log  everything this script printed
 #   build.log      CMake configure + build output
 #   bench_gpu.txt  bench_gpu's report;  bench_gpu.json  the same as JSON
-#   bench_selfplay.txt  bench_selfplay's table (modes b and c)
+#   bench_selfplay.txt  bench_selfplay's table (modes a, b and c)
+#   selfplay_logs.tgz   its server's and workers' logs
+#   engine.txt     the engine at 1 s a move on the GPU and on the CPU
 # Env:
 #   OUT              where the files go (default: $BUILD/out)
 #   GPU_CHECK_BUILD  build directory (default: <repo>/build-gpu-check)
@@ -21,8 +23,11 @@
 #   CMAKE_PREFIX_PATH  extra prefixes, appended after torch's
 #   JOBS             build jobs (default: nproc)
 #   SELFPLAY_ARGS    bench_selfplay's arguments (default below; empty string = skip it)
-# Header-only Debian dependencies (nlohmann-json, spdlog, fmt, boost, ...)
-# unpacked with `dpkg -x pkg.deb .deps` travel in the ignored folder .deps/:
+#   SELFPLAY_TIMEOUT its limit in seconds (default 240)
+# Debian dependencies (nlohmann-json, spdlog, fmt, boost) travel in the
+# ignored folder .deps/: as .deb files in .deps/debs (unpacked into .deps on
+# first use; `apt-get download libboost1.74-dev nlohmann-json3-dev
+# libspdlog-dev libspdlog1.10 libfmt-dev libfmt9`, 10 MB) or already unpacked.
 # .deps/usr is then added to CMAKE_PREFIX_PATH, its include/ to the include
 # path and its lib/ to LD_LIBRARY_PATH.
 # Exit status: 0 when bench_gpu's checks pass; non-zero otherwise.
@@ -78,6 +83,11 @@ stamp "nvcc $NVCC (CUDA $NVCC_MAJOR)"
   stamp "WARNING: nvcc is CUDA $NVCC_MAJOR but torch is CUDA $TORCH_CUDA: two CUDA runtimes may be mixed"
 CUDA_ROOT="$(cd "$(dirname "$NVCC")/.." && pwd)"
 
+# Debian packages carried as .deb files (.deps/debs) are unpacked on first use.
+if [[ -d "$ROOT/.deps/debs" && ! -d "$ROOT/.deps/usr" ]]; then
+  for f in "$ROOT"/.deps/debs/*.deb; do dpkg -x "$f" "$ROOT/.deps" || die "cannot unpack $f"; done
+  stamp "unpacked $(ls "$ROOT"/.deps/debs | wc -l) packages into .deps"
+fi
 PREFIX="$TORCH_PREFIX"
 EXTRA_CXX=""
 if [[ -d "$ROOT/.deps/usr" ]]; then
@@ -102,8 +112,9 @@ grep -E "gomoku-zero:|CUDA compiler identification|Found CUDAToolkit" "$OUT_DIR/
 grep -q "CUDA build: ON" "$OUT_DIR/build.log" || die "CMake did not detect a CUDA LibTorch (GOMOKU_WITH_CUDA off)"
 
 stamp "build bench_gpu with $JOBS jobs"
-timeout 300 cmake --build "$BUILD" --target bench_gpu bench_selfplay infer_server infer_ctl worker -j "$JOBS" \
-  >>"$OUT_DIR/build.log" 2>&1 ||
+# -k: one try reports every compile error, not the first only.
+timeout 360 cmake --build "$BUILD" --target bench_gpu bench_selfplay infer_server infer_ctl worker pbrain-gomoku-zero \
+  -j "$JOBS" -- -k >>"$OUT_DIR/build.log" 2>&1 ||
   { grep -E "error|Error" "$OUT_DIR/build.log" | head -40; tail -20 "$OUT_DIR/build.log"; die "build (see build.log)"; }
 stamp "built"
 
@@ -112,13 +123,27 @@ timeout 150 "$BUILD/bin/bench_gpu" --out "$OUT_DIR/bench_gpu.json" "$@" 2>&1 | t
 local rc=${PIPESTATUS[0]}
 stamp "bench_gpu exit status $rc"
 
-local sp_args="${SELFPLAY_ARGS-"--workers 20 --games 4 --k 4 --sims 32 --net 128x8 --max-wait auto --modes bc --device cuda --server-set server.precision=bf16,server.cuda_graphs=true"}"
+local sp_args="${SELFPLAY_ARGS-"--workers 20 --games 2 --k 2 --sims 32 --symmetry all8 --net 128x8 --max-wait auto --modes abc --device cuda --server-set server.precision=bf16,server.cuda_graphs=true"}"
 if [[ -n "$sp_args" ]]; then
   stamp "run bench_selfplay $sp_args"
   # shellcheck disable=SC2086
-  timeout 240 "$BUILD/bin/bench_selfplay" $sp_args 2>&1 | tee "$OUT_DIR/bench_selfplay.txt"
+  timeout "${SELFPLAY_TIMEOUT:-240}" "$BUILD/bin/bench_selfplay" $sp_args 2>&1 | tee "$OUT_DIR/bench_selfplay.txt"
   stamp "bench_selfplay exit status ${PIPESTATUS[0]}"
+  # Its server and worker logs (kept where it did not finish).
+  find /tmp -maxdepth 3 -path '/tmp/gz-bench-selfplay-*' \( -name '*.log' -o -name '*.json' \) -print0 2>/dev/null |
+    tar czf "$OUT_DIR/selfplay_logs.tgz" --null -T - 2>/dev/null
 fi
+# The engine as shipped (its default net) at 1 s a move, on the GPU and on
+# the CPU: its MESSAGE lines give simulations per move.
+local net="$ROOT/nets/gz-15x15-freestyle-2026-12-04.pt" dev
+for dev in cuda cpu; do
+  stamp "engine on $dev, 1 s a move"
+  # One command at a time: input waiting on stdin stops the engine's search.
+  { printf 'START 15\nINFO timeout_turn 1000\nINFO timeout_match 1000000\nBEGIN\n'; sleep 1.6
+    printf 'TURN 9,9\n'; sleep 1.3; printf 'TURN 5,5\n'; sleep 1.3; printf 'END\n'; } |
+    timeout 60 "$BUILD/bin/pbrain-gomoku-zero" --weights "$net" --set inference.device=$dev 2>&1 |
+    tee -a "$OUT_DIR/engine.txt"
+done
 return "$rc"
 }
 

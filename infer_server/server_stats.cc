@@ -164,6 +164,7 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   j["flops_per_position"] = flops_per_position_;
   const double flops = iv.flops;
   j["forward_flops_per_s"] = Round(flops / span, 0);
+  j["forward_flops_total"] = Round(tot.flops, 0);
   if (peak_flops_ > 0) {
     j["peak_flops"] = Round(peak_flops_, 0);
     j["peak_precision"] = peak_precision_;

@@ -15,7 +15,8 @@ namespace gz {
 double ScheduledLearningRate(const TrainConfig& c, int64_t iteration) {
   if (c.lr_schedule == "step") {
     const int64_t drops = std::max<int64_t>(iteration - 1, 0) / c.lr_step_iterations;
-    return c.learning_rate * std::pow(c.lr_step_gamma, static_cast<double>(drops));
+    const double stepped = c.learning_rate * std::pow(c.lr_step_gamma, static_cast<double>(drops));
+    return std::max(stepped, std::min(c.lr_min, c.learning_rate));
   }
   return c.learning_rate;
 }

@@ -6,7 +6,7 @@
 //        tensors; biases and BatchNorm parameters are not decayed)
 // Optimizer: adam or sgd with momentum (train.optimizer); the learning rate
 // follows train.lr_schedule (constant, or step: multiplied by
-// lr_step_gamma every lr_step_iterations iterations).
+// lr_step_gamma every lr_step_iterations iterations, never below lr_min).
 //
 // Data-parallel (train.world_size > 1, docs/trainer.md): with a DataParallel
 // attached, Train (rank 0) first sends the net and optimizer state to the

@@ -68,9 +68,8 @@ void Trainer::AppendLateToWindow(const std::vector<const LateGame*>& late) {
   }
 }
 
-// This iteration's games, counted (COLLECT).  Outside the anonymous namespace:
-// Trainer::Step holds one.
-struct GameTally {
+// This iteration's games, counted (COLLECT).
+struct Trainer::GameTally {
   int games = 0;
   std::vector<const GameRecord*> records;  // into CollectionResult::games (until it is cleared)
   int64_t moves = 0, samples = 0;          // moves include opening stones; samples do not
@@ -81,29 +80,25 @@ struct GameTally {
     auto it = by_size.find(size);
     return it == by_size.end() ? std::pair<int64_t, int64_t>{0, 0} : it->second;
   }
-};
 
-namespace {
-
-// Tallies the games and lists them in the manifest and in `known` (the names
-// the collector must not take again).
-GameTally TallyGames(const std::vector<CollectedGame>& games, GameManifest* manifest, std::set<std::string>* known) {
-  GameTally t;
-  t.games = static_cast<int>(games.size());
-  for (const CollectedGame& g : games) {
-    manifest->used.push_back(g.file);
-    known->insert(g.file);
-    t.records.push_back(&g.record);
-    t.moves += g.record.num_moves() + static_cast<int64_t>(g.record.opening.size());
-    t.samples += g.record.num_moves();
-    ++t.by_size[g.record.board_size].first;
-    t.by_size[g.record.board_size].second += g.record.num_moves();
-    (g.record.winner == kBlack ? t.wins_black : g.record.winner == kWhite ? t.wins_white : t.draws)++;
+  // Tallies `games` and lists them in the manifest and in `known` (the names
+  // the collector must not take again).
+  static GameTally Of(const std::vector<CollectedGame>& games, GameManifest* manifest, std::set<std::string>* known) {
+    GameTally t;
+    t.games = static_cast<int>(games.size());
+    for (const CollectedGame& g : games) {
+      manifest->used.push_back(g.file);
+      known->insert(g.file);
+      t.records.push_back(&g.record);
+      t.moves += g.record.num_moves() + static_cast<int64_t>(g.record.opening.size());
+      t.samples += g.record.num_moves();
+      ++t.by_size[g.record.board_size].first;
+      t.by_size[g.record.board_size].second += g.record.num_moves();
+      (g.record.winner == kBlack ? t.wins_black : g.record.winner == kWhite ? t.wins_white : t.draws)++;
+    }
+    return t;
   }
-  return t;
-}
-
-}  // namespace
+};
 
 // What one iteration's phases hand on to the next (RunIteration).
 struct Trainer::Step {
@@ -154,7 +149,7 @@ void Trainer::CloseCollection(int64_t n, Step& step) {
   GameManifest& manifest = step.manifest;
   manifest.iteration = n;
   std::set<std::string> known(col.ignored.begin(), col.ignored.end());
-  step.tally = TallyGames(col.games, &manifest, &known);
+  step.tally = GameTally::Of(col.games, &manifest, &known);
   manifest.ignored = col.ignored;
   step.resign = MakeResignReport(step.tally.records);  // before col.games is cleared
   // Late games of closed iterations join this step's window as games of the

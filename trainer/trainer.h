@@ -74,6 +74,7 @@ class Trainer {
   // trainer.cc
   bool RunIteration(int64_t n, const std::atomic<bool>& stop);  // false = stopped
   // RunIteration's phases; a Step (trainer.cc) carries one iteration's state through them.
+  struct GameTally;  // one iteration's games, counted (trainer.cc)
   struct Step;
   bool CollectGames(int64_t n, const std::atomic<bool>& stop, Step& step);  // COLLECT; false = stopped
   void CloseCollection(int64_t n, Step& step);  // manifest, sample ledger, games into the window

@@ -374,6 +374,8 @@ Registry MakeRegistry(Config& c) {
   AddString(r, "train.lr_schedule", "constant or step", &c.train.lr_schedule, {"constant", "step"});
   AddInt(r, "train.lr_step_iterations", "step schedule period", &c.train.lr_step_iterations, 1, 1000000);
   AddDouble(r, "train.lr_step_gamma", "step schedule factor", &c.train.lr_step_gamma, 1e-6, 1.0);
+  AddDouble(r, "train.lr_min", "floor of the step schedule (0: none; at most train.learning_rate applies)",
+            &c.train.lr_min, 0.0, 10.0);
   AddInt(r, "train.keep_last", "checkpoints kept", &c.train.keep_last, 1, 1000000);
   AddInt(r, "train.keep_every", "also keep every M-th checkpoint (0 = none)", &c.train.keep_every, 0, 1000000);
   AddInt(r, "train.threads", "trainer intra-op threads", &c.train.threads, 1, 256);

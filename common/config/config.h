@@ -100,6 +100,7 @@ struct TrainConfig {
   std::string lr_schedule = "constant";  // constant | step
   int lr_step_iterations = 50;
   double lr_step_gamma = 0.5;
+  double lr_min = 0;                  // floor of the step schedule (0: none)
   int keep_last = 5;
   int keep_every = 10;
   int threads = 2;

@@ -228,4 +228,11 @@ TEST_CASE("learning-rate schedules") {
   CHECK(ScheduledLearningRate(t, 2) == Approx(0.1));
   CHECK(ScheduledLearningRate(t, 3) == Approx(0.05));
   CHECK(ScheduledLearningRate(t, 5) == Approx(0.025));
+  t.lr_min = 0.03;  // the floor holds from the drop that would go below it
+  CHECK(ScheduledLearningRate(t, 3) == Approx(0.05));
+  CHECK(ScheduledLearningRate(t, 5) == Approx(0.03));
+  CHECK(ScheduledLearningRate(t, 99) == Approx(0.03));
+  t.lr_min = 0.5;  // a floor above the rate never raises it
+  CHECK(ScheduledLearningRate(t, 1) == Approx(0.1));
+  CHECK(ScheduledLearningRate(t, 9) == Approx(0.1));
 }

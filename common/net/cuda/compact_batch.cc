@@ -8,7 +8,7 @@ namespace gz {
 
 // compact_row.h hard-codes the five planes of encoder version 2; a change to
 // the encoder must be mirrored there (and this bumped).
-static_assert(kEncoderVersion == 2 && kNumPlanes == 5 && kForbiddenPlane == 4,
+static_assert(kEncoderVersion == 2 && kNumPlanes == kCompactPlanes && kForbiddenPlane == 4,
               "update compact_row.h for the new encoder");
 static_assert(kMaxBoardSize * kMaxBoardSize < 32768, "last move must fit in int16");
 
@@ -45,7 +45,7 @@ void EncodeCompactRowsOnHost(const uint8_t* rows, int n, int size, float* planes
   for (int i = 0; i < n; ++i)
     for (int p = 0; p < points; ++p)
       EncodeCompactPoint(rows + static_cast<size_t>(i) * stride, size, p,
-                         planes + static_cast<size_t>(i) * kNumPlanes * points);
+                         planes + static_cast<size_t>(i) * kCompactPlanes * points);
 }
 
 }  // namespace gz

@@ -31,6 +31,9 @@
 namespace gz {
 
 constexpr int kCompactRowExtraBytes = 4;
+// Planes written per row (kNumPlanes of encoder.h; compact_batch.cc asserts
+// that they agree, so the kernel's row stride follows the encoder).
+constexpr int kCompactPlanes = 5;
 
 GZ_HOST_DEVICE inline int CompactRowBytes(int size) { return size * size + kCompactRowExtraBytes; }
 
@@ -48,7 +51,7 @@ GZ_HOST_DEVICE inline int CompactTransformPoint(int sym, int point, int size) {
   return r * size + c;
 }
 
-// planes: the row's kNumPlanes x P floats.  Preconditions: 0 <= p < P.
+// planes: the row's kCompactPlanes x P floats.  Preconditions: 0 <= p < P.
 GZ_HOST_DEVICE inline void EncodeCompactPoint(const uint8_t* row, int size, int p, float* planes) {
   const int points = size * size;
   const int8_t cell = static_cast<int8_t>(row[p] & 3);

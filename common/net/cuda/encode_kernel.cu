@@ -1,6 +1,7 @@
 // The CUDA kernel behind LaunchEncodeCompactRows (encode_kernel.h).  One
-// thread per (row, point); each writes its point's image in all four planes
-// through the same EncodeCompactPoint the host tests exercise.
+// thread per (row, point); each writes its point's image in all five planes
+// through the same EncodeCompactPoint, at the same row stride (kCompactPlanes
+// planes), as the host copy that the tests exercise.
 #include "common/net/cuda/encode_kernel.h"
 
 #include <cuda_runtime_api.h>
@@ -12,7 +13,6 @@ namespace gz {
 namespace {
 
 constexpr int kThreadsPerBlock = 256;
-constexpr int kPlanes = 4;  // kNumPlanes (encoder.h); compact_batch.cc asserts it
 
 __global__ void EncodeCompactRowsKernel(const uint8_t* __restrict__ rows, int64_t total, int size,
                                         float* __restrict__ planes) {
@@ -21,7 +21,7 @@ __global__ void EncodeCompactRowsKernel(const uint8_t* __restrict__ rows, int64_
   const int points = size * size;
   const int64_t row = index / points;
   const int p = static_cast<int>(index - row * points);
-  EncodeCompactPoint(rows + row * CompactRowBytes(size), size, p, planes + row * kPlanes * points);
+  EncodeCompactPoint(rows + row * CompactRowBytes(size), size, p, planes + row * kCompactPlanes * points);
 }
 
 }  // namespace
