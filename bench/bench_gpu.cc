@@ -247,9 +247,12 @@ Diff Compare(const Outputs& a, const Outputs& b) {
   return d;
 }
 
-Outputs RunCpu(TorchForward& cpu, const std::vector<float>& planes, int n, int points) {
+// Batch n through `forward` (TorchForward or CudaForward) from the first n
+// rows of `planes`.
+template <typename Forward>
+Outputs RunPlanes(Forward& forward, const std::vector<float>& planes, int n, int points) {
   Outputs out{std::vector<float>(static_cast<size_t>(n) * points), std::vector<float>(n)};
-  cpu.Forward(planes.data(), n, out.log_policy.data(), out.value.data());
+  forward.Forward(planes.data(), n, out.log_policy.data(), out.value.data());
   return out;
 }
 
@@ -275,11 +278,10 @@ bool CheckEquivalence(const Options& o, json* report) {
   }
   auto fresh = [&] { return Outputs{std::vector<float>(n * points), std::vector<float>(n)}; };
 
-  Outputs reference = fresh();
-  {
+  const Outputs reference = [&] {
     TorchForward cpu(MakeNet(o), MakeInfo(o), "cpu", static_cast<int>(std::thread::hardware_concurrency()));
-    cpu.Forward(planes.data(), n, reference.log_policy.data(), reference.value.data());
-  }
+    return RunPlanes(cpu, planes, n, static_cast<int>(points));
+  }();
   auto with = [](const char* precision, bool graphs, bool channels_last, int max_batch) {
     ForwardOptions f;
     f.precision = precision;
@@ -324,13 +326,6 @@ bool CheckEquivalence(const Options& o, json* report) {
   std::printf("   %s\n", ok ? "PASS" : "FAIL");
   (*report)["equivalence"] = {{"ok", ok}, {"positions", n}, {"variants", list}};
   return ok;
-}
-
-// Batch n through `gpu` from the first n rows of `planes`.
-Outputs RunPlanes(CudaForward& gpu, const std::vector<float>& planes, int n, int points) {
-  Outputs out{std::vector<float>(static_cast<size_t>(n) * points), std::vector<float>(n)};
-  gpu.Forward(planes.data(), n, out.log_policy.data(), out.value.data());
-  return out;
 }
 
 // CUDA Graph replay against eager, fp32 on the GPU, at every bucket of max
@@ -383,7 +378,7 @@ bool CheckReloadWhileCaptured(const Options& o, json* report) {
   };
   auto cpu_reference = [&](uint64_t seed) {
     TorchForward cpu(net_with_seed(seed), MakeInfo(o), "cpu", static_cast<int>(std::thread::hardware_concurrency()));
-    return RunCpu(cpu, planes, n, points);
+    return RunPlanes(cpu, planes, n, points);
   };
   const Outputs ref_a = cpu_reference(7), ref_b = cpu_reference(8);
   ForwardOptions f;
