@@ -5,7 +5,8 @@ usage: experiments/plot.py SUMMARY_JSON OUT_SVG [--title TEXT]
 
 One line per curve (summary "curves": compare.py's runs against the reference's final
 net, learn.py's checkpoints against each rung): Elo at each rated minute, with its 95%
-interval as a vertical bar.  Also reads the older summaries of tools/compare_recipe.sh
+interval as a vertical bar.  A data file of `runlib.py record` (docs/data/*.json) draws
+its run's own evaluator curve.  Also reads the older summaries of tools/compare_recipe.sh
 and tools/learn_run.sh (docs/data/*.json: "runs" with a "one_scale_curve" each).
 Pure standard library: nothing to install, nothing fetched.  NOT a CI test.
 """
@@ -26,6 +27,8 @@ def main(argv):
     ref = summary.get("reference") or "baseline"
     title = argv[argv.index("--title") + 1] if "--title" in argv else "Elo vs %s's final net" % ref
     curves = summary.get("curves")
+    if curves is None and "own_curve" in summary:  # a data file of runlib.py record
+        curves = {"the run's Elo (its evaluator)": summary["own_curve"]}
     if curves is None:  # the older shape
         curves = {n: r["one_scale_curve"] for n, r in (summary.get("runs") or {}).items() if "one_scale_curve" in r}
     curves = {n: [p for p in c if p.get("minutes") is not None] for n, c in curves.items()}

@@ -41,6 +41,14 @@ As a command:
   /usr/bin/python3 experiments/runlib.py openings RUN_DIR FIRST LAST [BALANCED_STONES]
       self-play results by kind of opening ("open N" stones < BALANCED_STONES (4), "balanced")
       over the game files of iterations FIRST..LAST (needs numpy)
+  experiments/runlib.py record OUT [--name NAME (run)] [--out FILE] [KEY=TEXT]...
+      the data file of a write-up (docs/data/*.json) for the run OUT/NAME: each KEY=TEXT
+      (date=, machine=, command=, commit=) as given, the config and sets of OUT/summary.json,
+      iterations, games, the run's own evaluator curve and one self-play row per iteration;
+      to FILE (written atomically) or stdout.  experiments/plot.py draws its own curve.
+  experiments/runlib.py own-blocks RUN_DIR SIZE OPPONENT
+      the run's own evaluator curve in blocks of SIZE iterations: iterations, minutes, W/D/L
+      against the rung whose name contains OPPONENT, the range of the run's Elo (a markdown table)
   experiments/runlib.py --self-test                          checks this module on a synthetic run
 """
 import argparse
@@ -226,6 +234,70 @@ def run_stats(run_dir):
             "late_games_used": sum(g.get("late_games_used", 0) for g in gens.values()),
             "never_trained_share": last.get("never_trained_share"), "own_curve": own_curve(run_dir)}
 
+
+def selfplay_rows(run_dir):
+    """One row per iteration of generations.jsonl, in order: what its self-play and its
+    training did (a field the record lacks is None)."""
+    t0, _ = minute_zero(run_dir)
+    rows = []
+    for it, g in sorted(generations(run_dir).items()):
+        losses = g.get("losses") or {}
+        r3 = lambda v, n: round(v, n) if isinstance(v, (int, float)) else None
+        rows.append({"iteration": it,
+                     "minutes": round((g["end"] - t0) / 60, 2) if "end" in g and t0 is not None else None,
+                     "games": g.get("games_used"), "late_games_used": g.get("late_games_used"),
+                     "avg_game_length": g.get("avg_game_length"), "learning_rate": g.get("learning_rate"),
+                     "train_steps": g.get("train_steps"), "policy_loss": r3(losses.get("policy"), 4),
+                     "value_loss": r3(losses.get("value"), 4), "entropy": r3(g.get("entropy"), 3),
+                     "window_samples": g.get("window_samples", g.get("samples")),
+                     "selfplay_s": r3(g.get("selfplay_s"), 1), "training_s": r3(g.get("training_s"), 1)})
+    return rows
+
+
+def data_record(out_dir, name="run", **about):
+    """The data file beside a write-up (docs/data/*.json): `about` (date, machine, command,
+    commit: free text), the config and sets of OUT/summary.json, the run's stats and own
+    evaluator curve (run_stats) and its self-play rows (selfplay_rows)."""
+    run_dir = os.path.join(out_dir, name)
+    if not os.path.exists(os.path.join(run_dir, "generations.jsonl")):
+        raise RuntimeError("%s has no generations.jsonl: not a run directory" % run_dir)
+    try:
+        summary = json.load(open(os.path.join(out_dir, "summary.json")))
+    except (OSError, ValueError):
+        summary = {}
+    search = summary.get("search") or {}
+    run = (summary.get("runs") or {}).get(name) or {}
+    st = run_stats(run_dir)
+    record = dict(about)
+    record.update({"config": run.get("config", search.get("config")), "sets": run.get("sets", search.get("sets", [])),
+                   "iterations": st["iterations"], "games": st["games"], "late_games_used": st["late_games_used"],
+                   "never_trained_share": st["never_trained_share"], "own_curve": st["own_curve"],
+                   "selfplay": selfplay_rows(run_dir)})
+    return record
+
+
+def own_blocks(run_dir, size, opponent):
+    """The evaluator's curve in blocks of `size` iterations (1..size, size+1..2*size, ...):
+    per block with a rating, the iterations it spans, the minutes of its first and last
+    rating, the games against the first rung whose name contains `opponent` (W/D/L and
+    score) and the range of the run's Elo."""
+    out = []
+    blocks = {}
+    for e in own_curve(run_dir):
+        blocks.setdefault((e["iteration"] - 1) // size, []).append(e)
+    for k, block in sorted(blocks.items()):
+        w = d = l = 0
+        for e in block:
+            for o in e["opponents"]:
+                if opponent in str(o.get("name")):
+                    w, d, l = w + (o.get("wins") or 0), d + (o.get("draws") or 0), l + (o.get("losses") or 0)
+                    break
+        n = w + d + l
+        out.append({"iterations": [k * size + 1, (k + 1) * size],
+                    "minutes": [block[0]["minutes"], block[-1]["minutes"]], "wins": w, "draws": d, "losses": l,
+                    "score": round((w + 0.5 * d) / n, 2) if n else None,
+                    "elo": [round(min(e["elo"] for e in block)), round(max(e["elo"] for e in block))]})
+    return out
 
 def openings(run_dir, first, last, balanced_stones=4):
     import glob
@@ -517,6 +589,21 @@ def self_test():
         back = json.load(open(os.path.join(out, "summary.json")))
         check("summary curve sorted by minute", [p["minutes"] for p in back["curves"]["vs rollout:1000"]], [1.0, 5.0])
         check("summary point carries arena's Elo", back["curves"]["vs rollout:1000"][1]["elo"], 147.0)
+        rows = selfplay_rows(run)
+        check("self-play rows: one per iteration, at its minute", [(r["iteration"], r["minutes"], r["games"]) for r in rows][:2],
+              [(1, 1.98, 10), (2, 2.98, 10)])
+        check("self-play rows: missing fields are None", (rows[0]["policy_loss"], rows[0]["train_steps"]), (None, None))
+        rec2 = data_record(out, "a", date="2026-01-01", commit="abc")
+        check("data record: about, stats, rows", (rec2["date"], rec2["commit"], rec2["iterations"], rec2["games"],
+                                                 len(rec2["selfplay"]), rec2["own_curve"][0]["iteration"]),
+              ("2026-01-01", "abc", 6, 60, 6, 4))
+        try:
+            data_record(out, "missing")
+            check("data record of a missing run raises", False, True)
+        except RuntimeError as e:
+            check("data record of a missing run names it", "missing" in str(e), True)
+        check("own blocks", own_blocks(run, 2, "rollout"), [{"iterations": [3, 4], "minutes": [4.98, 4.98], "wins": 3,
+                                                             "draws": 0, "losses": 1, "score": 0.75, "elo": [12, 12]}])
         bad = [(n, g, w) for n, g, w in checks if g != w]
         for n, g, w in bad:
             print("FAIL %s: got %r, want %r" % (n, g, w))
@@ -525,6 +612,30 @@ def self_test():
     finally:
         shutil.rmtree(tmp)
 
+
+def record_command(args):
+    about, out, name = {}, None, "run"
+    it = iter(args[1:])
+    for a in it:
+        if a in ("--out", "--name"):
+            v = next(it, None)
+            if v is None:
+                sys.exit("runlib.py: record %s needs a value" % a)
+            out, name = (v, name) if a == "--out" else (out, v)
+        elif re.fullmatch(r"[a-z_]+=.*", a, re.S):
+            k, v = a.split("=", 1)
+            about[k] = v
+        else:
+            sys.exit("runlib.py: record: '%s' is neither --out FILE, --name NAME nor KEY=TEXT" % a)
+    try:
+        text = json.dumps(data_record(args[0], name, **about), indent=1) + "\n"
+    except RuntimeError as e:
+        sys.exit("runlib.py: record: %s" % e)
+    if out:
+        write_atomic(out, text)
+    else:
+        sys.stdout.write(text)
+    return 0
 
 def main(argv):
     if argv[1:2] == ["--self-test"]:
@@ -542,6 +653,17 @@ def main(argv):
     elif len(argv) in (5, 6) and argv[1] == "openings":
         stones = int(argv[5]) if len(argv) == 6 else 4
         print(json.dumps(openings(argv[2], int(argv[3]), int(argv[4]), stones), indent=1))
+    elif len(argv) >= 3 and argv[1] == "record":
+        return record_command(argv[2:])
+    elif len(argv) == 5 and argv[1] == "own-blocks":
+        if not re.fullmatch(r"[1-9][0-9]*", argv[3]):
+            sys.exit("runlib.py: own-blocks SIZE '%s' is not a positive integer" % argv[3])
+        print("| iterations (minutes) | vs %s (W / D / L) | score | the run's Elo |" % argv[4])
+        print("|---|---|---|---|")
+        for b in own_blocks(argv[2], int(argv[3]), argv[4]):
+            print("| %d-%d (%s-%s) | %d / %d / %d | %s | %+d .. %+d |" % (
+                b["iterations"][0], b["iterations"][1], b["minutes"][0], b["minutes"][1], b["wins"], b["draws"],
+                b["losses"], "%.2f" % b["score"] if b["score"] is not None else "-", b["elo"][0], b["elo"][1]))
     else:
         sys.exit("runlib.py: unknown command line (see --help)")
     return 0
