@@ -135,7 +135,7 @@ if [[ -n "$sp_args" ]]; then
 fi
 # The engine as shipped (its default net) at 1 s a move, on the GPU and on
 # the CPU: its MESSAGE lines give simulations per move.
-local net="$ROOT/nets/gz-15x15-freestyle-2026-12-04.pt" dev
+local net="$ROOT/nets/gz-15x15-freestyle-2026-12-05.pt" dev
 for dev in cuda cpu; do
   stamp "engine on $dev, 1 s a move"
   # One command at a time: input waiting on stdin stops the engine's search.

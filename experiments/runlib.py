@@ -268,8 +268,11 @@ def data_record(out_dir, name="run", **about):
     search = summary.get("search") or {}
     run = (summary.get("runs") or {}).get(name) or {}
     st = run_stats(run_dir)
+    config = run.get("config", search.get("config"))
+    if config and os.path.isabs(config) and config.startswith(ROOT + os.sep):
+        config = os.path.relpath(config, ROOT)  # a data file names the repository's config, not this checkout's path
     record = dict(about)
-    record.update({"config": run.get("config", search.get("config")), "sets": run.get("sets", search.get("sets", [])),
+    record.update({"config": config, "sets": run.get("sets", search.get("sets", [])),
                    "iterations": st["iterations"], "games": st["games"], "late_games_used": st["late_games_used"],
                    "never_trained_share": st["never_trained_share"], "own_curve": st["own_curve"],
                    "selfplay": selfplay_rows(run_dir)})
