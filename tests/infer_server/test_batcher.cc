@@ -135,8 +135,15 @@ TEST_CASE("batcher: under auto, the chooser tries two halves after a lockstep ep
       if (!rig.b.Submit(j, &code, &why)) ++refused;
     }
   };
+  // `submitting` is raised before `enough` is read, so once the main thread
+  // has set `enough` and then seen `submitting` at 0, no round can start and
+  // none is half submitted: next_id is final.
+  std::atomic<int> submitting{0};
   rig.target->on_deliver = [&](uint64_t) {
-    if (++delivered % 2 == 0 && !enough) submit_round();
+    if (++delivered % 2 != 0) return;
+    ++submitting;
+    if (!enough) submit_round();
+    --submitting;
   };
   // The first round comes from this thread, so the batch thread may take
   // its first job alone (before any forward the rule closes at once).
@@ -148,8 +155,8 @@ TEST_CASE("batcher: under auto, the chooser tries two halves after a lockstep ep
   WaitUntil(halves_measured, 60, std::chrono::milliseconds(10));
   enough = true;
   // The round in flight finishes.
-  WaitUntil([&] { return delivered.load() + 1 >= static_cast<int>(next_id.load()); }, 30,
-            std::chrono::milliseconds(1));
+  WaitUntil([&] { return submitting.load() == 0 && delivered.load() + 1 >= static_cast<int>(next_id.load()); },
+            30, std::chrono::milliseconds(1));
   rig.b.Stop();
   CHECK(refused == 0);
   auto st = rig.stats.Snapshot(false);
