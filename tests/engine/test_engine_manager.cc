@@ -43,7 +43,6 @@ std::string DefaultSettings() {
   return path;
 }
 
-bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 // Drives one engine process like a manager and keeps the game state so every
 // move reply can be checked for legality.

@@ -12,6 +12,7 @@
 #include "engine/gomocup_session.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
+#include "tests/support/text_checks.h"
 
 using namespace gz;
 using namespace gz::testing;
@@ -19,9 +20,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kBrain = BinPath("pbrain-gomoku-zero");
+const std::string kMatchBrain = BinPath("pbrain-gomoku-zero");
 
-bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 // The 9x9, 8-channel, 1-block checkpoint shared by the tests here.
 std::string TinyCheckpoint() {
@@ -73,7 +73,7 @@ void EndAndReap(ChildProcess& e) {
 
 TEST_CASE("checkpoint engine: plays only the size it was trained for") {
   const std::string ckpt = TinyCheckpoint();
-  ChildProcess e({kBrain, "--settings", EmptySettings(), "--weights", ckpt, "--set", "inference.device=cpu"},
+  ChildProcess e({kMatchBrain, "--settings", EmptySettings(), "--weights", ckpt, "--set", "inference.device=cpu"},
                  PipedTestChild(TestTmpPath("engine_match.stderr")));
   e.WriteLine("INFO timeout_turn 300");
   e.WriteLine("START 15");
@@ -108,7 +108,7 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
   const std::string settings = (dir / "pbrain-gomoku-zero.json").string();
   WriteFileAtomic(settings, R"({"weights": "net.ckpt", "max_simulations": 64,
                                 "config": {"inference": {"device": "cpu", "symmetry": "none"}}})");
-  ChildProcess e({kBrain, "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
+  ChildProcess e({kMatchBrain, "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
   e.WriteLine("START 9");
   REQUIRE(Reply(e, 60000ms) == "OK");
   e.WriteLine("BEGIN");
@@ -118,7 +118,7 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
 
   // A missing checkpoint: START explains it.
   WriteFileAtomic(settings, R"({"weights": "missing.ckpt"})");
-  ChildProcess missing({kBrain, "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
+  ChildProcess missing({kMatchBrain, "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
   missing.WriteLine("START 9");
   std::string r = Reply(missing, 60000ms);
   REQUIRE(StartsWith(r, "ERROR cannot load weights"));
@@ -127,10 +127,10 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
 
 TEST_CASE("two engine processes play a full 9x9 game") {
   // Black: the tiny network; white: the rollout baseline.  Short turns.
-  ChildProcess black({kBrain, "--settings", EmptySettings(), "--weights", TinyCheckpoint(), "--set",
+  ChildProcess black({kMatchBrain, "--settings", EmptySettings(), "--weights", TinyCheckpoint(), "--set",
                       "inference.device=cpu", "--set", "inference.symmetry=none"},
                      PipedTestChild(TestTmpPath("engine_match_black.stderr")));
-  ChildProcess white({kBrain, "--settings", EmptySettings(), "--set", "run.seed=5"},
+  ChildProcess white({kMatchBrain, "--settings", EmptySettings(), "--set", "run.seed=5"},
                      PipedTestChild(TestTmpPath("engine_match_white.stderr")));
   ChildProcess* engines[2] = {&black, &white};
   for (ChildProcess* e : engines) {

@@ -24,12 +24,12 @@
 #include "tests/support/text_checks.h"
 
 using namespace gz;
+using gz::testing::StartsWith;
 using Clock = std::chrono::steady_clock;
 using gz::testing::RequireContainsAll;
 
 namespace {
 
-bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 // The baseline engine's player: default settings (rollout evaluator).
 struct BaselinePlayer {

@@ -2,6 +2,8 @@
 // "disk full" switch file of libgz_faultfs.so, and a worker's run config.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -22,6 +24,12 @@ inline std::vector<std::string> TempFilesUnder(const std::string& dir) {
   for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (TempFileTarget(it->path().filename().string())) out.push_back(it->path().string());
   return out;
+}
+
+// The inode of `path`, 0 when it does not exist: a rename over it shows as a new one.
+inline ino_t Inode(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
 // The GZ_FAULT_WHILE_FILE of a test: the disk is full while it exists.

@@ -85,11 +85,6 @@ class DirWatch {
   std::map<int, std::string> dirs_;
 };
 
-ino_t Inode(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
-}
-
 // The pid in a temp name X.tmp.<pid>.<n>, or -1.
 long TempPid(const std::string& name) {
   if (!TempFileTarget(name)) return -1;

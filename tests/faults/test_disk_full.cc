@@ -29,11 +29,6 @@ using nlohmann::json;
 
 namespace {
 
-ino_t Inode(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
-}
-
 std::string ReadOrEmpty(const std::string& path) { return FileExists(path) ? ReadFileOrThrow(path) : ""; }
 
 // The message every writer's failure must carry: the file and the errno text,

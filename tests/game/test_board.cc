@@ -5,11 +5,12 @@
 #include "common/game/board.h"
 #include "common/base/errors.h"
 #include "common/game/renju.h"
+#include "tests/game/game_test_util.h"
 
 using namespace gz;
+using gz::testing::P;
 
 namespace {
-int P(int n, int r, int c) { return r * n + c; }
 // Plays black at `blacks` and white at `whites` alternately (black first).
 Board Setup(int n, Rule rule, const std::vector<int>& blacks, const std::vector<int>& whites) {
   Board b(n, rule);

@@ -10,20 +10,23 @@
 #include "common/base/errors.h"
 #include "common/game/board.h"
 #include "common/game/threats.h"
+#include "tests/game/game_test_util.h"
 
 using namespace gz;
+using gz::testing::P;
+using gz::testing::RandomPosition;
 
 namespace {
 
 // --- the oracle -------------------------------------------------------------
 // A raw grid with its own five test and a brute-force VCF: the attacker tries
 // every move after which it has a five point, the defender every empty point.
-struct Oracle {
+struct VcfOracle {
   int n;
   Rule rule;
   std::vector<int8_t> cells;
 
-  static Oracle Of(const Board& b) { return {b.size(), b.rule(), b.cells()}; }
+  static VcfOracle Of(const Board& b) { return {b.size(), b.rule(), b.cells()}; }
 
   // Would `colour` on the empty point p make a five?
   bool FiveFor(int p, int8_t colour) const {
@@ -113,7 +116,6 @@ struct Oracle {
   }
 };
 
-int P(int n, int r, int c) { return r * n + c; }
 
 Board Stones(int n, Rule rule, const std::vector<std::pair<int, int>>& x, const std::vector<std::pair<int, int>>& o,
              int8_t to_move) {
@@ -123,23 +125,7 @@ Board Stones(int n, Rule rule, const std::vector<std::pair<int, int>>& x, const 
   return Board::FromStones(n, rule, cells, to_move);
 }
 
-// Random position: stones alternately at random, skipping any that would end
-// the game, until `empties` points are left (or nothing more can be placed).
-Board RandomPosition(std::mt19937_64& rng, int n, Rule rule, int empties) {
-  Board b(n, rule);
-  int misses = 0;
-  while (b.num_points() - b.move_count() > empties && misses < 400) {
-    const int m = static_cast<int>(rng() % (n * n));
-    if (!b.IsLegal(m) || b.MakesFive(m, b.to_move())) {
-      ++misses;
-      continue;
-    }
-    b.Play(m);
-  }
-  return b;
-}
-
-std::vector<int> FourOracle(Oracle o, int8_t c, bool open_only) {
+std::vector<int> FourOracle(VcfOracle o, int8_t c, bool open_only) {
   std::vector<int> out;
   for (int m = 0; m < o.n * o.n; ++m) {
     if (o.cells[m] != kEmpty || o.FiveFor(m, c)) continue;
@@ -163,7 +149,7 @@ TEST_CASE("five points, fours and open fours agree with the oracle on random pos
       if (b.terminal()) continue;
       ++positions;
       for (int8_t c : {kBlack, kWhite}) {
-        Oracle o = Oracle::Of(b);
+        VcfOracle o = VcfOracle::Of(b);
         INFO(RuleName(rule) << " colour " << int(c) << "\n" << b.ToString());
         REQUIRE(FivePoints(b, c) == o.Fives(c));
         for (int p : o.Fives(c)) REQUIRE(b.MakesFive(p, c));  // the oracle's five is the board's
@@ -172,7 +158,7 @@ TEST_CASE("five points, fours and open fours agree with the oracle on random pos
         std::vector<int> moves;
         for (const FourMove& f : fours) {
           moves.push_back(f.move);
-          Oracle after = o;
+          VcfOracle after = o;
           after.cells[f.move] = c;
           std::vector<int> fives = after.Fives(c);
           REQUIRE(f.num_fives == static_cast<int>(fives.size()));
@@ -200,7 +186,7 @@ TEST_CASE("VCF agrees with the exhaustive search of fours, and its line wins aga
       Board b = RandomPosition(rng, n, rule, 14 + static_cast<int>(rng() % 14));
       if (b.terminal()) continue;
       for (int8_t a : {kBlack, kWhite}) {
-        Oracle o = Oracle::Of(b);
+        VcfOracle o = VcfOracle::Of(b);
         // A five point at the root, or two for the defender, is settled in one
         // look; keep few of those so the sample is mostly real searches.
         if ((o.HasFive(a) || o.Fives(Opponent(a)).size() >= 2) && rng() % 8 != 0) continue;
@@ -211,7 +197,7 @@ TEST_CASE("VCF agrees with the exhaustive search of fours, and its line wins aga
         REQUIRE(r.proven_win() == truth);
         REQUIRE(r.nodes >= 1);
         if (r.proven_win()) {
-          REQUIRE(Oracle::Of(b).LineWins(a, r.line));
+          REQUIRE(VcfOracle::Of(b).LineWins(a, r.line));
           ++wins;
           if (r.line.size() >= 2) ++deep_wins;
           if (r.line.size() >= 3) ++long_wins;
@@ -237,7 +223,7 @@ TEST_CASE("on 15x15 mid-game positions every proven line wins against every defe
       Board b = RandomPosition(rng, 15, rule, 225 - 20 - static_cast<int>(rng() % 40));
       if (b.terminal()) continue;
       for (int8_t a : {kBlack, kWhite}) {
-        Oracle o = Oracle::Of(b);
+        VcfOracle o = VcfOracle::Of(b);
         if (o.HasFive(a)) continue;
         VcfResult r = solver.Vcf(b, a, 20'000);
         INFO(RuleName(rule) << " attacker " << int(a) << "\n" << b.ToString());
@@ -260,7 +246,7 @@ TEST_CASE("a small budget never gives a wrong answer, only unknown") {
     Board b = RandomPosition(rng, 8, rule, 14);
     if (b.terminal()) continue;
     const int8_t a = b.to_move();
-    const bool truth = Oracle::Of(b).Wins(a);
+    const bool truth = VcfOracle::Of(b).Wins(a);
     for (int64_t budget : {1, 2, 3, 5, 8}) {
       ThreatSolver fresh;  // no table: every answer comes from this budget alone
       VcfResult r = fresh.Vcf(b, a, budget);
@@ -271,7 +257,7 @@ TEST_CASE("a small budget never gives a wrong answer, only unknown") {
         REQUIRE(r.line.empty());
       } else {
         REQUIRE(r.proven_win() == truth);
-        if (truth) REQUIRE(Oracle::Of(b).LineWins(a, r.line));
+        if (truth) REQUIRE(VcfOracle::Of(b).LineWins(a, r.line));
       }
     }
   }
@@ -289,14 +275,14 @@ TEST_CASE("the table carries over: repeated and follow-on queries stay correct")
   REQUIRE(first.proven_win());
   VcfResult again = solver.Vcf(b, kBlack, 10'000);
   REQUIRE(again.proven_win());
-  REQUIRE(Oracle::Of(b).LineWins(kBlack, again.line));
+  REQUIRE(VcfOracle::Of(b).LineWins(kBlack, again.line));
   Board child = b;
   child.Play(first.line[0]);
   REQUIRE(FivePoints(child, kBlack).size() == 1);
   child.Play(FivePoints(child, kBlack).front());  // white's forced block
   VcfResult next = solver.Vcf(child, kBlack, 10'000);
   REQUIRE(next.proven_win());
-  REQUIRE(Oracle::Of(child).LineWins(kBlack, next.line));
+  REQUIRE(VcfOracle::Of(child).LineWins(kBlack, next.line));
   solver.ClearTable();
   REQUIRE(solver.Vcf(b, kBlack, 10'000).proven_win());
   // The same stones for the other colour are a different question.
@@ -321,7 +307,7 @@ TEST_CASE("open three: both extensions are open fours, VCF in one move") {
     VcfResult r = s.Vcf(b, kBlack, 100);
     REQUIRE(r.proven_win());
     REQUIRE(r.line.size() == 1);
-    CHECK(Oracle::Of(b).LineWins(kBlack, r.line));
+    CHECK(VcfOracle::Of(b).LineWins(kBlack, r.line));
     // An open four already on the board is two five points: a win in one.
     b = Stones(n, rule, {{4, 2}, {4, 3}, {4, 4}, {4, 5}}, {{0, 0}, {8, 8}, {0, 8}, {8, 0}}, kBlack);
     REQUIRE(FivePoints(b, kBlack) == std::vector<int>{P(n, 4, 1), P(n, 4, 6)});
@@ -371,7 +357,7 @@ TEST_CASE("overline: a five under freestyle, nothing under standard") {
   ThreatSolver s;
   CHECK(s.Vcf(fs, kBlack, 100).proven_win());
   CHECK(s.Vcf(st, kBlack, 100).status == VcfStatus::kNoVcf);
-  CHECK(Oracle::Of(st).Wins(kBlack) == false);
+  CHECK(VcfOracle::Of(st).Wins(kBlack) == false);
 
   // X X . X . X from the edge: filling either gap leaves one completion, and it is an overline.
   x = {{2, 0}, {2, 1}, {2, 3}, {2, 5}};
@@ -407,8 +393,8 @@ TEST_CASE("four-three is a VCF of two moves; four-two is none") {
     REQUIRE(r.proven_win());
     CHECK(r.line.size() == 2);
     CHECK(r.line[0] == P(n, 5, 6));
-    CHECK(Oracle::Of(b).LineWins(kBlack, r.line));
-    CHECK(Oracle::Of(b).Wins(kBlack));
+    CHECK(VcfOracle::Of(b).LineWins(kBlack, r.line));
+    CHECK(VcfOracle::Of(b).Wins(kBlack));
 
     // Without (7,6) the column is only a two: no VCF.
     auto x = FourThreeX();
@@ -416,7 +402,7 @@ TEST_CASE("four-three is a VCF of two moves; four-two is none") {
     Board b2 = Stones(n, rule, x, FourThreeO(), kBlack);
     VcfResult r2 = s.Vcf(b2, kBlack, 10'000);
     CHECK(r2.status == VcfStatus::kNoVcf);
-    CHECK_FALSE(Oracle::Of(b2).Wins(kBlack));
+    CHECK_FALSE(VcfOracle::Of(b2).Wins(kBlack));
   }
 }
 
@@ -433,7 +419,7 @@ TEST_CASE("a block that makes the defender's own four must be answered") {
     Board refuted = Stones(n, rule, x, o, kBlack);
     ThreatSolver s;
     CHECK(s.Vcf(refuted, kBlack, 100'000).status == VcfStatus::kNoVcf);
-    CHECK_FALSE(Oracle::Of(refuted).Wins(kBlack));
+    CHECK_FALSE(VcfOracle::Of(refuted).Wins(kBlack));
 
     // Now (2,9),(3,8) for black: taking (4,7) also makes an open four on the
     // anti-diagonal through (5,6), so the forced answer wins.
@@ -442,8 +428,8 @@ TEST_CASE("a block that makes the defender's own four must be answered") {
     Board answered = Stones(n, rule, x, o, kBlack);
     VcfResult r = s.Vcf(answered, kBlack, 100'000);
     REQUIRE(r.proven_win());
-    CHECK(Oracle::Of(answered).Wins(kBlack));
-    CHECK(Oracle::Of(answered).LineWins(kBlack, r.line));
+    CHECK(VcfOracle::Of(answered).Wins(kBlack));
+    CHECK(VcfOracle::Of(answered).LineWins(kBlack, r.line));
     CHECK(r.line == std::vector<int>{P(n, 5, 6), P(n, 4, 7)});
   }
 }
@@ -463,7 +449,7 @@ TEST_CASE("a defender's five point at the root forces the attacker's first move"
   b = Stones(n, Rule::kFreestyle, x, o, kBlack);
   REQUIRE(FivePoints(b, kWhite) == std::vector<int>{P(n, 9, 5)});
   CHECK(s.Vcf(b, kBlack, 10'000).status == VcfStatus::kNoVcf);
-  CHECK_FALSE(Oracle::Of(b).Wins(kBlack));
+  CHECK_FALSE(VcfOracle::Of(b).Wins(kBlack));
   // White to move: wins at once.
   VcfResult w = s.Vcf(b, kWhite, 10);
   REQUIRE(w.proven_win());

@@ -22,8 +22,10 @@
 #include "common/game/threats.h"
 #include "common/game/vct.h"
 #include "tests/search/solver_positions.h"
+#include "tests/game/game_test_util.h"
 
 using namespace gz;
+using gz::testing::RandomPosition;
 using gz::testing::Picture;
 
 namespace {
@@ -40,7 +42,7 @@ bool HasFivePoint(const Board& b, int8_t c) {
   return false;
 }
 
-struct Oracle {
+struct VctOracle {
   std::unordered_map<std::string, bool> memo;
 
   static std::string Key(const Board& b) {
@@ -117,22 +119,6 @@ struct Oracle {
   }
 };
 
-// Random position: stones alternately at random, skipping any that would end
-// the game, until `empties` points are left.
-Board RandomPosition(std::mt19937_64& rng, int n, Rule rule, int empties) {
-  Board b(n, rule);
-  int misses = 0;
-  while (b.num_points() - b.move_count() > empties && misses < 400) {
-    const int m = static_cast<int>(rng() % (n * n));
-    if (!b.IsLegal(m) || b.MakesFive(m, b.to_move())) {
-      ++misses;
-      continue;
-    }
-    b.Play(m);
-  }
-  return b;
-}
-
 // Random walled arena: two crossing lines of 7-8 points are open, the rest of
 // the board is kBlocked; the side to move gets two stones on each line near
 // the crossing (maybe one more anywhere), the other side 0-3 stones anywhere.
@@ -208,7 +194,7 @@ TEST_CASE("VCT agrees with an exhaustive threat minimax (defender: any move) on 
       for (int8_t a : {kBlack, kWhite}) {
         const Board root = WithToMove(b, a);
         if (root.terminal()) continue;
-        Oracle oracle;
+        VctOracle oracle;
         const bool truth = oracle.Wins(root);
         const VctResult r = solver.Vct(root, a, 1'000'000);
         INFO(RuleName(rule) << " attacker " << int(a) << " status " << VctStatusName(r.status) << " threes "
@@ -267,14 +253,14 @@ TEST_CASE("double three: a VCT with one three, no VCF; forbidden for renju black
     REQUIRE(r.proven_win());
     CHECK(r.threes == 1);
     CHECK(r.line == std::vector<int>{5 * 11 + 5});  // no defence left: a one-move proof
-    CHECK(Oracle().Wins(b));
+    CHECK(VctOracle().Wins(b));
     CheckEveryReplyLoses(s, b, kBlack, r.line.front());
   }
   const Board rj = Picture(Rule::kRenju, kBlack, gz::testing::kDoubleThree);
   REQUIRE_FALSE(rj.IsLegal(5 * 11 + 5));  // a double three
   VctSolver s;
   CHECK(s.Vct(rj, kBlack, 1'000'000).status == VctStatus::kNoVct);
-  CHECK_FALSE(Oracle().Wins(rj));
+  CHECK_FALSE(VctOracle().Wins(rj));
   // Two such points: white cannot stop both; under renju neither is black's.
   for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju}) {
     const Board two = Picture(rule, kBlack, gz::testing::kTwoDoubleThrees);
@@ -289,7 +275,7 @@ TEST_CASE("a double three met by a counter-four is no win") {
     const VctResult r = s.Vct(b, kBlack, 1'000'000);
     INFO(RuleName(rule) << " line size " << r.line.size());
     CHECK(r.status == VctStatus::kNoVct);
-    CHECK_FALSE(Oracle().Wins(b));
+    CHECK_FALSE(VctOracle().Wins(b));
     if (rule == Rule::kRenju) continue;
     // After the double three white's (5,7) is a four that blocks the row: the
     // counter-four is what defends (without white's column it wins, above).

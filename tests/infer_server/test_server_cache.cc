@@ -17,7 +17,7 @@ using namespace gz::testing;
 
 namespace {
 
-bool SameBits(const EvalResult& a, const EvalResult& b) {
+bool SameResultBits(const EvalResult& a, const EvalResult& b) {
   return a.log_policy.size() == b.log_policy.size() && std::memcmp(&a.value, &b.value, sizeof(float)) == 0 &&
          std::memcmp(a.log_policy.data(), b.log_policy.data(), a.log_policy.size() * sizeof(float)) == 0;
 }
@@ -68,8 +68,8 @@ TEST_CASE("cache hits are bit-for-bit the uncached answers; partial hits merge i
   auto local = LocalAnswers(ckpt, ps);
   for (size_t i = 0; i < ps.size(); ++i) {
     INFO("position " << i);
-    CHECK(SameBits(second[i], first[i]));
-    CHECK(SameBits(first[i], reference[i]));
+    CHECK(SameResultBits(second[i], first[i]));
+    CHECK(SameResultBits(first[i], reference[i]));
     CHECK(MaxAbsDiff(second[i], local[i]) < 1e-5);
     CHECK(second[i].model_generation == 1);
   }
@@ -79,12 +79,12 @@ TEST_CASE("cache hits are bit-for-bit the uncached answers; partial hits merge i
   std::vector<Position> mixed = {ps[0], fresh[0], ps[3], fresh[1], fresh[2], ps[5]};
   auto merged = c.Infer(mixed);
   auto fresh_reference = p.Infer(fresh);
-  CHECK(SameBits(merged[0], first[0]));
-  CHECK(SameBits(merged[2], first[3]));
-  CHECK(SameBits(merged[5], first[5]));
-  CHECK(SameBits(merged[1], fresh_reference[0]));
-  CHECK(SameBits(merged[3], fresh_reference[1]));
-  CHECK(SameBits(merged[4], fresh_reference[2]));
+  CHECK(SameResultBits(merged[0], first[0]));
+  CHECK(SameResultBits(merged[2], first[3]));
+  CHECK(SameResultBits(merged[5], first[5]));
+  CHECK(SameResultBits(merged[1], fresh_reference[0]));
+  CHECK(SameResultBits(merged[3], fresh_reference[1]));
+  CHECK(SameResultBits(merged[4], fresh_reference[2]));
 
   nlohmann::json s = FetchStats(sock_cached, 5);
   CHECK(Total(s, "cache_lookups_total") == 18);
@@ -139,7 +139,7 @@ TEST_CASE("after RELOAD the cache never serves the old model's answers", "[serve
   CHECK(Total(FetchStats(sock, 5), "cache_hits_total") == hits_before);  // all missed after the swap
   auto again = c.Infer(ps, &gen);
   CHECK(gen == 2);
-  for (size_t i = 0; i < ps.size(); ++i) CHECK(SameBits(again[i], after[i]));
+  for (size_t i = 0; i < ps.size(); ++i) CHECK(SameResultBits(again[i], after[i]));
   CHECK(Total(FetchStats(sock, 5), "cache_hits_total") == hits_before + 5);
 
   // Requests racing swaps: clients hammer the same positions while the model

@@ -33,7 +33,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-constexpr int64_t kGeneration = 7;
+constexpr int64_t kSessionGeneration = 7;
 
 struct Frame {
   wire::FrameHeader header;
@@ -58,7 +58,7 @@ class SessionRig {
     }
     batcher_ = std::make_unique<Batcher>(s, &stats_, cache_.get());
     batcher_->Start();
-    InstallAndWait(*batcher_, LoadTinyServingModel(dir_, kGeneration));
+    InstallAndWait(*batcher_, LoadTinyServingModel(dir_, kSessionGeneration));
     ServiceSettings ss;
     ss.board_size = kTestBoard;
     ss.rule = Rule::kFreestyle;
@@ -148,7 +148,7 @@ class SessionRig {
 // server is built from, outside the server: all 8 symmetries of every
 // position in one forward, combined.
 std::vector<EvalResult> Reference(const std::string& dir, const std::vector<Position>& positions) {
-  auto model = LoadTinyServingModel(dir, kGeneration);
+  auto model = LoadTinyServingModel(dir, kSessionGeneration);
   const int per = SymmetriesPerPosition(SymmetryMode::kAll8);
   const int rows = per * static_cast<int>(positions.size());
   const size_t pts = static_cast<size_t>(kTestBoard) * kTestBoard;
@@ -184,14 +184,14 @@ TEST_CASE("session: a compatible HELLO is accepted", "[server][session]") {
   REQUIRE(f.header.type == wire::MsgType::kHelloOk);
   CHECK(f.header.request_id == 42);
   wire::HelloOk ok = wire::DecodeHelloOk(f.payload);
-  CHECK(ok.model_generation == kGeneration);
+  CHECK(ok.model_generation == kSessionGeneration);
   CHECK(ok.max_positions == wire::MaxPositionsPerInfer(kTestBoard));
   // The connection stays usable.
   rig.Send(wire::MsgType::kPing, 43, "");
   Frame pong = rig.Read();
   REQUIRE(pong.header.type == wire::MsgType::kPong);
   CHECK(pong.header.request_id == 43);
-  CHECK(wire::DecodeGeneration(pong.payload) == kGeneration);
+  CHECK(wire::DecodeGeneration(pong.payload) == kSessionGeneration);
   CHECK_FALSE(rig.closed_);
 }
 
@@ -230,7 +230,7 @@ TEST_CASE("session: an INFER is answered with what the network says", "[server][
   CHECK(f.header.request_id == 9);
   int64_t gen = -1;
   const std::vector<EvalResult> got = DecodeReply(f, positions.size(), &gen);
-  CHECK(gen == kGeneration);
+  CHECK(gen == kSessionGeneration);
   const std::vector<EvalResult> want = Reference(rig.dir(), positions);
   for (size_t i = 0; i < positions.size(); ++i) {
     CAPTURE(i);
@@ -307,7 +307,7 @@ TEST_CASE("session: pipelined INFERs are answered in request order", "[server][s
     Frame f = rig.Read();
     REQUIRE(f.header.request_id == rid);
     const std::vector<EvalResult> got = DecodeReply(f, sent[rid - 1].size(), &gen);
-    CHECK(gen == kGeneration);
+    CHECK(gen == kSessionGeneration);
     if (rid % 2 == 0) {
       for (size_t i = 0; i < warm.size(); ++i) CHECK(got[i].log_policy == warm_answer[i].log_policy);
     }

@@ -20,10 +20,16 @@ using namespace gz;
 
 namespace {
 
-const std::string kDir = testing::FreshTestDir("match_engine");
+// Made on first use, not at start-up: every ctest entry of tests/match runs
+// this file's static initializers, and a fresh folder made there would be
+// wiped under a test of this file running beside them.
+const std::string& MatchEngineDir() {
+  static const std::string dir = testing::FreshTestDir("match_engine");
+  return dir;
+}
 
 std::string Script(const std::string& name, const std::string& body) {
-  const std::string path = kDir + "/" + name;
+  const std::string path = MatchEngineDir() + "/" + name;
   {
     std::ofstream out(path);
     out << "#!/bin/sh\n" << body;
@@ -56,7 +62,7 @@ done
 
 std::string BaselineBrain() {
   static const std::string settings = [] {
-    std::string p = kDir + "/settings.json";
+    std::string p = MatchEngineDir() + "/settings.json";
     WriteFileAtomic(p, "{}");
     return p;
   }();
@@ -74,7 +80,7 @@ struct Outcome2 {
 Outcome2 PlayBothColours(const std::string& spec, EngineLimits limits = FastLimits()) {
   Config cfg;
   cfg.board.size = 7;
-  EngineMatchPlayer engine(ParseEngineCommand(spec), limits, kDir + "/engines.stderr");
+  EngineMatchPlayer engine(ParseEngineCommand(spec), limits, MatchEngineDir() + "/engines.stderr");
   auto rollout = MakeMatchPlayer("rollout:20", cfg, 20, PlayerOptions{});
   Outcome2 o;
   o.as_black = PlayGame(engine, *rollout, 7, Rule::kFreestyle, Opening{});
@@ -118,7 +124,7 @@ TEST_CASE("pbrain-gomoku-zero as an external engine plays whole refereed games")
 }
 
 TEST_CASE("pbrain-gomoku-zero with a tiny checkpoint as an external engine") {
-  const std::string ckpt = kDir + "/tiny7.ckpt";
+  const std::string ckpt = MatchEngineDir() + "/tiny7.ckpt";
   CreateRandomCheckpoint(ckpt, 7, Rule::kFreestyle, 8, 1, /*seed=*/5, /*iteration=*/2, /*model_generation=*/2);
   const std::string spec = "engine:" + BaselineBrain() + " --weights " + ckpt + " --set inference.device=cpu";
   Outcome2 o = PlayBothColours(spec, EngineLimits{1000, 4000});
@@ -179,17 +185,17 @@ TEST_CASE("engine commands: PATH lookup, settings files with a working folder, e
   }
   CHECK_THROWS_AS(ParseEngineCommand("engine:no-such-brain-in-path"), ConfigError);
   // A settings file: the command relative to its folder, run in that folder.
-  MakeDirs(kDir + "/brain");
+  MakeDirs(MatchEngineDir() + "/brain");
   Script("brain/here.sh", R"(read -r line; if [ -f ./marker ]; then echo OK; else echo ERROR wrong folder; fi
 while read -r line; do case "$line" in END*) exit 0 ;; esac; done
 )");
-  WriteFileAtomic(kDir + "/brain/marker", "x");
-  WriteFileAtomic(kDir + "/brain.json", R"({"command": ["./here.sh"], "dir": "brain", "name": "here"})");
-  EngineCommand cmd = ParseEngineCommand("engine:" + kDir + "/brain.json");
+  WriteFileAtomic(MatchEngineDir() + "/brain/marker", "x");
+  WriteFileAtomic(MatchEngineDir() + "/brain.json", R"({"command": ["./here.sh"], "dir": "brain", "name": "here"})");
+  EngineCommand cmd = ParseEngineCommand("engine:" + MatchEngineDir() + "/brain.json");
   CHECK(cmd.name == "engine:here");
-  CHECK(cmd.dir == kDir + "/brain");
-  CHECK(cmd.argv[0] == kDir + "/brain/here.sh");
+  CHECK(cmd.dir == MatchEngineDir() + "/brain");
+  CHECK(cmd.argv[0] == MatchEngineDir() + "/brain/here.sh");
   CHECK(ProbeEngine(cmd, 7, Rule::kFreestyle) == "");
-  WriteFileAtomic(kDir + "/bad.json", R"({"command": "./here.sh", "colour": 1})");
-  CHECK_THROWS_AS(ParseEngineCommand("engine:" + kDir + "/bad.json"), ConfigError);
+  WriteFileAtomic(MatchEngineDir() + "/bad.json", R"({"command": "./here.sh", "colour": 1})");
+  CHECK_THROWS_AS(ParseEngineCommand("engine:" + MatchEngineDir() + "/bad.json"), ConfigError);
 }

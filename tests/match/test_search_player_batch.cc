@@ -19,12 +19,13 @@
 #include "common/search/simple_evaluators.h"
 #include "match/evaluator_source.h"
 #include "match/search_player.h"
+#include "tests/support/board_points.h"
 
 using namespace gz;
+using gz::testing::P;
 
 namespace {
 
-int P(int n, int r, int c) { return r * n + c; }
 
 // What an EvaluatorSource and a SearchPlayer are made from ("" = the rollout baseline).
 struct PlayerSetup {
@@ -41,7 +42,7 @@ PlayerSetup Settings(int batch, int threads, bool solver = false) {
   return s;
 }
 
-Board Opening(int n) {
+Board OpeningBoard(int n) {
   Board b(n);
   b.Play(P(n, n / 2, n / 2));
   b.Play(P(n, n / 2, n / 2 + 1));
@@ -69,7 +70,7 @@ TEST_CASE("engine batch 1, one thread: the single-leaf search, bit for bit") {
     SearchPlayer player(source, s.config);
     SearchLimits limits;
     limits.max_simulations = 700;
-    const Board b = Opening(9);
+    const Board b = OpeningBoard(9);
     const MoveDecision d = player.ChooseMove(b, limits);
     REQUIRE(d.reason == "search");
     // The same search through Mcts::Search: the engine's parameters (no
@@ -106,7 +107,7 @@ TEST_CASE("engine threads x batch with the rollout baseline: every simulation co
       SearchPlayer player(source, s.config);
       SearchLimits limits;
       limits.max_simulations = 1500;
-      Board b = Opening(11);
+      Board b = OpeningBoard(11);
       for (int move = 0; move < 4; ++move) {
         const MoveDecision d = player.ChooseMove(b, limits);
         REQUIRE(b.IsLegal(d.move));
@@ -139,7 +140,7 @@ TEST_CASE("engine threads with a network: the evaluator is serialised; tree cons
     SearchPlayer player(source, s.config);
     SearchLimits limits;
     limits.max_simulations = 400;
-    Board b = Opening(9);
+    Board b = OpeningBoard(9);
     for (int move = 0; move < 3 && !b.terminal(); ++move) {
       const MoveDecision d = player.ChooseMove(b, limits);
       REQUIRE(b.IsLegal(d.move));

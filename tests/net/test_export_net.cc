@@ -23,9 +23,8 @@
 #include "tests/support/temp_dir.h"
 #include "tools/export_net_lib.h"
 
-// LibTorch (built with glog) defines an aborting CHECK macro; Catch's comes last.
-#undef CHECK
-#include <catch2/catch.hpp>
+// Catch2 after every torch header (the header says why).
+#include "tests/support/catch_after_torch.h"
 
 namespace gz {
 namespace {

@@ -16,13 +16,13 @@
 #include "common/net/net_api.h"
 #include "tests/support/temp_dir.h"
 
-#undef CHECK
-#include <catch2/catch.hpp>
+// Catch2 after every torch header (the header says why).
+#include "tests/support/catch_after_torch.h"
 
 namespace gz {
 namespace {
 
-std::string TmpPath(const std::string& name) { return gz::testing::TestTmpPath("net_heads_" + name); }
+std::string HeadsTmpPath(const std::string& name) { return gz::testing::TestTmpPath("net_heads_" + name); }
 
 // A few fixed positions of `size` (a diagonal run of moves from the centre).
 std::vector<Position> FixedPositions(int size) {
@@ -71,7 +71,7 @@ constexpr double kGoldenWeightedValues = -0.581287481;
 // Golden values taken from the build before the conv variant existed
 // (commit 31b7380): the fc file bytes and outputs must not move.
 TEST_CASE("fc heads: file bytes and outputs are bit-identical to before the conv variant", "[heads]") {
-  const std::string path = TmpPath("golden_fc.gzck");
+  const std::string path = HeadsTmpPath("golden_fc.gzck");
   const CheckpointInfo made =
       CreateRandomCheckpoint(path, 9, Rule::kFreestyle, 8, 2, /*seed=*/1234, /*iteration=*/3, /*generation=*/4);
   CHECK(made.heads == "fc");
@@ -100,7 +100,7 @@ TEST_CASE("fc heads: file bytes and outputs are bit-identical to before the conv
 }
 
 TEST_CASE("conv heads: one checkpoint evaluates 9x9, 15x15 and 22x22", "[heads]") {
-  const std::string path = TmpPath("conv15.gzck");
+  const std::string path = HeadsTmpPath("conv15.gzck");
   const CheckpointInfo made = CreateRandomCheckpoint(path, 15, Rule::kFreestyle, 8, 1, /*seed=*/7, 2, 5, "conv");
   CHECK(made.heads == "conv");
   CHECK(made.format_version == 2);
@@ -147,7 +147,7 @@ TEST_CASE("conv heads: one checkpoint evaluates 9x9, 15x15 and 22x22", "[heads]"
 }
 
 TEST_CASE("fc heads at another size are refused with a clear error", "[heads]") {
-  const std::string path = TmpPath("fc15.gzck");
+  const std::string path = HeadsTmpPath("fc15.gzck");
   CreateRandomCheckpoint(path, 15, Rule::kFreestyle, 8, 1, /*seed=*/7, 2, 5);
   CheckpointExpect expect;
   expect.board_size = 20;
@@ -163,7 +163,7 @@ TEST_CASE("conv heads: save/load round-trips the variant and the weights", "[hea
   CheckpointInfo in;
   in.iteration = 4;
   in.model_generation = 6;
-  const std::string path = TmpPath("roundtrip_conv.gzck");
+  const std::string path = HeadsTmpPath("roundtrip_conv.gzck");
   SaveCheckpoint(path, net, in);
   const CheckpointInfo header = ReadCheckpointInfo(path);
   CHECK(header.heads == "conv");
@@ -177,7 +177,7 @@ TEST_CASE("conv heads: save/load round-trips the variant and the weights", "[hea
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) CHECK(torch::equal(a[i].value(), b[i].value()));
   // Same bytes when saved again.
-  const std::string again = TmpPath("roundtrip_conv2.gzck");
+  const std::string again = HeadsTmpPath("roundtrip_conv2.gzck");
   SaveCheckpoint(again, back, info);
   CHECK(ReadFileOrThrow(path) == ReadFileOrThrow(again));
   // Any size goes through the module directly too.
@@ -248,8 +248,8 @@ std::string JsonOf(const std::string& bytes) {
 }
 
 // The loader's error for `bytes`; with header_refuses, ReadCheckpointInfo must refuse them too.
-std::string LoadError(const std::string& bytes, const std::string& name, bool header_refuses = true) {
-  const std::string path = TmpPath(name);
+std::string HeadsLoadError(const std::string& bytes, const std::string& name, bool header_refuses = true) {
+  const std::string path = HeadsTmpPath(name);
   WriteFileAtomic(path, bytes);
   try {
     LoadCheckpoint(path);
@@ -270,7 +270,7 @@ std::string LoadError(const std::string& bytes, const std::string& name, bool he
 
 TEST_CASE("the heads field: unknown, missing, misplaced or truncated headers are refused naming the problem",
           "[heads]") {
-  const std::string conv_path = TmpPath("field_conv.gzck");
+  const std::string conv_path = HeadsTmpPath("field_conv.gzck");
   CreateRandomCheckpoint(conv_path, 9, Rule::kFreestyle, 4, 1, /*seed=*/9, 1, 1, "conv");
   const std::string conv = ReadFileOrThrow(conv_path);
   const std::string json = JsonOf(conv);
@@ -285,29 +285,29 @@ TEST_CASE("the heads field: unknown, missing, misplaced or truncated headers are
     REQUIRE(at != std::string::npos);
     return j.replace(at, from.size(), to);
   };
-  CHECK_THAT(LoadError(WithHeader(conv, replaced("\"heads\":\"conv\"", "\"heads\":\"transformer\""), 2), "unknown.gzck"),
+  CHECK_THAT(HeadsLoadError(WithHeader(conv, replaced("\"heads\":\"conv\"", "\"heads\":\"transformer\""), 2), "unknown.gzck"),
              Catch::Contains("network heads 'transformer'") && Catch::Contains("does not know"));
-  CHECK_THAT(LoadError(WithHeader(conv, replaced("\"heads\":\"conv\",", ""), 2), "missing.gzck"),
+  CHECK_THAT(HeadsLoadError(WithHeader(conv, replaced("\"heads\":\"conv\",", ""), 2), "missing.gzck"),
              Catch::Contains("lacks field 'heads'"));
-  CHECK_THAT(LoadError(WithHeader(conv, replaced("\"heads\":\"conv\"", "\"heads\":7"), 2), "notstring.gzck"),
+  CHECK_THAT(HeadsLoadError(WithHeader(conv, replaced("\"heads\":\"conv\"", "\"heads\":7"), 2), "notstring.gzck"),
              Catch::Contains("'heads' is not a string"));
-  CHECK_THAT(LoadError(WithHeader(conv, json, 1), "v1heads.gzck"),
+  CHECK_THAT(HeadsLoadError(WithHeader(conv, json, 1), "v1heads.gzck"),
              Catch::Contains("'heads' needs format version 2"));
-  CHECK_THAT(LoadError(WithHeader(conv, json, 4), "v4.gzck"), Catch::Contains("format version 4") &&
+  CHECK_THAT(HeadsLoadError(WithHeader(conv, json, 4), "v4.gzck"), Catch::Contains("format version 4") &&
                                                                    Catch::Contains("reads versions 1 to 3"));
   // A conv header over fc-shaped tensors (or the other way round) names the tensor.
-  const std::string fc_path = TmpPath("field_fc.gzck");
+  const std::string fc_path = HeadsTmpPath("field_fc.gzck");
   CreateRandomCheckpoint(fc_path, 9, Rule::kFreestyle, 4, 1, /*seed=*/9, 1, 1);
   const std::string fc = ReadFileOrThrow(fc_path);
   std::string fc_json = JsonOf(fc);
   fc_json.insert(1, "\"heads\":\"conv\",");
-  CHECK_THAT(LoadError(WithHeader(fc, fc_json, 2), "conv_over_fc.gzck", /*header_refuses=*/false),
+  CHECK_THAT(HeadsLoadError(WithHeader(fc, fc_json, 2), "conv_over_fc.gzck", /*header_refuses=*/false),
              Catch::Contains("4x1 conv-heads on 9x9 architecture"));
   // Truncated inside the header (the heads field cut off) and at every length near it.
   const size_t heads_at = 12 + json.find("\"heads\"");
   for (size_t len : {size_t{3}, size_t{11}, heads_at, heads_at + 5, conv.size() - 1}) {
     INFO("length " << len);
-    CHECK_THAT(LoadError(conv.substr(0, len), "trunc.gzck"), Catch::Contains("truncated"));
+    CHECK_THAT(HeadsLoadError(conv.substr(0, len), "trunc.gzck"), Catch::Contains("truncated"));
   }
 }
 

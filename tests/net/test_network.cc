@@ -16,10 +16,8 @@
 #include "common/game/symmetry.h"
 #include "tests/support/temp_dir.h"
 
-// LibTorch (built with glog) defines an aborting CHECK macro; the Catch
-// header must come after every torch header so that Catch's CHECK is used.
-#undef CHECK
-#include <catch2/catch.hpp>
+// Catch2 after every torch header (the header says why).
+#include "tests/support/catch_after_torch.h"
 
 namespace gz {
 namespace {
@@ -29,7 +27,7 @@ constexpr int kChannels = 8;
 constexpr int kBlocks = 1;
 constexpr int kPoints = kSize * kSize;
 
-std::string TmpPath(const std::string& name) { return gz::testing::TestTmpPath("network_" + name); }
+std::string NetworkTmpPath(const std::string& name) { return gz::testing::TestTmpPath("network_" + name); }
 
 // Positions from short random games (distinct move counts, both colours to move).
 std::vector<Position> RandomPositions(int count, uint32_t seed) {
@@ -53,7 +51,7 @@ torch::Tensor RandomPlanes(int n, uint64_t seed) {
 }
 
 std::string MakeCheckpoint(const std::string& name, uint64_t seed, int64_t generation = 3) {
-  const std::string path = TmpPath(name);
+  const std::string path = NetworkTmpPath(name);
   CreateRandomCheckpoint(path, kSize, Rule::kFreestyle, kChannels, kBlocks, seed, /*iteration=*/5, generation);
   return path;
 }
@@ -269,7 +267,7 @@ TEST_CASE("LoadForward applies expectations", "[network]") {
   expect.board_size = 15;
   CHECK_THROWS_AS(LoadForward(path, "cpu", 1, expect), ModelError);
   CHECK_THROWS_AS(LoadLocalEvaluator(path, "cpu", 1, SymmetryMode::kNone, expect), ModelError);
-  CHECK_THROWS_AS(LoadForward(TmpPath("does-not-exist.gzck"), "cpu", 1), IoError);
+  CHECK_THROWS_AS(LoadForward(NetworkTmpPath("does-not-exist.gzck"), "cpu", 1), IoError);
 }
 
 TEST_CASE("ResolveDevice", "[network]") {

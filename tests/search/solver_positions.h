@@ -7,10 +7,9 @@
 
 #include "common/base/errors.h"
 #include "common/game/board.h"
+#include "tests/support/board_points.h"
 
 namespace gz::testing {
-
-inline int P(int n, int r, int c) { return r * n + c; }
 
 // Rows top to bottom: 'X' black, 'O' white, '.' empty, '#' blocked (a wall,
 // Board::FromStones' kBlocked; spaces ignored).

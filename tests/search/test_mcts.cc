@@ -6,11 +6,12 @@
 #include "common/base/errors.h"
 #include "common/search/mcts.h"
 #include "common/search/simple_evaluators.h"
+#include "tests/support/board_points.h"
 
 using namespace gz;
+using gz::testing::P;
 
 namespace {
-int P(int n, int r, int c) { return r * n + c; }
 Board Play(int n, const std::vector<int>& moves) {
   Board b(n);
   for (int m : moves) b.Play(m);

@@ -27,7 +27,7 @@ namespace {
 // A deterministic evaluator whose priors and values differ from position to
 // position (the uniform evaluator ties everything): both derived from the
 // position's hash.  Stateless, so thread-safe.
-class HashEvaluator : public Evaluator {
+class MixHashEvaluator : public Evaluator {
  public:
   void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override {
     for (size_t i = 0; i < positions.size(); ++i) {
@@ -66,7 +66,7 @@ class CountingEvaluator : public Evaluator {
   std::map<uint64_t, int> seen;
 
  private:
-  HashEvaluator inner_;
+  MixHashEvaluator inner_;
 };
 
 MctsParams Params(int sims) {
@@ -105,7 +105,7 @@ Snapshot Snap(const Mcts& m) {
 std::vector<Snapshot> PlayOut(const MctsParams& p, Board b, int moves, int batch, bool noise) {
   Mcts m(p, 42);
   m.Reset(b);
-  HashEvaluator ev;
+  MixHashEvaluator ev;
   std::vector<Snapshot> out;
   for (int i = 0; i < moves && !m.root_board().terminal(); ++i) {
     if (batch == 0) m.Search(ev, noise);
@@ -174,7 +174,7 @@ TEST_CASE("virtual loss is reverted exactly: the root gets the sum of the backup
   const Board root = Opening(9);
   m.Reset(root);
   m.StartMove(false);
-  HashEvaluator ev;
+  MixHashEvaluator ev;
   Mcts::LeafBatch batch;
   std::vector<EvalResult> results;
   // The first round expands the root only.
@@ -217,7 +217,7 @@ TEST_CASE("no leaf is evaluated twice, in one batch or in two batches pending to
   Mcts m(Params(100000), 5);
   m.Reset(Opening(11));
   m.StartMove(false);
-  HashEvaluator ev;
+  MixHashEvaluator ev;
   Mcts::LeafBatch first, second;
   std::vector<EvalResult> results(1);
   m.SelectLeaves(first, 4);
@@ -270,7 +270,7 @@ TEST_CASE("collisions: a pending root stops the gather; a narrow tree collides a
   CHECK(b.exact() == 0);
   CHECK(m.pending_leaves() == 1);
   CHECK(m.CheckTree() == "");
-  HashEvaluator ev;
+  MixHashEvaluator ev;
   std::vector<EvalResult> results(1);
   ev.Evaluate(a.positions(), results);
   m.ExpandAndBackupBatch(a, results);
@@ -311,7 +311,7 @@ TEST_CASE("a cancelled batch leaves nothing in flight; the search goes on") {
   Mcts m(Params(300), 2);
   m.Reset(Opening(9));
   m.StartMove(false);
-  HashEvaluator ev;
+  MixHashEvaluator ev;
   Mcts::LeafBatch batch;
   std::vector<EvalResult> results(1);
   m.SelectLeaves(batch, 8);
@@ -425,7 +425,7 @@ TEST_CASE("several threads sharing one tree: consistent tree, every simulation c
       Mcts m(p, 9);
       Board b = Opening(11);
       m.Reset(b);
-      HashEvaluator ev;  // stateless: evaluated outside the lock, concurrently
+      MixHashEvaluator ev;  // stateless: evaluated outside the lock, concurrently
       // Keep some of the tree: a first search, then the reply's subtree.
       m.SearchBatched(ev, false, 4);
       std::mt19937_64 rng(1);

@@ -14,10 +14,8 @@
 #include "trainer/net_trainer.h"
 #include "trainer/rank_follower.h"
 
-// LibTorch (built with glog) defines an aborting CHECK macro; the Catch header
-// must come after every torch header so that Catch's CHECK is used.
-#undef CHECK
-#include <catch2/catch.hpp>
+// Catch2 after every torch header (the header says why).
+#include "tests/support/catch_after_torch.h"
 
 using namespace gz;
 using namespace gz::testing;

@@ -7,10 +7,8 @@
 #include "tests/trainer/dp_test_util.h"
 #include "trainer/generation_log.h"
 
-// LibTorch (built with glog) defines an aborting CHECK macro; the Catch header
-// must come after every torch header so that Catch's CHECK is used.
-#undef CHECK
-#include <catch2/catch.hpp>
+// Catch2 after every torch header (the header says why).
+#include "tests/support/catch_after_torch.h"
 
 using namespace gz;
 using namespace gz::testing;

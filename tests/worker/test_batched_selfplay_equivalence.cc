@@ -25,7 +25,7 @@ using namespace gz::testing;
 
 namespace {
 const std::string kBin = GZ_BIN_DIR;
-std::string Fresh(const std::string& name) { return FreshTestDir("batched_selfplay_" + name); }
+std::string FreshBatchedDir(const std::string& name) { return FreshTestDir("batched_selfplay_" + name); }
 const char* kGame = " --set board.size=7 --set mcts.simulations=24 --set selfplay.random_opening_moves=1"
                     " --set inference.symmetry=all8 --set inference.device=cpu";
 
@@ -49,7 +49,7 @@ GameRecord Load(const std::string& dir, int id, int k) {
 }  // namespace
 
 TEST_CASE("local and server (max_batch 1) self-play give identical game files") {
-  std::string root = Fresh("exact");
+  std::string root = FreshBatchedDir("exact");
   std::string ckpt = root + "/net.pt";
   CreateRandomCheckpoint(ckpt, 7, Rule::kFreestyle, 8, 1, 77, 0, 0);
   std::string local = root + "/local", remote = root + "/remote";
@@ -76,7 +76,7 @@ TEST_CASE("local and server (max_batch 1) self-play give identical game files") 
 }
 
 TEST_CASE("server batching across 3 concurrent workers: moves agree, values within float noise") {
-  std::string root = Fresh("batched");
+  std::string root = FreshBatchedDir("batched");
   std::string ckpt = root + "/net.pt";
   CreateRandomCheckpoint(ckpt, 7, Rule::kFreestyle, 8, 1, 78, 0, 0);
   std::string local = root + "/local", remote = root + "/remote";
