@@ -43,7 +43,6 @@ std::string DefaultSettings() {
   return path;
 }
 
-
 // Drives one engine process like a manager and keeps the game state so every
 // move reply can be checked for legality.
 class Manager {
@@ -69,8 +68,8 @@ class Manager {
       started_ = true;
       INFO("no reply in time (eof=" << engine_.eof() << ")");
       REQUIRE(line.has_value());
-      if (StartsWith(*line, "MESSAGE")) {
-        REQUIRE((*line == "MESSAGE" || StartsWith(*line, "MESSAGE ")));
+      if (line->starts_with("MESSAGE")) {
+        REQUIRE((*line == "MESSAGE" || line->starts_with("MESSAGE ")));
         continue;
       }
       last_reply_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - sent_at_).count();
@@ -98,7 +97,7 @@ class Manager {
   void ExpectError(const std::string& line) {
     Send(line);
     INFO("sent: " << line);
-    REQUIRE(StartsWith(Reply(), "ERROR"));
+    REQUIRE(Reply().starts_with("ERROR"));
   }
 
   // Sends a BOARD block: the `stones` ("x,y,field") and DONE.
@@ -112,7 +111,7 @@ class Manager {
     // Protocol commands without an answer (INFO) must not produce output:
     // ABOUT is answered next, so any stray line would show up instead.
     Send("ABOUT");
-    REQUIRE(StartsWith(Reply(), "name=\"gomoku-zero\""));
+    REQUIRE(Reply().starts_with("name=\"gomoku-zero\""));
   }
 
   void NewBoard(int size, Rule rule = Rule::kFreestyle) { board_.emplace(size, rule); }
@@ -171,7 +170,7 @@ TEST_CASE("scripted manager session through every mandatory command") {
     m.ExpectError("TURN 7");  // bad syntax
     m.ExpectError("TURN seven,eight");
     m.Send("FROBNICATE 1 2");
-    REQUIRE(StartsWith(m.Reply(), "UNKNOWN"));
+    REQUIRE(m.Reply().starts_with("UNKNOWN"));
     m.ExpectError("RECTSTART 15,20");
     // Still playing the same game.
     int opp2 = m.board().LegalMoves().front();
@@ -213,11 +212,11 @@ TEST_CASE("scripted manager session through every mandatory command") {
     m.Send("RESTART");
     REQUIRE(m.Reply() == "OK");
     m.SendBoard({"1,1,1", "2,2,1"});  // two own stones, no opponent stone: not our turn
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    REQUIRE(m.Reply().starts_with("ERROR"));
     m.SendBoard({"1,1,7"});  // no such field
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    REQUIRE(m.Reply().starts_with("ERROR"));
     m.SendBoard({"20,1,2"});  // off the board
-    REQUIRE(StartsWith(m.Reply(), "ERROR"));
+    REQUIRE(m.Reply().starts_with("ERROR"));
     // Usable afterwards.
     m.Send("RESTART");
     REQUIRE(m.Reply() == "OK");
@@ -387,13 +386,13 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
     for (;;) {
       auto r = brain.ReadLine(60000ms);
       REQUIRE(r.has_value());
-      if (!StartsWith(*r, "MESSAGE")) return *r;
+      if (!r->starts_with("MESSAGE")) return *r;
     }
   };
   CHECK(reply("START 15") == "OK");
-  CHECK(StartsWith(reply("ABOUT"), "name=\"gomoku-zero\""));
+  CHECK(reply("ABOUT").starts_with("name=\"gomoku-zero\""));
   // The checkpoint was loaded: it plays only 15x15.
-  CHECK(StartsWith(reply("START 9"), "ERROR board size 9 is not supported"));
+  CHECK(reply("START 9").starts_with("ERROR board size 9 is not supported"));
   brain.Write("END\r\n");
   CHECK(brain.WaitExit(10000ms).has_value());
   // A bad checkpoint path is refused by the script.
@@ -445,7 +444,7 @@ TEST_CASE("broken settings: the engine explains the problem instead of crashing"
   engine.WriteLine("START 15");
   auto reply = engine.ReadLine(60000ms);  // first reply: includes process start
   REQUIRE(reply.has_value());
-  REQUIRE(StartsWith(*reply, "ERROR engine settings:"));
+  REQUIRE(reply->starts_with("ERROR engine settings:"));
   REQUIRE(reply->find("max_simulations") != std::string::npos);
   engine.WriteLine("END");
   REQUIRE(engine.WaitExit(10000ms) == std::optional<int>(0));

@@ -12,7 +12,6 @@
 #include "engine/gomocup_session.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
-#include "tests/support/text_checks.h"
 
 using namespace gz;
 using namespace gz::testing;
@@ -21,7 +20,6 @@ using namespace std::chrono_literals;
 namespace {
 
 const std::string kMatchBrain = BinPath("pbrain-gomoku-zero");
-
 
 // The 9x9, 8-channel, 1-block checkpoint shared by the tests here.
 std::string TinyCheckpoint() {
@@ -46,7 +44,7 @@ std::string Reply(ChildProcess& e, std::chrono::milliseconds timeout = 5000ms) {
     auto line = e.ReadLine(timeout);
     INFO("no reply within " << timeout.count() << " ms");
     REQUIRE(line.has_value());
-    if (!StartsWith(*line, "MESSAGE")) return *line;
+    if (!line->starts_with("MESSAGE")) return *line;
   }
 }
 
@@ -79,7 +77,7 @@ TEST_CASE("checkpoint engine: plays only the size it was trained for") {
   e.WriteLine("START 15");
   std::string r = Reply(e, 60000ms);
   INFO(r);
-  REQUIRE(StartsWith(r, "ERROR"));
+  REQUIRE(r.starts_with("ERROR"));
   REQUIRE(r.find("9x9") != std::string::npos);
   e.WriteLine("START 9");
   REQUIRE(Reply(e) == "OK");
@@ -121,7 +119,7 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
   ChildProcess missing({kMatchBrain, "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
   missing.WriteLine("START 9");
   std::string r = Reply(missing, 60000ms);
-  REQUIRE(StartsWith(r, "ERROR cannot load weights"));
+  REQUIRE(r.starts_with("ERROR cannot load weights"));
   EndAndReap(missing);
 }
 

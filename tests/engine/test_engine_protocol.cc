@@ -24,12 +24,10 @@
 #include "tests/support/text_checks.h"
 
 using namespace gz;
-using gz::testing::StartsWith;
 using Clock = std::chrono::steady_clock;
 using gz::testing::RequireContainsAll;
 
 namespace {
-
 
 // The baseline engine's player: default settings (rollout evaluator).
 struct BaselinePlayer {
@@ -74,7 +72,7 @@ struct Harness {
   void ExpectError(const std::string& line) {
     Send(line);
     INFO("sent: " << line);
-    REQUIRE(StartsWith(Answer(), "ERROR"));
+    REQUIRE(Answer().starts_with("ERROR"));
   }
   std::string Answer() const {
     auto a = Answers();
@@ -214,7 +212,7 @@ TEST_CASE("session: START, BEGIN, TURN, errors, UNKNOWN, ABOUT, RESTART, END") {
 
   h.Send("BEGIN");
   REQUIRE(h.out.size() == 2);
-  REQUIRE(StartsWith(h.out[0], "MESSAGE "));
+  REQUIRE(h.out[0].starts_with("MESSAGE "));
   int first = h.AnswerMove();
   REQUIRE(h.session.board()->at(first) == kBlack);
   REQUIRE(h.session.last_decision()->simulations == 300);
@@ -237,7 +235,7 @@ TEST_CASE("session: START, BEGIN, TURN, errors, UNKNOWN, ABOUT, RESTART, END") {
   REQUIRE(h.session.board()->move_count() == 3);
 
   h.Send("SUGGEST");
-  REQUIRE(StartsWith(h.Answer(), "UNKNOWN"));
+  REQUIRE(h.Answer().starts_with("UNKNOWN"));
   h.ExpectError("RECTSTART 9,10");
 
   // TAKEBACK our reply and the opponent's move; the position is as before.
@@ -388,7 +386,7 @@ TEST_CASE("session: SWAP2BOARD answers the three stages from the search's values
   REQUIRE(h.out.empty());
   h.Send("DONE");
   REQUIRE(h.out.size() == 2);
-  CHECK(StartsWith(h.out[0], "MESSAGE swap2:"));
+  CHECK(h.out[0].starts_with("MESSAGE swap2:"));
   {
     std::istringstream is(h.Answer());
     std::vector<std::string> parts{std::istream_iterator<std::string>(is), {}};
@@ -546,7 +544,7 @@ TEST_CASE("a checkpoint that cannot be loaded turns START into ERROR") {
   std::vector<std::string> out;
   session.Handle("START 15", Clock::now(), out);
   REQUIRE(out.size() == 1);
-  REQUIRE(StartsWith(out[0], "ERROR cannot load weights"));
+  REQUIRE(out[0].starts_with("ERROR cannot load weights"));
 }
 
 TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one is refused") {
@@ -569,7 +567,7 @@ TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one
       session.Handle("BEGIN", Clock::now(), out);
       std::vector<std::string> moves;
       for (auto& l : out)
-        if (!StartsWith(l, "MESSAGE")) moves.push_back(l);
+        if (!l.starts_with("MESSAGE")) moves.push_back(l);
       out = moves;
       // Back at the checkpoint's own size and then another again: each START re-targets.
       std::vector<std::string> again;
@@ -604,13 +602,13 @@ TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one
       out.clear();
       session.Handle(line, Clock::now(), out);
       REQUIRE_FALSE(out.empty());
-      CHECK_FALSE(StartsWith(out.back(), "ERROR"));
+      CHECK_FALSE(out.back().starts_with("ERROR"));
     }
     REQUIRE(session.board()->size() == 13);
   }
   run(fc, "START 20", out);
   REQUIRE(out.size() == 1);
-  CHECK(StartsWith(out[0], "ERROR board size 20 is not supported: the checkpoint was trained for 15x15"));
+  CHECK(out[0].starts_with("ERROR board size 20 is not supported: the checkpoint was trained for 15x15"));
   CHECK(out[0].find("fc heads play only that size") != std::string::npos);
   run(fc, "START 15", out);
   REQUIRE(out.size() == 1);

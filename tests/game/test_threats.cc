@@ -116,7 +116,6 @@ struct VcfOracle {
   }
 };
 
-
 Board Stones(int n, Rule rule, const std::vector<std::pair<int, int>>& x, const std::vector<std::pair<int, int>>& o,
              int8_t to_move) {
   std::vector<int8_t> cells(n * n, kEmpty);

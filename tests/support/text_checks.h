@@ -18,7 +18,4 @@ inline void RequireContainsAll(const std::string& text, std::initializer_list<st
   }
 }
 
-// Whether `s` begins with `prefix`.
-inline bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
 }  // namespace gz::testing
