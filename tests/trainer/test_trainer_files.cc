@@ -187,9 +187,9 @@ TEST_CASE("mixed board sizes: a run of sizes {7, 9} takes 7x7 and 9x9 games and 
     c.RememberClosed(1, {"w0_g0.npz", "w0_g1.npz", "w1_g0.npz", "w1_g1.npz", "w2_g0.npz"}, 2);
     SaveGameRecord(RandomGame(7, 1, 96), run.games_for(1) + "/w3_g0.npz");
     SaveGameRecord(RandomGame(13, 1, 95), run.games_for(1) + "/w3_g1.npz");
-    WriteGames(run, 2, 0, 0, 1, 9);
+    WriteGames(run, 2, 0, 0, 4, 9);  // the target: no wait for the stall timeout
     CollectionResult r2 = c.Collect(2, nullptr);
-    CHECK(r2.games.size() == 1);
+    CHECK(r2.games.size() == 4);
     REQUIRE(r2.late_games.size() == 1);
     CHECK(r2.late_games[0].game.record.board_size == 7);
     CHECK(r2.incompatible == 1);
