@@ -113,6 +113,79 @@ void CheckCrc(std::string_view file, const std::string& path) {
                                             << stored << ", computed " << actual << ")");
 }
 
+namespace {
+
+// The network heads: "fc" for format version 1 (which has no such field).
+void ReadHeads(const json& j, uint32_t format_version, const std::string& path, CheckpointInfo* info) {
+  if (format_version == 1) {
+    if (j.contains("heads"))
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' needs format version 2, but the "
+                                              << "file says version 1");
+    info->heads = "fc";
+  } else {
+    const json& heads = Field(j, "heads", path);
+    if (!heads.is_string())
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' is not a string");
+    info->heads = heads.get<std::string>();
+    if (info->heads != "fc" && info->heads != "conv")
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has network heads '" << info->heads
+                                              << "', which this build does not know (it knows fc and conv)");
+  }
+}
+
+// The play settings the net ships with (format version 3 on): strings, kept as
+// written; booleans and numbers, kept as their JSON text.
+void ReadPlaySettings(const json& j, uint32_t format_version, const std::string& path, CheckpointInfo* info) {
+  if (format_version < 3 && j.contains("play"))
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'play' needs format version 3, but the file "
+                                            << "says version " << format_version);
+  if (j.contains("play")) {
+    const json& play = j["play"];
+    if (!play.is_object() || play.size() > 256)
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'play' is not an object of at most 256 "
+                                              << "settings");
+    for (const auto& [key, value] : play.items()) {
+      if (key.empty() || key.size() > 128)
+        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': a play setting has an empty or overlong name");
+      if (value.is_string()) info->play[key] = value.get<std::string>();
+      else if (value.is_boolean() || value.is_number()) info->play[key] = value.dump();
+      else
+        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': play setting '" << key
+                                                << "' is not a boolean, number or string");
+    }
+  }
+}
+
+// One entry of the header's tensor list: its name, a known dtype, at most 8
+// dimensions, each and their product in range.
+CheckpointTensorEntry ReadTensorEntry(const json& t, size_t index, const std::string& path) {
+  CheckpointTensorEntry e;
+  if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("shape") ||
+      !t["shape"].is_array() || !t.contains("dtype") || !t["dtype"].is_string())
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor entry #" << index
+                                            << " lacks a string name, a shape list or a string dtype");
+  e.name = t["name"].get<std::string>();
+  e.dtype = t["dtype"].get<std::string>();
+  DtypeBytes(e.dtype, path);
+  if (t["shape"].size() > 8)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' has too many dimensions");
+  for (const json& d : t["shape"]) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > kMaxDim)
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' has a bad dimension " << d.dump());
+    e.shape.push_back(d.get<int64_t>());
+  }
+  // Eight dims of up to 2^24 could overflow uint64: cap each tensor at 2^34 elements.
+  uint64_t n = 1;
+  for (int64_t d : e.shape) {
+    n *= static_cast<uint64_t>(d);
+    if (n > (uint64_t{1} << 34))
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' is implausibly large");
+  }
+  return e;
+}
+
+}  // namespace
+
 CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const std::string& path,
                                  uint32_t format_version) {
   json j;
@@ -130,38 +203,8 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
                                             << "; this build reads versions " << kCheckpointOldestFormatVersion
                                             << " to " << kCheckpointFormatVersion);
   info.format_version = static_cast<int>(format_version);
-  if (format_version == 1) {
-    if (j.contains("heads"))
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' needs format version 2, but the "
-                                              << "file says version 1");
-    info.heads = "fc";
-  } else {
-    const json& heads = Field(j, "heads", path);
-    if (!heads.is_string())
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' is not a string");
-    info.heads = heads.get<std::string>();
-    if (info.heads != "fc" && info.heads != "conv")
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has network heads '" << info.heads
-                                              << "', which this build does not know (it knows fc and conv)");
-  }
-  if (format_version < 3 && j.contains("play"))
-    GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'play' needs format version 3, but the file "
-                                            << "says version " << format_version);
-  if (j.contains("play")) {
-    const json& play = j["play"];
-    if (!play.is_object() || play.size() > 256)
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'play' is not an object of at most 256 "
-                                              << "settings");
-    for (const auto& [key, value] : play.items()) {
-      if (key.empty() || key.size() > 128)
-        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': a play setting has an empty or overlong name");
-      if (value.is_string()) info.play[key] = value.get<std::string>();
-      else if (value.is_boolean() || value.is_number()) info.play[key] = value.dump();
-      else
-        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': play setting '" << key
-                                                << "' is not a boolean, number or string");
-    }
-  }
+  ReadHeads(j, format_version, path, &info);
+  ReadPlaySettings(j, format_version, path, &info);
   info.encoder_version = static_cast<int>(IntField(j, "encoder_version", 0, 1 << 30, path));
   if (info.encoder_version != kEncoderVersion)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' was made for encoder version " << info.encoder_version
@@ -191,28 +234,7 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'tensors' is not a list of at most "
                                             << kMaxTensors << " entries");
   for (const json& t : tensors) {
-    CheckpointTensorEntry e;
-    if (!t.is_object() || !t.contains("name") || !t["name"].is_string() || !t.contains("shape") ||
-        !t["shape"].is_array() || !t.contains("dtype") || !t["dtype"].is_string())
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor entry #" << h.tensors.size()
-                                              << " lacks a string name, a shape list or a string dtype");
-    e.name = t["name"].get<std::string>();
-    e.dtype = t["dtype"].get<std::string>();
-    DtypeBytes(e.dtype, path);
-    if (t["shape"].size() > 8)
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' has too many dimensions");
-    for (const json& d : t["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > kMaxDim)
-        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' has a bad dimension " << d.dump());
-      e.shape.push_back(d.get<int64_t>());
-    }
-    // Eight dims of up to 2^24 could overflow uint64: cap each tensor at 2^34 elements.
-    uint64_t n = 1;
-    for (int64_t d : e.shape) {
-      n *= static_cast<uint64_t>(d);
-      if (n > (uint64_t{1} << 34))
-        GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor '" << e.name << "' is implausibly large");
-    }
+    CheckpointTensorEntry e = ReadTensorEntry(t, h.tensors.size(), path);
     h.data_bytes += e.Bytes();
     h.tensors.push_back(std::move(e));
   }
