@@ -605,6 +605,11 @@ def self_test():
             check("data record of a missing run raises", False, True)
         except RuntimeError as e:
             check("data record of a missing run names it", "missing" in str(e), True)
+        try:
+            record_command(["--out", os.path.join(tmp, "x.json")])
+            check("record refuses an option where OUT goes", False, True)
+        except SystemExit as e:
+            check("record refuses an option where OUT goes, naming it", "'--out'" in str(e.code), True)
         check("own blocks", own_blocks(run, 2, "rollout"), [{"iterations": [3, 4], "minutes": [4.98, 4.98], "wins": 3,
                                                              "draws": 0, "losses": 1, "score": 0.75, "elo": [12, 12]}])
         bad = [(n, g, w) for n, g, w in checks if g != w]
@@ -617,6 +622,11 @@ def self_test():
 
 
 def record_command(args):
+    if args[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if args[0].startswith("-"):
+        sys.exit("runlib.py: record: the first argument is the experiment's OUT folder, not the option '%s'" % args[0])
     about, out, name = {}, None, "run"
     it = iter(args[1:])
     for a in it:

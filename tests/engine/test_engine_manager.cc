@@ -21,6 +21,7 @@
 #include "common/base/child_process.h"
 #include "common/net/net_api.h"
 #include "engine/gomocup_session.h"
+#include "tests/engine/engine_test_util.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 #include "tests/support/text_checks.h"
@@ -32,16 +33,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const std::string kBrain = BinPath("pbrain-gomoku-zero");
 const std::string kPlay = BinPath("play");
 
-// Settings file with defaults only, so a pbrain-gomoku-zero.json that someone
-// left next to the binary cannot change what is tested.
-std::string DefaultSettings() {
-  std::string path = TestTmpPath("engine_default_settings.json");
-  WriteFileAtomic(path, "{}");
-  return path;
-}
+std::string DefaultSettings() { return DefaultsOnlySettings("engine_default_settings.json"); }
 
 // Drives one engine process like a manager and keeps the game state so every
 // move reply can be checked for legality.
@@ -51,7 +45,7 @@ class Manager {
       : engine_(Args(extra), PipedTestChild(TestTmpPath("engine_manager.stderr"))) {}
 
   static std::vector<std::string> Args(const std::vector<std::string>& extra) {
-    std::vector<std::string> a{kBrain, "--settings", DefaultSettings()};
+    std::vector<std::string> a{EngineBinary(), "--settings", DefaultSettings()};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -375,8 +369,9 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
   const std::string ckpt = dir + "/tiny15.ckpt";
   CreateRandomCheckpoint(ckpt, 15, Rule::kFreestyle, 8, 1, /*seed=*/3, /*iteration=*/1, /*model_generation=*/1);
   const std::string out = dir + "/brain";
-  REQUIRE(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + kBrain + " " + out +
-                      " " + ckpt + " > " + dir + "/script.log 2>&1") == 0);
+  const std::string make_folder =
+      std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + EngineBinary();
+  REQUIRE(ShellStatus(make_folder + " " + out + " " + ckpt + " > " + dir + "/script.log 2>&1") == 0);
   CHECK(std::filesystem::exists(out + "/tiny15.ckpt"));
   CHECK(ReadFileOrThrow(out + "/pbrain-gomoku-zero.json").find("\"weights\": \"tiny15.ckpt\"") != std::string::npos);
   CHECK(ReadFileOrThrow(out + "/README.txt").find("pbrain-gomoku-zero") != std::string::npos);
@@ -396,17 +391,14 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
   brain.Write("END\r\n");
   CHECK(brain.WaitExit(10000ms).has_value());
   // A bad checkpoint path is refused by the script.
-  CHECK(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + kBrain + " " + out +
-                    " /no/such.ckpt > /dev/null 2>&1") != 0);
+  CHECK(ShellStatus(make_folder + " " + out + " /no/such.ckpt > /dev/null 2>&1") != 0);
   // Without a checkpoint: the newest shipped 15x15 freestyle net; --baseline: none.
   const std::string shipped = dir + "/shipped";
-  REQUIRE(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --binary " + kBrain + " " +
-                      shipped + " > " + dir + "/script2.log 2>&1") == 0);
+  REQUIRE(ShellStatus(make_folder + " " + shipped + " > " + dir + "/script2.log 2>&1") == 0);
   const std::string settings = ReadFileOrThrow(shipped + "/pbrain-gomoku-zero.json");
   CHECK_THAT(settings, Catch::Contains("15x15-freestyle"));
   const std::string base = dir + "/baseline";
-  REQUIRE(ShellStatus(std::string(GZ_SOURCE_DIR) + "/tools/make_gomocup_folder.sh --baseline --binary " + kBrain +
-                      " " + base + " > /dev/null 2>&1") == 0);
+  REQUIRE(ShellStatus(make_folder + " --baseline " + base + " > /dev/null 2>&1") == 0);
   CHECK(ReadFileOrThrow(base + "/pbrain-gomoku-zero.json") == "{}\n");
 }
 
@@ -439,7 +431,7 @@ TEST_CASE("end of input ends the engine with status 0") {
 TEST_CASE("broken settings: the engine explains the problem instead of crashing") {
   std::string bad = TestTmpPath("engine_bad_settings.json");
   WriteFileAtomic(bad, R"({"max_simulations": "many"})");
-  ChildProcess engine({kBrain, "--settings", bad}, PipedTestChild(TestTmpPath("engine_manager.stderr")));
+  ChildProcess engine({EngineBinary(), "--settings", bad}, PipedTestChild(TestTmpPath("engine_manager.stderr")));
   engine.WriteLine("INFO timeout_turn 1000");
   engine.WriteLine("START 15");
   auto reply = engine.ReadLine(60000ms);  // first reply: includes process start

@@ -10,6 +10,7 @@
 #include "common/net/net_api.h"
 #include "common/base/child_process.h"
 #include "engine/gomocup_session.h"
+#include "tests/engine/engine_test_util.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 
@@ -18,8 +19,6 @@ using namespace gz::testing;
 using namespace std::chrono_literals;
 
 namespace {
-
-const std::string kMatchBrain = BinPath("pbrain-gomoku-zero");
 
 // The 9x9, 8-channel, 1-block checkpoint shared by the tests here.
 std::string TinyCheckpoint() {
@@ -31,11 +30,7 @@ std::string TinyCheckpoint() {
   return path;
 }
 
-std::string EmptySettings() {
-  std::string p = TestTmpPath("engine_match_settings.json");
-  WriteFileAtomic(p, "{}");
-  return p;
-}
+std::string EmptySettings() { return DefaultsOnlySettings("engine_match_settings.json"); }
 
 // Next non-MESSAGE line within 5 s (60 s for the first reply of a process,
 // which includes starting it and loading LibTorch).
@@ -71,7 +66,7 @@ void EndAndReap(ChildProcess& e) {
 
 TEST_CASE("checkpoint engine: plays only the size it was trained for") {
   const std::string ckpt = TinyCheckpoint();
-  ChildProcess e({kMatchBrain, "--settings", EmptySettings(), "--weights", ckpt, "--set", "inference.device=cpu"},
+  ChildProcess e({EngineBinary(), "--settings", EmptySettings(), "--weights", ckpt, "--set", "inference.device=cpu"},
                  PipedTestChild(TestTmpPath("engine_match.stderr")));
   e.WriteLine("INFO timeout_turn 300");
   e.WriteLine("START 15");
@@ -106,7 +101,7 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
   const std::string settings = (dir / "pbrain-gomoku-zero.json").string();
   WriteFileAtomic(settings, R"({"weights": "net.ckpt", "max_simulations": 64,
                                 "config": {"inference": {"device": "cpu", "symmetry": "none"}}})");
-  ChildProcess e({kMatchBrain, "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
+  ChildProcess e({EngineBinary(), "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
   e.WriteLine("START 9");
   REQUIRE(Reply(e, 60000ms) == "OK");
   e.WriteLine("BEGIN");
@@ -116,7 +111,7 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
 
   // A missing checkpoint: START explains it.
   WriteFileAtomic(settings, R"({"weights": "missing.ckpt"})");
-  ChildProcess missing({kMatchBrain, "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
+  ChildProcess missing({EngineBinary(), "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
   missing.WriteLine("START 9");
   std::string r = Reply(missing, 60000ms);
   REQUIRE(r.starts_with("ERROR cannot load weights"));
@@ -125,10 +120,10 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
 
 TEST_CASE("two engine processes play a full 9x9 game") {
   // Black: the tiny network; white: the rollout baseline.  Short turns.
-  ChildProcess black({kMatchBrain, "--settings", EmptySettings(), "--weights", TinyCheckpoint(), "--set",
+  ChildProcess black({EngineBinary(), "--settings", EmptySettings(), "--weights", TinyCheckpoint(), "--set",
                       "inference.device=cpu", "--set", "inference.symmetry=none"},
                      PipedTestChild(TestTmpPath("engine_match_black.stderr")));
-  ChildProcess white({kMatchBrain, "--settings", EmptySettings(), "--set", "run.seed=5"},
+  ChildProcess white({EngineBinary(), "--settings", EmptySettings(), "--set", "run.seed=5"},
                      PipedTestChild(TestTmpPath("engine_match_white.stderr")));
   ChildProcess* engines[2] = {&black, &white};
   for (ChildProcess* e : engines) {

@@ -13,6 +13,7 @@
 #include "common/net/net_api.h"
 #include "match/engine_player.h"
 #include "match/game.h"
+#include "tests/engine/engine_test_util.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 
@@ -66,7 +67,7 @@ std::string BaselineBrain() {
     WriteFileAtomic(p, "{}");
     return p;
   }();
-  return testing::BinPath("pbrain-gomoku-zero") + " --settings " + settings + " --max-simulations 30";
+  return testing::EngineBinary() + " --settings " + settings + " --max-simulations 30";
 }
 
 EngineLimits FastLimits() { return EngineLimits{300, 700}; }
