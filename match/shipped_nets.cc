@@ -14,9 +14,10 @@ namespace gz {
 namespace fs = std::filesystem;
 
 std::vector<std::string> ShippedNetDirs(const std::string& executable_dir) {
-  // build/bin/<binary> in a checkout; <folder>/<binary> in an engine folder.
+  // build/bin/<binary> in a checkout; <folder>/<binary> in an engine folder;
+  // then the checkout the binary was built from (a build folder elsewhere).
   return {(fs::path(executable_dir) / ".." / ".." / "nets").lexically_normal().string(),
-          (fs::path(executable_dir) / "nets").lexically_normal().string()};
+          (fs::path(executable_dir) / "nets").lexically_normal().string(), GOMOKU_SOURCE_NETS_DIR};
 }
 
 std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule) {

@@ -11,7 +11,8 @@
 namespace gz {
 
 // Where a binary in `executable_dir` looks for them (build/bin/../../nets,
-// then <executable_dir>/nets as in an engine folder).
+// then <executable_dir>/nets as in an engine folder, then the nets/ of the
+// source tree it was built from, for a build folder outside the checkout).
 std::vector<std::string> ShippedNetDirs(const std::string& executable_dir);
 // The newest shipped net (file names end in their date, so the last name in
 // order) of `rule` that plays size x size boards (0: any size), in the first

@@ -161,6 +161,13 @@ TEST_CASE("NewestShippedNet: the last name in order of the rule and size, damage
   CHECK(NewestShippedNet({dir}, 11, "freestyle").empty());
   CHECK(NewestShippedNet({dir + "/none", dir}, 7, "renju") == dir + "/a-7x7-renju-2026-03-01.pt");
   CHECK(NewestShippedNet({dir}, 7, "standard").empty());
+  // A binary outside any checkout or engine folder still finds the checkout's nets.
+  const auto dirs = ShippedNetDirs("/no/such/folder/bin");
+  REQUIRE(dirs.size() == 3);
+  CHECK(dirs[0] == "/no/such/nets");
+  CHECK(dirs[1] == "/no/such/folder/bin/nets");
+  CHECK(fs::equivalent(dirs[2], kNets));
+  CHECK_FALSE(NewestShippedNet(dirs, 15, "freestyle").empty());
 }
 
 TEST_CASE("play without --weights plays the newest shipped net; --weights none the baseline") {
