@@ -15,9 +15,13 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> ShippedNetDirs(const std::string& executable_dir) {
   // build/bin/<binary> in a checkout; <folder>/<binary> in an engine folder;
-  // then the checkout the binary was built from (a build folder elsewhere).
-  return {(fs::path(executable_dir) / ".." / ".." / "nets").lexically_normal().string(),
-          (fs::path(executable_dir) / "nets").lexically_normal().string(), GOMOKU_SOURCE_NETS_DIR};
+  // then the checkout the binary was built from (a build folder elsewhere),
+  // unless that is the first place already.
+  std::vector<std::string> dirs = {(fs::path(executable_dir) / ".." / ".." / "nets").lexically_normal().string(),
+                                   (fs::path(executable_dir) / "nets").lexically_normal().string()};
+  const std::string source_nets = fs::path(GOMOKU_SOURCE_NETS_DIR).lexically_normal().string();
+  if (source_nets != dirs[0]) dirs.push_back(source_nets);
+  return dirs;
 }
 
 std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule) {

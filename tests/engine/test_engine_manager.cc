@@ -35,8 +35,6 @@ namespace {
 
 const std::string kPlay = BinPath("play");
 
-std::string DefaultSettings() { return DefaultsOnlySettings("engine_default_settings.json"); }
-
 // Drives one engine process like a manager and keeps the game state so every
 // move reply can be checked for legality.
 class Manager {
@@ -45,7 +43,7 @@ class Manager {
       : engine_(Args(extra), PipedTestChild(TestTmpPath("engine_manager.stderr"))) {}
 
   static std::vector<std::string> Args(const std::vector<std::string>& extra) {
-    std::vector<std::string> a{EngineBinary(), "--settings", DefaultSettings()};
+    std::vector<std::string> a{EngineBinary(), "--settings", DefaultsOnlySettings()};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -443,7 +441,7 @@ TEST_CASE("broken settings: the engine explains the problem instead of crashing"
 }
 
 TEST_CASE("play binary: a short game from the terminal") {
-  ChildProcess play({kPlay, "--settings", DefaultSettings(), "--size", "9", "--simulations", "50", "--human", "black"},
+  ChildProcess play({kPlay, "--settings", DefaultsOnlySettings(), "--size", "9", "--simulations", "50", "--human", "black"},
                     PipedTestChild(TestTmpPath("engine_play.stderr")));
   play.Write("e5\ne5\nk3\nundo\ne5\nquit\n");
   std::string out = play.ReadAll(120000ms);  // returns when play closes stdout

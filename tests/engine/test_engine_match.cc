@@ -30,8 +30,6 @@ std::string TinyCheckpoint() {
   return path;
 }
 
-std::string EmptySettings() { return DefaultsOnlySettings("engine_match_settings.json"); }
-
 // Next non-MESSAGE line within 5 s (60 s for the first reply of a process,
 // which includes starting it and loading LibTorch).
 std::string Reply(ChildProcess& e, std::chrono::milliseconds timeout = 5000ms) {
@@ -66,7 +64,7 @@ void EndAndReap(ChildProcess& e) {
 
 TEST_CASE("checkpoint engine: plays only the size it was trained for") {
   const std::string ckpt = TinyCheckpoint();
-  ChildProcess e({EngineBinary(), "--settings", EmptySettings(), "--weights", ckpt, "--set", "inference.device=cpu"},
+  ChildProcess e({EngineBinary(), "--settings", DefaultsOnlySettings(), "--weights", ckpt, "--set", "inference.device=cpu"},
                  PipedTestChild(TestTmpPath("engine_match.stderr")));
   e.WriteLine("INFO timeout_turn 300");
   e.WriteLine("START 15");
@@ -120,10 +118,10 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
 
 TEST_CASE("two engine processes play a full 9x9 game") {
   // Black: the tiny network; white: the rollout baseline.  Short turns.
-  ChildProcess black({EngineBinary(), "--settings", EmptySettings(), "--weights", TinyCheckpoint(), "--set",
+  ChildProcess black({EngineBinary(), "--settings", DefaultsOnlySettings(), "--weights", TinyCheckpoint(), "--set",
                       "inference.device=cpu", "--set", "inference.symmetry=none"},
                      PipedTestChild(TestTmpPath("engine_match_black.stderr")));
-  ChildProcess white({EngineBinary(), "--settings", EmptySettings(), "--set", "run.seed=5"},
+  ChildProcess white({EngineBinary(), "--settings", DefaultsOnlySettings(), "--set", "run.seed=5"},
                      PipedTestChild(TestTmpPath("engine_match_white.stderr")));
   ChildProcess* engines[2] = {&black, &white};
   for (ChildProcess* e : engines) {

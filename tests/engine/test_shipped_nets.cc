@@ -168,6 +168,10 @@ TEST_CASE("NewestShippedNet: the last name in order of the rule and size, damage
   CHECK(dirs[1] == "/no/such/folder/bin/nets");
   CHECK(fs::equivalent(dirs[2], kNets));
   CHECK_FALSE(NewestShippedNet(dirs, 15, "freestyle").empty());
+  // Built inside the checkout: its nets/ is looked at once.
+  const auto in_checkout = ShippedNetDirs(std::string(GZ_SOURCE_DIR) + "/build/bin");
+  CHECK(in_checkout.size() == 2);
+  CHECK(fs::equivalent(in_checkout[0], kNets));
 }
 
 TEST_CASE("play without --weights plays the newest shipped net; --weights none the baseline") {

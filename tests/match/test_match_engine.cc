@@ -62,12 +62,7 @@ done
 }
 
 std::string BaselineBrain() {
-  static const std::string settings = [] {
-    std::string p = MatchEngineDir() + "/settings.json";
-    WriteFileAtomic(p, "{}");
-    return p;
-  }();
-  return testing::EngineBinary() + " --settings " + settings + " --max-simulations 30";
+  return testing::EngineBinary() + " --settings " + testing::DefaultsOnlySettings() + " --max-simulations 30";
 }
 
 EngineLimits FastLimits() { return EngineLimits{300, 700}; }
