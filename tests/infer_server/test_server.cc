@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <optional>
 
@@ -373,12 +374,18 @@ TEST_CASE("socket start-up: stale socket, second server, non-socket file, permis
 // a client as uid/gid 65534 (setpriv).  The file modes stop that client with
 // EACCES; a client of that uid that reaches the socket anyway (the test
 // loosens the modes) is refused by the server's SO_PEERCRED policy, and the
-// log names its uid and pid.
+// log names its uid and pid.  Tagged [root]: ctest runs it as its own entry,
+// test_server_other_uid, which reports "ctest-skip: ..." as skipped
+// (tests/infer_server/CMakeLists.txt), so a normal user's run says what it
+// left out instead of failing it or counting it as passed.
 TEST_CASE("socket: another uid gets EACCES; one that reaches the socket is refused (SO_PEERCRED)",
-          "[server][socket][uid]") {
-  if (::geteuid() != 0)
-    FAIL("this test must run as root (CI does): it runs a client as uid 65534 to check the socket's permissions and "
-         "the server's SO_PEERCRED policy; euid is " << ::geteuid());
+          "[server][socket][uid][root]") {
+  if (::geteuid() != 0) {
+    std::cout << "ctest-skip: needs root (CI runs it as root): it runs a client as uid 65534 to check the socket's "
+                 "permissions and the server's SO_PEERCRED policy; euid is "
+              << ::geteuid() << std::endl;
+    return;
+  }
   REQUIRE(FileExists("/usr/bin/setpriv"));
   constexpr uid_t kOther = 65534;
   ShortTempDir tmp;
