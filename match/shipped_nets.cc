@@ -1,6 +1,10 @@
 #include "match/shipped_nets.h"
 
+#if defined(_WIN32)
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <climits>
@@ -46,11 +50,20 @@ std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, con
 }
 
 std::string ExecutableDir() {
+#if defined(_WIN32)
+  // The engine-only Windows build (cmake/engine_only.cmake): the .exe's own path.
+  std::wstring buf(32768, L'\0');
+  const DWORD n = ::GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
+  if (n == 0 || n >= buf.size()) return ".";
+  buf.resize(n);
+  return fs::path(buf).parent_path().string();
+#else
   char buf[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
   if (n <= 0) return ".";
   buf[n] = '\0';
   return fs::path(buf).parent_path().string();
+#endif
 }
 
 }  // namespace gz

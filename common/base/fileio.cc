@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(_WIN32)
+#include <io.h>
+#endif
 
 #include <array>
 #include <atomic>
@@ -15,6 +18,36 @@
 
 namespace gz {
 namespace {
+
+#if defined(_WIN32)
+// Windows (the engine-only build, cmake/engine_only.cmake): files open in
+// binary mode (the C runtime's default text mode would turn CRLF into LF and
+// stop at ^Z in a checkpoint), handles are not inherited, _commit is fsync,
+// and rename does not replace an existing file, so std::filesystem's (which
+// does) is used.  A folder cannot be opened to sync it.
+constexpr int kOpenFlags = O_BINARY | O_NOINHERIT;
+int fsync(int fd) { return ::_commit(fd); }
+int RenameOver(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  std::filesystem::rename(from, to, ec);
+  if (ec) errno = ec.category() == std::generic_category() ? ec.value() : EIO;  // a Win32 code is no errno
+  return ec ? -1 : 0;
+}
+void FsyncDir(const std::string&) {}
+#else
+constexpr int kOpenFlags = O_CLOEXEC;
+int RenameOver(const std::string& from, const std::string& to) { return ::rename(from.c_str(), to.c_str()); }
+
+void FsyncDir(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);  // best effort: the rename itself is already visible
+    ::close(fd);
+  }
+}
+#endif
 
 // Writes all of [p, p+n) or returns the errno of the failing write (0 = ok).
 int WriteAll(int fd, const char* p, size_t n) {
@@ -31,22 +64,12 @@ int WriteAll(int fd, const char* p, size_t n) {
   return 0;
 }
 
-void FsyncDir(const std::string& path) {
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);  // best effort: the rename itself is already visible
-    ::close(fd);
-  }
-}
-
 }  // namespace
 
 void WriteFileAtomic(const std::string& path, std::string_view data) {
   static std::atomic<uint64_t> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | kOpenFlags, 0644);
   if (fd < 0) {
     int e = errno;
     GOMOKU_THROW(IoError, "cannot write '" << path << "': creating its temp file '" << tmp
@@ -60,14 +83,14 @@ void WriteFileAtomic(const std::string& path, std::string_view data) {
                                            << std::strerror(e) << "); the previous file, if any, is unchanged");
   };
   if (int e = WriteAll(fd, data.data(), data.size())) fail("write", e, true);
-  if (::fsync(fd) != 0) fail("fsync", errno, true);
+  if (fsync(fd) != 0) fail("fsync", errno, true);
   if (::close(fd) != 0) fail("close", errno, false);  // NFS and friends report write errors here
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename", errno, false);
+  if (RenameOver(tmp, path) != 0) fail("rename", errno, false);
   FsyncDir(path);
 }
 
 void AppendLine(const std::string& path, std::string_view line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | kOpenFlags, 0644);
   if (fd < 0) {
     int e = errno;
     GOMOKU_THROW(IoError, "cannot append to '" << path << "': open failed: " << std::strerror(e));
@@ -81,7 +104,7 @@ void AppendLine(const std::string& path, std::string_view line) {
   int e = WriteAll(fd, buf.data(), buf.size());
   if (e != 0) {
     step = "write";
-  } else if (::fsync(fd) != 0) {
+  } else if (fsync(fd) != 0) {
     e = errno;
     step = "fsync";
   }
@@ -98,7 +121,7 @@ void AppendLine(const std::string& path, std::string_view line) {
 std::string ReadFileOrThrow(const std::string& path) {
   // POSIX reads: an ifstream "reads" a directory as an empty file and hides
   // EIO in a failbit; here both are errors naming the file.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | kOpenFlags);
   if (fd < 0) {
     int e = errno;
     GOMOKU_THROW(IoError, "cannot open '" << path << "': " << std::strerror(e));

@@ -1,0 +1,48 @@
+# The engine-only flavour (GOMOKU_WITH_TORCH=OFF): the Gomocup engine
+# pbrain-gomoku-zero and the terminal game play, with no LibTorch, Boost or
+# shared library beyond the C library: the Torch-free layers of common/
+# (base, game, data, search, config), the network's native forward
+# (common/net/native/), the engine's player (match/: gomoku_player) and
+# engine/.  Included by the top-level CMakeLists.txt, which then stops.
+#
+#   Linux:   cmake -S . -B build-lite -DGOMOKU_WITH_TORCH=OFF
+#   Windows: cmake -S . -B build-win  -DGOMOKU_WITH_TORCH=OFF \
+#                  -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake
+# tools/make_gomocup_folder.sh --lite / --windows configure and build these
+# (docs/engine.md "Builds without LibTorch").
+#
+# Everything links statically (-static): the Linux binaries need nothing, the
+# Windows .exe no DLL (libstdc++, libgcc and winpthreads are inside).
+set(GOMOKU_ENGINE_ISA "avx2" CACHE STRING "instruction-set baseline of the engine-only build: avx2 | generic")
+set_property(CACHE GOMOKU_ENGINE_ISA PROPERTY STRINGS avx2 generic)
+
+find_package(Threads REQUIRED)
+include(${CMAKE_CURRENT_LIST_DIR}/header_only_deps.cmake)
+
+add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wno-restrict)
+if(GOMOKU_ENGINE_ISA STREQUAL "avx2")
+  # Gomocup guarantees AVX2 on its machines.
+  add_compile_options(-mavx2 -mfma)
+elseif(NOT GOMOKU_ENGINE_ISA STREQUAL "generic")
+  message(FATAL_ERROR "GOMOKU_ENGINE_ISA: unknown value '${GOMOKU_ENGINE_ISA}' (expected avx2 or generic)")
+endif()
+if(WIN32)
+  # The Windows x64 ABI aligns the stack to 16 bytes, and GCC does not realign
+  # it for 32-byte AVX spills: an aligned store (vmovaps/vmovdqa) to such a
+  # slot crashes under Windows and wine (GCC bug 54412).  The assembler turns
+  # every aligned vector move into its unaligned form (binutils >= 2.38), which
+  # is as fast on aligned data; AVX arithmetic with memory operands never
+  # needed alignment.
+  add_compile_options(-Wa,-muse-unaligned-vector-move)
+  # windows.h without the min/max macros and the rarely used parts.
+  add_compile_definitions(NOMINMAX WIN32_LEAN_AND_MEAN _WIN32_WINNT=0x0601)
+endif()
+add_link_options(-static)
+set(CMAKE_POSITION_INDEPENDENT_CODE OFF)
+set(CMAKE_UNITY_BUILD ON)
+
+add_subdirectory(common)
+add_subdirectory(match)
+add_subdirectory(engine)
+message(STATUS "gomoku-zero: engine-only build (no LibTorch), ISA ${GOMOKU_ENGINE_ISA}, "
+               "${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}")
