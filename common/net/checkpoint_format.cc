@@ -317,6 +317,9 @@ CheckpointHeader ReadCheckpointHeader(const std::string& path) {
   return h;
 }
 
+// net_api.h's, here so that it needs no LibTorch (gomoku_net_format).
+CheckpointInfo ReadCheckpointInfo(const std::string& path) { return ReadCheckpointHeader(path).info; }
+
 void CheckImpliedSize(const CheckpointHeader& h, uint64_t file_size, const std::string& path) {
   if (h.ExpectedFileSize() != file_size)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is truncated or has trailing bytes: " << file_size

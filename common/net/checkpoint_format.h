@@ -23,6 +23,10 @@
 //
 // Every function here throws ModelError naming `path` and the problem; none
 // reads past the bytes it is given.  Pure functions, thread-safe.
+//
+// Built in the Torch-free library gomoku_net_format (with play_settings.cc and
+// net_api.h's ReadCheckpointInfo / CheckpointPlaysSize), which gomoku_net links:
+// a build without LibTorch (the native forward, common/net/native/) links it alone.
 #pragma once
 
 #include <cstdint>

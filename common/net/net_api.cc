@@ -23,8 +23,6 @@
 
 namespace gz {
 
-CheckpointInfo ReadCheckpointInfo(const std::string& path) { return ReadCheckpointHeader(path).info; }
-
 namespace {
 
 // A conv net plays `size` when it differs from the size it was made for: the

@@ -1,0 +1,235 @@
+#include "common/net/native/native_forward.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "common/base/errors.h"
+#include "common/game/encoder.h"
+#include "common/net/native/kernels.h"
+#include "common/net/native/native_net.h"
+
+namespace gz {
+namespace {
+
+using native::kVec;
+using native::kWinoPoints;
+
+// Floats of one Winograd buffer (V or M) per chunk of positions: about 256 KB,
+// so a chunk's transformed tiles stay in the L2 cache between the transforms
+// and the 36 products.
+constexpr size_t kChunkFloats = 64 * 1024;
+
+class NativeForward : public BatchForward {
+ public:
+  NativeForward(native::NativeNet net, int size, const native::Kernels& kernels, std::string source)
+      : net_(std::move(net)), k_(kernels), source_(std::move(source)), size_(size) {
+    tiles_side_ = (size_ + 3) / 4;
+    side_ = 4 * tiles_side_ + 2;
+    cp_ = native::PadChannels(net_.info.channels);
+    const size_t per_position = static_cast<size_t>(kWinoPoints) * tiles_side_ * tiles_side_ * std::max(cp_, kVec);
+    chunk_ = static_cast<int>(std::max<size_t>(1, kChunkFloats / per_position));
+  }
+
+  int64_t Forward(const float* planes, int n, float* log_policy, float* value) override;
+  int board_size() const override { return size_; }
+  std::string Describe() const override {
+    std::ostringstream os;
+    os << "native CPU forward (" << k_.name << " kernels, Winograd F(4x4,3x3), 1 thread) of " << source_ << " ("
+       << net_.info.channels << "x" << net_.info.blocks << " " << net_.info.heads << " heads, iteration "
+       << net_.info.iteration << ") on " << size_ << "x" << size_;
+    return os.str();
+  }
+
+ private:
+  size_t Plane() const { return static_cast<size_t>(side_) * side_; }
+  // Grows the buffers to `n` positions; new activation memory is zero (the
+  // padding ring and padded channels are never written afterwards).
+  void Reserve(int n);
+  void Encode(const float* planes, int n);
+  void Conv(const native::Conv3x3& layer, const float* src, float* dst, const float* residual, int n);
+  void FcHeads(int n, float* log_policy, float* value);
+  void ConvHeads(int n, float* log_policy, float* value);
+  void LogSoftmax(int n, const float* logits, size_t row_stride, size_t point_stride, float* out) const;
+  void Value(int n, const float* features, float* value);
+
+  native::NativeNet net_;
+  const native::Kernels& k_;
+  std::string source_;
+  int size_, tiles_side_, side_, cp_, chunk_;
+  int capacity_ = 0;
+  std::vector<float> input_, a_, b_;    // activations [n][Plane()][Cp]
+  std::vector<float> v_, m_;            // Winograd buffers of one chunk
+  std::vector<float> head_, head2_;     // per point head outputs [n][Plane()][8 or 32]
+  std::vector<float> features_, hidden_, logits_, out_;
+};
+
+void NativeForward::Reserve(int n) {
+  if (n <= capacity_) return;
+  capacity_ = n;
+  const size_t plane = Plane();
+  input_.assign(n * plane * kVec, 0.0f);
+  a_.assign(n * plane * cp_, 0.0f);
+  b_.assign(n * plane * cp_, 0.0f);
+  const size_t chunk_tiles = static_cast<size_t>(chunk_) * tiles_side_ * tiles_side_;
+  v_.assign(kWinoPoints * chunk_tiles * std::max(cp_, kVec), 0.0f);
+  m_.assign(kWinoPoints * chunk_tiles * cp_, 0.0f);
+  const int head_width = std::max(net_.policy_conv.n_p, net_.value_conv.n_p);
+  head_.assign(n * plane * head_width, 0.0f);
+  head2_.assign(n * plane * head_width, 0.0f);
+  const size_t points = static_cast<size_t>(size_) * size_;
+  features_.assign(n * std::max<size_t>(2 * points, 2 * native::kConvHeadChannelsNative), 0.0f);
+  hidden_.assign(n * static_cast<size_t>(native::kValueHiddenNative), 0.0f);
+  logits_.assign(n * (points + kVec), 0.0f);
+  out_.assign(n * static_cast<size_t>(kVec), 0.0f);
+}
+
+// NCHW planes -> the padded channels-last layout (interior only).
+void NativeForward::Encode(const float* planes, int n) {
+  const size_t plane = Plane();
+  for (int pos = 0; pos < n; ++pos)
+    for (int c = 0; c < kNumPlanes; ++c)
+      for (int y = 0; y < size_; ++y)
+        for (int x = 0; x < size_; ++x)
+          input_[(pos * plane + static_cast<size_t>(y + 1) * side_ + x + 1) * kVec + c] =
+              planes[((static_cast<size_t>(pos) * kNumPlanes + c) * size_ + y) * size_ + x];
+}
+
+void NativeForward::Conv(const native::Conv3x3& layer, const float* src, float* dst, const float* residual, int n) {
+  const size_t plane = Plane();
+  for (int p0 = 0; p0 < n; p0 += chunk_) {
+    const int np = std::min(chunk_, n - p0);
+    const int tiles = np * tiles_side_ * tiles_side_;
+    k_.winograd_input(src + p0 * plane * layer.cin_p, np, tiles_side_, layer.cin_p, v_.data());
+    for (int xi = 0; xi < kWinoPoints; ++xi)
+      k_.gemm(tiles, layer.cout_p, layer.cin_p, v_.data() + static_cast<size_t>(xi) * tiles * layer.cin_p, layer.cin_p,
+              layer.u.data() + static_cast<size_t>(xi) * layer.cin_p * layer.cout_p, layer.cout_p,
+              m_.data() + static_cast<size_t>(xi) * tiles * layer.cout_p, layer.cout_p, nullptr, false);
+    k_.winograd_output(m_.data(), np, tiles_side_, size_, layer.cout_p, layer.bias.data(),
+                       residual ? residual + p0 * plane * layer.cout_p : nullptr, true, dst + p0 * plane * layer.cout_p);
+  }
+}
+
+// out[pos * points + i] = log_softmax over the points of one position; the
+// logit of point i (row-major y*S+x) is logits[pos*row_stride + index(i)]
+// where index walks the padded plane when point_stride is 0, else i*point_stride.
+void NativeForward::LogSoftmax(int n, const float* logits, size_t row_stride, size_t point_stride, float* out) const {
+  const int points = size_ * size_;
+  std::vector<float> row(points);
+  for (int pos = 0; pos < n; ++pos) {
+    const float* l = logits + pos * row_stride;
+    for (int i = 0; i < points; ++i)
+      row[i] = point_stride ? l[i * point_stride]
+                            : l[(static_cast<size_t>(i / size_ + 1) * side_ + i % size_ + 1) * static_cast<size_t>(kVec)];
+    const float mx = *std::max_element(row.begin(), row.end());
+    double sum = 0;
+    for (float x : row) sum += std::exp(static_cast<double>(x - mx));
+    const float lse = mx + static_cast<float>(std::log(sum));
+    for (int i = 0; i < points; ++i) out[static_cast<size_t>(pos) * points + i] = row[i] - lse;
+  }
+}
+
+// value_fc1 (+ReLU), value_fc2, tanh over features [n][value_fc1.k].
+void NativeForward::Value(int n, const float* features, float* value) {
+  const auto& fc1 = net_.value_fc1;
+  const auto& fc2 = net_.value_fc2;
+  k_.gemm(n, fc1.n_p, fc1.k, features, fc1.k, fc1.w.data(), fc1.n_p, hidden_.data(), fc1.n_p, fc1.bias.data(), true);
+  k_.gemm(n, fc2.n_p, fc2.k, hidden_.data(), fc1.n_p, fc2.w.data(), fc2.n_p, out_.data(), fc2.n_p, fc2.bias.data(),
+          false);
+  for (int pos = 0; pos < n; ++pos) value[pos] = std::tanh(out_[static_cast<size_t>(pos) * fc2.n_p]);
+}
+
+void NativeForward::FcHeads(int n, float* log_policy, float* value) {
+  const size_t plane = Plane();
+  const int points = size_ * size_;
+  const auto& pc = net_.policy_conv;
+  const auto& vc = net_.value_conv;
+  const int rows = static_cast<int>(n * plane);
+  k_.gemm(rows, pc.n_p, pc.k, a_.data(), cp_, pc.w.data(), pc.n_p, head_.data(), pc.n_p, pc.bias.data(), true);
+  k_.gemm(rows, vc.n_p, vc.k, a_.data(), cp_, vc.w.data(), vc.n_p, head2_.data(), vc.n_p, vc.bias.data(), true);
+  // Flatten as LibTorch does ([c][y][x]) for the linear layers.
+  const auto& fc = net_.policy_fc;
+  for (int pos = 0; pos < n; ++pos)
+    for (int i = 0; i < points; ++i) {
+      const size_t at = pos * plane + static_cast<size_t>(i / size_ + 1) * side_ + i % size_ + 1;
+      float* f = features_.data() + static_cast<size_t>(pos) * fc.k;
+      for (int c = 0; c < pc.n; ++c) f[c * points + i] = head_[at * pc.n_p + c];
+    }
+  k_.gemm(n, fc.n_p, fc.k, features_.data(), fc.k, fc.w.data(), fc.n_p, logits_.data(), fc.n_p, fc.bias.data(), false);
+  LogSoftmax(n, logits_.data(), fc.n_p, 1, log_policy);
+  for (int pos = 0; pos < n; ++pos)
+    for (int i = 0; i < points; ++i)
+      features_[static_cast<size_t>(pos) * points + i] =
+          head2_[(pos * plane + static_cast<size_t>(i / size_ + 1) * side_ + i % size_ + 1) * vc.n_p];
+  Value(n, features_.data(), value);
+}
+
+void NativeForward::ConvHeads(int n, float* log_policy, float* value) {
+  const size_t plane = Plane();
+  const auto& pc = net_.policy_conv;
+  const auto& po = net_.policy_out;
+  const auto& vc = net_.value_conv;
+  const int rows = static_cast<int>(n * plane);
+  k_.gemm(rows, pc.n_p, pc.k, a_.data(), cp_, pc.w.data(), pc.n_p, head_.data(), pc.n_p, pc.bias.data(), true);
+  k_.gemm(rows, po.n_p, po.k, head_.data(), pc.n_p, po.w.data(), po.n_p, head2_.data(), po.n_p, nullptr, false);
+  LogSoftmax(n, head2_.data(), plane * po.n_p, 0, log_policy);
+  k_.gemm(rows, vc.n_p, vc.k, a_.data(), cp_, vc.w.data(), vc.n_p, head_.data(), vc.n_p, vc.bias.data(), true);
+  // Mean and max of each channel over the board: [n][2 * channels].
+  const int hc = vc.n;
+  const int width = net_.value_fc1.k;
+  for (int pos = 0; pos < n; ++pos) {
+    float* f = features_.data() + static_cast<size_t>(pos) * width;
+    for (int c = 0; c < hc; ++c) {
+      double sum = 0;
+      float mx = -INFINITY;
+      for (int y = 0; y < size_; ++y)
+        for (int x = 0; x < size_; ++x) {
+          const float h = head_[(pos * plane + static_cast<size_t>(y + 1) * side_ + x + 1) * vc.n_p + c];
+          sum += h;
+          mx = std::max(mx, h);
+        }
+      f[c] = static_cast<float>(sum / (size_ * size_));
+      f[hc + c] = mx;
+    }
+  }
+  Value(n, features_.data(), value);
+}
+
+int64_t NativeForward::Forward(const float* planes, int n, float* log_policy, float* value) {
+  if (n <= 0) return net_.info.model_generation;
+  Reserve(n);
+  Encode(planes, n);
+  Conv(net_.input, input_.data(), a_.data(), nullptr, n);
+  for (size_t i = 0; i + 1 < net_.tower.size(); i += 2) {
+    Conv(net_.tower[i], a_.data(), b_.data(), nullptr, n);
+    Conv(net_.tower[i + 1], b_.data(), a_.data(), a_.data(), n);
+  }
+  if (net_.conv_heads)
+    ConvHeads(n, log_policy, value);
+  else
+    FcHeads(n, log_policy, value);
+  return net_.info.model_generation;
+}
+
+}  // namespace
+
+std::unique_ptr<BatchForward> LoadNativeForwardWith(const std::string& path, const std::string& kernels,
+                                                    const CheckpointExpect& expect, CheckpointInfo* info) {
+  const native::Kernels* table = native::KernelsNamed(kernels);
+  if (!table)
+    GOMOKU_THROW(ConfigError, "native forward: kernels '" << kernels << "' are not available on this CPU or build"
+                                                          << " (avx2 needs AVX2 and FMA; generic always runs)");
+  native::NativeNet net = native::LoadNativeNet(path, expect);
+  const int size = expect.board_size > 0 ? expect.board_size : net.info.board_size;
+  if (info) *info = net.info;
+  return std::make_unique<NativeForward>(std::move(net), size, *table, path);
+}
+
+std::unique_ptr<BatchForward> LoadNativeForward(const std::string& path, const CheckpointExpect& expect,
+                                                CheckpointInfo* info) {
+  return LoadNativeForwardWith(path, native::BestKernels().name, expect, info);
+}
+
+}  // namespace gz

@@ -1,0 +1,40 @@
+// The native CPU forward: the policy/value network of model.h evaluated by the
+// project's own kernels, with no LibTorch, BLAS or OpenMP (library
+// gomoku_net_native; docs/network.md "The native CPU forward").
+//
+// Every net the project trains runs here: fc and conv heads, any board size a
+// net plays, every rule's input planes.  BatchNorm is folded at load; the 3x3
+// convolutions run as Winograd F(4x4, 3x3) products on one thread, in AVX2+FMA
+// kernels where the CPU has them, else the portable ones (kernels.h).  It
+// computes what TorchForward computes to within 1e-4 (tests/net/
+// test_native_forward.cc checks every shipped net and random nets of both heads).
+//
+// Thread-safety: one caller at a time (BatchForward contract); separate
+// forwards are independent.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/net/net_api.h"
+#include "common/search/evaluator.h"
+
+namespace gz {
+
+// The same contract as LoadForward (net_api.h): validates the GZCK header,
+// CRC-32, encoder version, rule and heads, `expect` (board size, channels,
+// blocks) and every tensor's name and shape, throwing ModelError that names
+// the mismatch (IoError when the file cannot be read).  The forward's
+// board_size() is expect.board_size when set (a conv net at another size),
+// else the checkpoint's; *info is the file's header.  Describe() names the
+// kernels used.
+std::unique_ptr<BatchForward> LoadNativeForward(const std::string& path, const CheckpointExpect& expect = {},
+                                                CheckpointInfo* info = nullptr);
+
+// As above with a chosen kernel table ("avx2" | "generic", native/kernels.h),
+// for tests and benchmarks that compare them.  ConfigError when this CPU or
+// build lacks it.
+std::unique_ptr<BatchForward> LoadNativeForwardWith(const std::string& path, const std::string& kernels,
+                                                    const CheckpointExpect& expect = {}, CheckpointInfo* info = nullptr);
+
+}  // namespace gz

@@ -1,0 +1,254 @@
+// Issue 46 section 1: the native CPU forward (common/net/native/) computes what
+// the LibTorch forward computes: every shipped net and random nets of both
+// heads (several sizes, rules and channel counts, BatchNorm statistics made
+// non-trivial so the folding is exercised), 1,000 positions each, policy and
+// value within 1e-4; and a checkpoint that does not match is refused by name.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/base/errors.h"
+#include "common/base/fileio.h"
+#include "common/game/board.h"
+#include "common/game/encoder.h"
+#include "common/net/checkpoint.h"
+#include "common/net/model.h"
+#include "common/net/native/kernels.h"
+#include "common/net/native/native_forward.h"
+#include "common/net/native/native_net.h"
+#include "common/net/net_api.h"
+#include "tests/net/checkpoint_edit.h"
+#include "tests/support/temp_dir.h"
+
+// Catch2 after every torch header (the header says why).
+#include "tests/support/catch_after_torch.h"
+
+namespace gz {
+namespace {
+
+static_assert(native::kValueHiddenNative == kValueHidden);
+static_assert(native::kConvHeadChannelsNative == kConvHeadChannels);
+static_assert(native::kMaxChannelsNative == PolicyValueNetImpl::kMaxChannels);
+static_assert(native::kMaxBlocksNative == PolicyValueNetImpl::kMaxBlocks);
+
+constexpr int kPositions = 1000;
+constexpr float kTolerance = 1e-4f;
+
+std::string NativeTmpPath(const std::string& name) { return gz::testing::TestTmpPath("native_" + name); }
+
+// `count` positions of random games (seeded): every length from the empty
+// board to late middle games, each under a random symmetry.
+std::vector<float> RandomPlanes(int size, Rule rule, int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<float> planes(static_cast<size_t>(count) * PlaneFloats(size));
+  for (int i = 0; i < count; ++i) {
+    Board b(size, rule);
+    const int moves = static_cast<int>(rng() % (size * size * 2 / 3 + 1));
+    for (int m = 0; m < moves && !b.terminal(); ++m) {
+      const std::vector<int> legal = b.LegalMoves();
+      if (legal.empty()) break;
+      b.Play(legal[rng() % legal.size()]);
+    }
+    EncodePosition(b.ToPosition(), static_cast<int>(rng() % 8), planes.data() + static_cast<size_t>(i) * PlaneFloats(size));
+  }
+  return planes;
+}
+
+struct Diff {
+  float policy = 0, value = 0;
+};
+
+// Runs both forwards over `count` positions in batches of varied sizes (1 to
+// 64: the native forward works in chunks of positions) and returns the largest
+// differences.
+Diff Compare(BatchForward& reference, BatchForward& native, Rule rule, int count, uint32_t seed) {
+  const int size = reference.board_size();
+  REQUIRE(native.board_size() == size);
+  const int points = size * size;
+  const std::vector<float> planes = RandomPlanes(size, rule, count, seed);
+  std::vector<float> lp_ref(static_cast<size_t>(count) * points), lp_nat(lp_ref.size());
+  std::vector<float> v_ref(count), v_nat(count);
+  const int batches[] = {1, 7, 64, 3, 16, 33};
+  for (int start = 0, b = 0; start < count; ++b) {
+    const int n = std::min(batches[b % 6], count - start);
+    const float* in = planes.data() + static_cast<size_t>(start) * PlaneFloats(size);
+    reference.Forward(in, n, lp_ref.data() + static_cast<size_t>(start) * points, v_ref.data() + start);
+    native.Forward(in, n, lp_nat.data() + static_cast<size_t>(start) * points, v_nat.data() + start);
+    start += n;
+  }
+  Diff d;
+  for (size_t i = 0; i < lp_ref.size(); ++i) d.policy = std::max(d.policy, std::abs(lp_ref[i] - lp_nat[i]));
+  for (int i = 0; i < count; ++i) d.value = std::max(d.value, std::abs(v_ref[i] - v_nat[i]));
+  return d;
+}
+
+// A random net with BatchNorm statistics and affine terms drawn too (a fresh
+// net's are 0/1, which would leave the folding untested).
+std::string RandomNet(const std::string& name, int size, Rule rule, int channels, int blocks, const std::string& heads,
+                      uint64_t seed) {
+  PolicyValueNet net(size, channels, blocks, ParseNetHeads(heads));
+  net->InitSeeded(seed);
+  {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(seed);
+    for (const auto& m : net->modules(/*include_self=*/false))
+      if (auto* bn = m->as<torch::nn::BatchNorm2d>()) {
+        bn->weight.uniform_(0.5, 1.5);
+        bn->bias.uniform_(-0.2, 0.2);
+        bn->running_mean.uniform_(-0.3, 0.3);
+        bn->running_var.uniform_(0.5, 2.0);
+      }
+  }
+  CheckpointInfo info;
+  info.rule = RuleName(rule);
+  info.heads = heads;
+  info.seed = seed;
+  info.iteration = 3;
+  info.model_generation = 3;
+  const std::string path = NativeTmpPath(name + ".pt");
+  SaveCheckpoint(path, net, info);
+  return path;
+}
+
+void CheckParity(const std::string& path, Rule rule, int play_size, uint32_t seed) {
+  CheckpointExpect expect;
+  expect.board_size = play_size;
+  CheckpointInfo torch_info, native_info;
+  auto reference = LoadForward(path, "cpu", 1, expect, &torch_info);
+  auto native = LoadNativeForward(path, expect, &native_info);
+  CHECK(native_info.board_size == torch_info.board_size);
+  CHECK(native_info.iteration == torch_info.iteration);
+  const Diff d = Compare(*reference, *native, rule, kPositions, seed);
+  INFO(path << " at " << reference->board_size() << "x" << reference->board_size() << ": max |d log-policy| "
+            << d.policy << ", max |d value| " << d.value << "; " << native->Describe());
+  // The figures for docs/benchmarks.md (ctest --output-on-failure -V shows them).
+  std::printf("parity %s at %d: max |d log-policy| %.3g, max |d value| %.3g\n", path.c_str(), reference->board_size(),
+              d.policy, d.value);
+  CHECK(d.policy <= kTolerance);
+  CHECK(d.value <= kTolerance);
+}
+
+}  // namespace
+
+TEST_CASE("native forward: every shipped net matches LibTorch within 1e-4 on 1,000 positions") {
+  const std::string dir = std::string(GZ_SOURCE_DIR) + "/nets";
+  int nets = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".pt") continue;
+    const CheckpointInfo info = ReadCheckpointInfo(entry.path().string());
+    CheckParity(entry.path().string(), ParseRule(info.rule), -1, 100 + nets);
+    ++nets;
+  }
+  CHECK(nets >= 1);
+}
+
+TEST_CASE("native forward: random nets of both heads match LibTorch within 1e-4 on 1,000 positions") {
+  struct Case {
+    const char* name;
+    int size;
+    Rule rule;
+    int channels, blocks;
+    const char* heads;
+    int play_size;  // -1: its own
+  };
+  const Case cases[] = {
+      {"fc15", 15, Rule::kFreestyle, 32, 4, "fc", -1},
+      {"fc9_renju", 9, Rule::kRenju, 12, 2, "fc", -1},      // channels not a multiple of 8
+      {"fc7_standard", 7, Rule::kStandard, 8, 0, "fc", -1},  // no residual block
+      {"conv15", 15, Rule::kFreestyle, 24, 3, "conv", -1},
+      {"conv11_at_13", 11, Rule::kRenju, 16, 2, "conv", 13},  // a conv net at another size
+      {"conv15_at_20", 15, Rule::kStandard, 8, 1, "conv", 20},
+  };
+  uint32_t seed = 1;
+  for (const Case& c : cases) {
+    SECTION(c.name) {
+      const std::string path = RandomNet(c.name, c.size, c.rule, c.channels, c.blocks, c.heads, seed);
+      CheckParity(path, c.rule, c.play_size, 1000 + seed);
+    }
+    ++seed;
+  }
+}
+
+TEST_CASE("native forward: the portable kernels compute what the AVX2 ones do") {
+  const std::string path = RandomNet("kernels", 15, Rule::kFreestyle, 16, 2, "conv", 77);
+  auto generic = LoadNativeForwardWith(path, "generic");
+  if (!native::KernelsNamed("avx2")) {
+    // Without AVX2 the generic table is the one in use, checked against LibTorch above.
+    CHECK(std::string(native::BestKernels().name) == "generic");
+    return;
+  }
+  auto avx2 = LoadNativeForwardWith(path, "avx2");
+  CHECK(generic->Describe().find("generic kernels") != std::string::npos);
+  CHECK(avx2->Describe().find("avx2 kernels") != std::string::npos);
+  const Diff d = Compare(*avx2, *generic, Rule::kFreestyle, 200, 5);
+  CHECK(d.policy <= 1e-5f);
+  CHECK(d.value <= 1e-5f);
+}
+
+TEST_CASE("native forward: a checkpoint that does not match is refused by name") {
+  const std::string path = RandomNet("mismatch", 9, Rule::kFreestyle, 8, 1, "fc", 5);
+  auto message = [&](auto&& load) -> std::string {
+    try {
+      load();
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "(loaded)";
+  };
+  CheckpointExpect wrong_size;
+  wrong_size.board_size = 11;  // an fc net plays its own size only
+  CHECK_THAT(message([&] { LoadNativeForward(path, wrong_size); }), Catch::Contains("board"));
+  CheckpointExpect wrong_channels;
+  wrong_channels.channels = 16;
+  CHECK_THAT(message([&] { LoadNativeForward(path, wrong_channels); }), Catch::Contains("channels"));
+  CheckpointExpect wrong_blocks;
+  wrong_blocks.blocks = 2;
+  CHECK_THAT(message([&] { LoadNativeForward(path, wrong_blocks); }), Catch::Contains("blocks"));
+
+  const std::string bytes = ReadFileOrThrow(path);
+  const uint32_t json_len = gz::testing::JsonLen(bytes);
+  std::string json = bytes.substr(12, json_len);
+  auto edited = [&](const std::string& from, const std::string& to, const std::string& name) {
+    std::string j = json;
+    const size_t at = j.find(from);
+    REQUIRE(at != std::string::npos);
+    j.replace(at, from.size(), to);
+    REQUIRE(j.size() == json.size());  // same length: the offsets stay valid
+    std::string b = bytes;
+    b.replace(12, json_len, j);
+    const std::string p = NativeTmpPath(name + ".pt");
+    WriteFileAtomic(p, gz::testing::WithFixedCrc(b));
+    return p;
+  };
+  // Encoder version, rule, a tensor's shape and name: each named in the error.
+  const std::string bad_encoder = edited("\"encoder_version\":2", "\"encoder_version\":9", "bad_encoder");
+  CHECK_THAT(message([&] { LoadNativeForward(bad_encoder); }), Catch::Contains("encoder"));
+  const std::string bad_rule = edited("\"rule\":\"freestyle\"", "\"rule\":\"freestylX\"", "bad_rule");
+  CHECK_THAT(message([&] { LoadNativeForward(bad_rule); }), Catch::Contains("freestylX"));
+  const std::string bad_shape = edited("\"shape\":[8,5,3,3]", "\"shape\":[8,3,5,3]", "bad_shape");
+  const std::string shape_error = message([&] { LoadNativeForward(bad_shape); });
+  CHECK_THAT(shape_error, Catch::Contains("input_conv.weight"));
+  CHECK_THAT(shape_error, Catch::Contains("[8,3,5,3]"));
+  const std::string bad_name = edited("\"value_fc1.bias\"", "\"value_fc1.bixs\"", "bad_name");
+  CHECK_THAT(message([&] { LoadNativeForward(bad_name); }), Catch::Contains("value_fc1.bixs"));
+  // A damaged byte in the weights: the CRC names it.
+  std::string damaged = bytes;
+  damaged[damaged.size() - 40] ^= 0x5a;
+  const std::string bad_crc = NativeTmpPath("bad_crc.pt");
+  WriteFileAtomic(bad_crc, damaged);
+  CHECK_THAT(message([&] { LoadNativeForward(bad_crc); }), Catch::Contains("CRC"));
+  // NaN weights are refused like LoadCheckpoint refuses them.
+  std::string nan_file = bytes;
+  const float nan = std::nanf("");
+  std::memcpy(nan_file.data() + 12 + json_len + 4, &nan, 4);  // input_conv.weight[1]
+  const std::string bad_nan = NativeTmpPath("bad_nan.pt");
+  WriteFileAtomic(bad_nan, gz::testing::WithFixedCrc(nan_file));
+  CHECK_THAT(message([&] { LoadNativeForward(bad_nan); }), Catch::Contains("NaN"));
+}
+
+}  // namespace gz
