@@ -178,7 +178,7 @@ int EvalLoop::Run() {
 
 std::unique_ptr<MatchPlayer> EvalLoop::Opponent(const std::string& entry, int64_t it, std::string* name) {
   const uint64_t seed = cfg_.run.seed * 7919 + 17;
-  if (StartsWith(entry, "rollout:")) {
+  if (StartsWith(entry, "rollout:") || StartsWith(entry, "classical:")) {
     *name = entry;
     return MakeMatchPlayer(entry, cfg_, cfg_.eval.simulations, Options(seed));
   }

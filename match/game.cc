@@ -118,6 +118,9 @@ std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Conf
     return std::make_unique<SearchMatchPlayer>(spec, std::make_unique<RolloutEvaluator>(cfg.rule(), 1, options.seed),
                                                ParsePositive(spec, rest), cfg.mcts, options.seed);
   }
+  if (kind == "classical") {
+    return std::make_unique<ClassicalMatchPlayer>(spec, ParsePositive(spec, rest));
+  }
   if (kind == "uniform") {
     return std::make_unique<SearchMatchPlayer>(spec, std::make_unique<UniformEvaluator>(), ParsePositive(spec, rest),
                                                cfg.mcts, options.seed);
@@ -138,7 +141,7 @@ std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Conf
     return std::make_unique<EngineMatchPlayer>(ParseEngineCommand(spec), options.engine, options.engine_stderr);
   }
   GOMOKU_THROW(ConfigError, "player spec '" << spec << "': unknown kind '" << kind
-                                            << "' (net, rollout, uniform, engine)");
+                                            << "' (net, rollout, classical, uniform, engine)");
 }
 
 }  // namespace gz

@@ -1,5 +1,5 @@
 // One refereed game between two MatchPlayers, and how players are made from
-// specs (net:PATH[:SIMS], rollout:P, uniform:N, engine:COMMAND).
+// specs (net:PATH[:SIMS], rollout:P, classical:N, uniform:N, engine:COMMAND).
 //
 // The referee is our rules code (common/game/board.h): it places the opening,
 // asks the side to move for a move, rejects an illegal one (that player

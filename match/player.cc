@@ -35,4 +35,17 @@ MoveReply SearchMatchPlayer::Move(const Board& board, const std::vector<int>& hi
   return r;
 }
 
+ClassicalMatchPlayer::ClassicalMatchPlayer(std::string name, int64_t node_limit)
+    : MatchPlayer(std::move(name)), search_(ClassicalOptions{node_limit}) {}
+
+MoveReply ClassicalMatchPlayer::Move(const Board& board, const std::vector<int>& /*history*/) {
+  const ClassicalResult r = search_.Search(board);
+  total_nodes_ += r.nodes;
+  total_solver_nodes_ += r.solver_nodes;
+  ++moves_;
+  MoveReply reply;
+  reply.move = r.move;
+  return reply;
+}
+
 }  // namespace gz

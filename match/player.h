@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/game/board.h"
+#include "common/search/classical.h"
 #include "common/search/evaluator.h"
 #include "common/search/mcts.h"
 
@@ -70,6 +71,26 @@ class SearchMatchPlayer : public MatchPlayer {
   std::unique_ptr<Evaluator> evaluator_;
   MctsParams params_;
   uint64_t seed_;
+};
+
+// `classical:N`: the classical alpha-beta player (common/search/classical.h)
+// with N alpha-beta nodes a move, no net.  Deterministic: the move depends
+// only on the position and N.
+class ClassicalMatchPlayer : public MatchPlayer {
+ public:
+  ClassicalMatchPlayer(std::string name, int64_t node_limit);
+  std::optional<Forfeit> NewGame(int size, Rule rule) override { return std::nullopt; }
+  MoveReply Move(const Board& board, const std::vector<int>& history) override;
+  // Totals over every move played so far (nodes/s for the reports).
+  int64_t total_nodes() const { return total_nodes_; }
+  int64_t total_solver_nodes() const { return total_solver_nodes_; }
+  int64_t moves() const { return moves_; }
+
+ private:
+  ClassicalSearch search_;
+  int64_t total_nodes_ = 0;
+  int64_t total_solver_nodes_ = 0;
+  int64_t moves_ = 0;
 };
 
 }  // namespace gz

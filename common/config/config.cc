@@ -179,8 +179,8 @@ std::pair<int, double> ParseSizeShare(const std::string& s) {
   return {size, weight};
 }
 
-// An opponent of the evaluator's ladder: rollout:P, checkpoint:N, previous:K
-// (P, K >= 1, N >= 0) or engine:COMMAND.  Whether a checkpoint exists or an
+// An opponent of the evaluator's ladder: rollout:P, classical:N, checkpoint:N,
+// previous:K (P, K >= 1, N >= 0; classical's N >= 1) or engine:COMMAND.  Whether a checkpoint exists or an
 // engine starts is checked by the evaluator at start, where the run is known.
 void CheckLadderEntry(const std::string& s) {
   auto colon = s.find(':');
@@ -193,9 +193,9 @@ void CheckLadderEntry(const std::string& s) {
     if (arg.empty()) GOMOKU_THROW(ConfigError, "net: needs a checkpoint path (net:PATH or net:PATH:SIMS)");
     return;
   }
-  if (kind != "rollout" && kind != "checkpoint" && kind != "previous")
+  if (kind != "rollout" && kind != "classical" && kind != "checkpoint" && kind != "previous")
     GOMOKU_THROW(ConfigError, "unknown opponent kind '" << kind
-                                  << "' (rollout:P, checkpoint:N, previous:K, net:PATH, engine:COMMAND)");
+                                  << "' (rollout:P, classical:N, checkpoint:N, previous:K, net:PATH, engine:COMMAND)");
   char* end = nullptr;
   long long n = arg.empty() ? -1 : std::strtoll(arg.c_str(), &end, 10);
   if (arg.empty() || *end != '\0' || n < (kind == "checkpoint" ? 0 : 1) || n > 100000000)
@@ -407,7 +407,7 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "eval.simulations", "simulations of the net under test (no noise)", &c.eval.simulations, 1, 1000000);
   AddInt(r, "eval.threads", "intra-op threads of the evaluator", &c.eval.threads, 1, 256);
   AddInt(r, "eval.nice", "the evaluator's scheduling priority increment", &c.eval.nice, 0, 19);
-  AddStringList(r, "eval.ladder", "opponents: rollout:P, checkpoint:N, previous:K, net:PATH[:SIMS] (a fixed net, e.g. a reference net), engine:COMMAND (a list, or one comma-separated string)",
+  AddStringList(r, "eval.ladder", "opponents: rollout:P, classical:N (the classical alpha-beta player, N nodes a move), checkpoint:N, previous:K, net:PATH[:SIMS] (a fixed net, e.g. a reference net), engine:COMMAND (a list, or one comma-separated string)",
                 &c.eval.ladder, CheckLadderEntry);
   AddString(r, "eval.anchor", "the player whose Elo is 0", &c.eval.anchor, {}, CheckLadderEntry);
   AddInt(r, "eval.engine_turn_ms", "timeout_turn sent to engine: opponents", &c.eval.engine_turn_ms, 1, 3600000);

@@ -1,0 +1,160 @@
+// The classical player's search (common/search/classical.h): wins in one,
+// blocks, a VCF it proves, renju forbidden points, the node limit and
+// determinism.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "common/base/errors.h"
+#include "common/game/renju.h"
+#include "common/game/threats.h"
+#include "common/search/classical.h"
+#include "tests/search/solver_positions.h"
+#include "tests/support/board_points.h"
+
+using namespace gz;
+using gz::testing::P;
+using gz::testing::Picture;
+
+namespace {
+
+ClassicalResult ClassicalMove(const Board& b, int64_t nodes) {
+  ClassicalSearch s(ClassicalOptions{nodes});
+  return s.Search(b);
+}
+
+// Random mid-game positions: `plies` moves drawn near the centre (a fixed
+// LCG, so every run sees the same positions); terminal ones skipped.
+std::vector<Board> ClassicalRandomPositions(Rule rule, int count, int plies, uint64_t seed) {
+  std::vector<Board> out;
+  uint64_t x = seed;
+  while (static_cast<int>(out.size()) < count) {
+    Board b(15, rule);
+    for (int i = 0; i < plies && !b.terminal(); ++i) {
+      for (int tries = 0; tries < 100; ++tries) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        const int r = 3 + static_cast<int>((x >> 33) % 9), c = 3 + static_cast<int>((x >> 45) % 9);
+        if (b.IsLegal(P(15, r, c))) {
+          b.Play(P(15, r, c));
+          break;
+        }
+      }
+    }
+    if (!b.terminal()) out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("classical: takes a win in one, at every node limit") {
+  // Black X X X X . on row 7 (closed at the left by white), white to move
+  // elsewhere played; black to move wins at (7,8).
+  Board b(15);
+  for (int m : {P(15, 7, 4), P(15, 7, 3), P(15, 7, 5), P(15, 0, 0), P(15, 7, 6), P(15, 0, 14), P(15, 7, 7),
+                P(15, 14, 0)})
+    b.Play(m);
+  REQUIRE(b.to_move() == kBlack);
+  for (int64_t n : {1, 10, 1000}) {
+    const ClassicalResult r = ClassicalMove(b, n);
+    CHECK(r.move == P(15, 7, 8));
+    CHECK(r.score > kClassicWinScore / 2);
+  }
+}
+
+TEST_CASE("classical: blocks a four, and stops an open three from becoming an open four") {
+  // White has a closed four O O O O on row 7 (black at its left end): black must block (7,9).
+  Board b(15);
+  for (int m : {P(15, 7, 4), P(15, 7, 5), P(15, 3, 3), P(15, 7, 6), P(15, 3, 11), P(15, 7, 7), P(15, 11, 3),
+                P(15, 7, 8)})
+    b.Play(m);
+  REQUIRE(b.to_move() == kBlack);
+  for (int64_t n : {1, 100, 1000}) CHECK(ClassicalMove(b, n).move == P(15, 7, 9));
+
+  // White's open three . . O O O . . on row 7, black to move with nothing of its own:
+  // after black's move white must have no VCF (the open four is stopped).
+  Board t(15);
+  for (int m : {P(15, 2, 2), P(15, 7, 6), P(15, 12, 12), P(15, 7, 7), P(15, 2, 12), P(15, 7, 8)}) t.Play(m);
+  REQUIRE(t.to_move() == kBlack);
+  for (int64_t n : {10, 1000}) {
+    const ClassicalResult r = ClassicalMove(t, n);
+    Board after = t;
+    after.Play(r.move);
+    ThreatSolver solver;
+    CHECK(solver.Vcf(after, kWhite, 100000).status == VcfStatus::kNoVcf);
+  }
+}
+
+TEST_CASE("classical: plays a VCF it can prove, and the line still wins after the forced reply") {
+  const Board b = Picture(Rule::kFreestyle, kBlack, gz::testing::kFourThree);
+  ThreatSolver check;
+  REQUIRE(check.Vcf(b, kBlack, 100000).proven_win());
+  const ClassicalResult r = ClassicalMove(b, 1000);
+  CHECK(r.reason == "vcf");
+  CHECK(r.score > kClassicWinScore / 2);
+  // The move is a four (white's only reply is the block), after which black still has a VCF.
+  Board after = b;
+  after.Play(r.move);
+  const std::vector<int> fives = FivePoints(after, kBlack);
+  REQUIRE(fives.size() == 1);
+  after.Play(fives[0]);
+  CHECK(check.Vcf(after, kBlack, 100000).proven_win());
+}
+
+TEST_CASE("classical: black never plays a renju forbidden point, even the one a freestyle search wants") {
+  // Black's double three at (7,7): X X . on row 7 and the column above; under
+  // freestyle it is a winning threat, under renju it is forbidden.
+  const std::vector<int> stones = {P(15, 7, 5), P(15, 0, 0), P(15, 7, 6), P(15, 0, 14), P(15, 5, 7), P(15, 14, 0),
+                                   P(15, 6, 7), P(15, 14, 14)};
+  Board renju(15, Rule::kRenju);
+  for (int m : stones) renju.Play(m);
+  REQUIRE(renju.to_move() == kBlack);
+  REQUIRE(IsForbiddenForBlack(renju, P(15, 7, 7)));
+  for (int64_t n : {1, 100, 3000}) {
+    const ClassicalResult r = ClassicalMove(renju, n);
+    CHECK(r.move != P(15, 7, 7));
+    CHECK(renju.IsLegal(r.move));
+  }
+  // Random renju middle games: every answer is legal for the side to move.
+  for (const Board& p : ClassicalRandomPositions(Rule::kRenju, 30, 14, 7)) {
+    const ClassicalResult r = ClassicalMove(p, 300);
+    CHECK(p.IsLegal(r.move));
+  }
+}
+
+TEST_CASE("classical: the node limit holds and the move is legal at every limit") {
+  for (const Board& p : ClassicalRandomPositions(Rule::kFreestyle, 20, 12, 3)) {
+    for (int64_t n : {1, 7, 100, 2000}) {
+      const ClassicalResult r = ClassicalMove(p, n);
+      CHECK(r.nodes <= n);
+      CHECK(p.IsLegal(r.move));
+    }
+  }
+  // More nodes search deeper on a quiet position.
+  Board quiet(15);
+  for (int m : {P(15, 7, 7), P(15, 7, 8), P(15, 8, 7)}) quiet.Play(m);
+  const ClassicalResult small = ClassicalMove(quiet, 100), big = ClassicalMove(quiet, 20000);
+  CHECK(big.depth > small.depth);
+  CHECK(big.nodes > small.nodes);
+  CHECK_THROWS_AS(ClassicalSearch(ClassicalOptions{0}), ConfigError);
+  Board over(15);
+  for (int m : {P(15, 0, 0), P(15, 1, 0), P(15, 0, 1), P(15, 1, 1), P(15, 0, 2), P(15, 1, 2), P(15, 0, 3),
+                P(15, 1, 3), P(15, 0, 4)})
+    over.Play(m);
+  REQUIRE(over.terminal());
+  CHECK_THROWS_AS(ClassicalMove(over, 10), RulesError);
+}
+
+TEST_CASE("classical: deterministic for a position and a node limit, whatever was searched before") {
+  const std::vector<Board> positions = ClassicalRandomPositions(Rule::kFreestyle, 10, 10, 11);
+  ClassicalSearch reused(ClassicalOptions{1500});
+  for (const Board& p : positions) {
+    const ClassicalResult a = ClassicalMove(p, 1500);
+    const ClassicalResult b = reused.Search(p);
+    CHECK(a.move == b.move);
+    CHECK(a.score == b.score);
+    CHECK(a.nodes == b.nodes);
+    CHECK(a.pv == b.pv);
+  }
+}
