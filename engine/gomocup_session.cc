@@ -7,8 +7,12 @@
 #include <cmath>
 #include <sstream>
 
+#include <thread>
+
 #include "common/base/errors.h"
 #include "common/game/renju.h"
+#include "engine/analysis_report.h"
+#include "engine/yixin_output.h"
 
 namespace gz {
 namespace {
@@ -72,7 +76,7 @@ std::string FormatCoordinates(int move, int size) {
 }
 
 GomocupSession::GomocupSession(EvaluatorSource& source, SearchPlayer& player, int max_simulations)
-    : source_(source), player_(player), max_simulations_(max_simulations) {}
+    : source_(source), player_(player), max_simulations_(max_simulations), default_max_simulations_(max_simulations) {}
 
 bool GomocupSession::Handle(const std::string& raw, std::chrono::steady_clock::time_point received,
                             std::vector<std::string>& replies) {
@@ -83,6 +87,8 @@ bool GomocupSession::Handle(const std::string& raw, std::chrono::steady_clock::t
     // (and the manager informed) if something unexpected throws.
     spdlog::error("engine: command '{}' failed: {}", raw, e.what());
     in_board_block_ = false;
+    in_swap2_block_ = false;
+    in_yxblock_block_ = false;
     replies.push_back("ERROR " + OneLine(e.what()));
     return true;
   }
@@ -98,8 +104,19 @@ bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock:
   if (command == "END") return false;
 
   if (in_board_block_) {
-    if (command == "DONE") BoardDone(received, replies);
-    else BoardLine(line);
+    if (command != "DONE") BoardLine(line);
+    else if (block_command_ == "YXBOARD") YxBoardDone(replies);
+    else BoardDone(received, replies);
+    return true;
+  }
+  if (in_yxblock_block_) {
+    if (command == "DONE") {
+      YxBlockDone(replies);
+    } else if (board_error_.empty()) {
+      const int point = ParsePoint(line, &board_error_);
+      if (point == kNoMove) board_error_ = "YXBLOCK: " + board_error_;
+      else yxblock_points_.push_back(point);
+    }
     return true;
   }
   if (in_swap2_block_) {
@@ -130,6 +147,7 @@ bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock:
     // The block is consumed up to DONE even without a game, so its stone
     // lines are not taken for commands; the error is the one reply at DONE.
     in_board_block_ = true;
+    block_command_ = "BOARD";
     board_stones_.clear();
     board_error_ = board_ ? "" : "no game started; send START first";
   } else if (command == "SWAP2BOARD") {
@@ -145,15 +163,94 @@ bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock:
     os << "name=\"" << kEngineName << "\", version=\"" << kEngineVersion << "\", author=\"" << kEngineAuthor
        << "\", country=\"" << kEngineCountry << "\"";
     replies.push_back(os.str());
+  } else if (command.rfind("YX", 0) == 0) {
+    Yixin(command, args, received, replies);
   } else {
     replies.push_back("UNKNOWN command '" + OneLine(command) + "' is not supported");
   }
   return true;
 }
 
+void GomocupSession::Yixin(const std::string& command, const std::string& args,
+                           std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
+  auto no_args = [&] {
+    if (args.empty()) return true;
+    replies.push_back("ERROR " + command + ": takes no arguments, got '" + OneLine(args) + "'");
+    return false;
+  };
+  if (command == "YXSHOWINFO") {
+    if (!no_args()) return;
+    yixin_ = true;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    replies.push_back("MESSAGE INFO MAX_THREAD_NUM " + std::to_string(cores));
+    // Yixin-Board's hash slider; INFO hash_size is ignored (the tree follows max_memory).
+    replies.push_back("MESSAGE INFO MAX_HASH_SIZE 20");
+  } else if (command == "YXBOARD" || command == "YXBLOCK") {
+    // The block is read up to DONE whatever is wrong, so its lines are not
+    // taken for commands; the error is the one reply, at DONE.
+    (command == "YXBOARD" ? in_board_block_ : in_yxblock_block_) = true;
+    block_command_ = command;
+    board_stones_.clear();
+    yxblock_points_.clear();
+    board_error_ = !args.empty() ? command + ": takes no arguments, got '" + OneLine(args) + "'"
+                   : board_ ? ""
+                            : command + ": no game started; send START first";
+  } else if (command == "YXBLOCKRESET") {
+    if (no_args()) blocked_.clear();
+  } else if (command == "YXSTOP") {
+    // The reader raised the interrupt when the line arrived (a running search
+    // has already answered); lowered here so the next search runs.
+    if (interrupt_) interrupt_->store(false);
+  } else if (command == "YXHASHCLEAR") {
+    if (no_args()) player_.ClearTree();
+  } else if (command == "YXSHOWFORBID") {
+    if (!no_args()) return;
+    if (!board_) replies.push_back("ERROR YXSHOWFORBID: no game started; send START first");
+    else ShowForbid(replies);
+  } else if (command == "YXNBEST") {
+    const auto n = ParseInteger(args);
+    if (!n || *n < 1 || *n > 225) {
+      replies.push_back("ERROR YXNBEST: expected a number of moves 1..225, got '" + OneLine(args) + "'");
+    } else if (!board_) {
+      replies.push_back("ERROR YXNBEST: no game started; send START first");
+    } else if (board_->terminal()) {
+      replies.push_back("ERROR YXNBEST: the game is already over");
+    } else {
+      Think(received, replies, /*play=*/false, static_cast<int>(*n));
+    }
+  } else {
+    replies.push_back("ERROR " + OneLine(command) + ": unknown command (not supported)");
+  }
+}
+
+void GomocupSession::ShowForbid(std::vector<std::string>& replies) const {
+  std::string out = "FORBID ";
+  const int n = board_->size();
+  if (board_->rule() == Rule::kRenju && board_->to_move() == kBlack && !board_->terminal()) {
+    char buf[32];
+    for (int p : ForbiddenPoints(*board_)) {
+      std::snprintf(buf, sizeof(buf), "%02d%02d", p % n, p / n);
+      out += buf;
+    }
+  }
+  replies.push_back(out + ".");
+}
+
+void GomocupSession::YxBlockDone(std::vector<std::string>& replies) {
+  in_yxblock_block_ = false;
+  if (!board_error_.empty()) {
+    replies.push_back("ERROR " + board_error_);
+    return;
+  }
+  for (int p : yxblock_points_)
+    if (std::find(blocked_.begin(), blocked_.end(), p) == blocked_.end()) blocked_.push_back(p);
+}
+
 void GomocupSession::NewGame(int size) {
   board_.emplace(size, rule_);
   history_.clear();
+  blocked_.clear();
+  in_yxblock_block_ = false;
   last_decision_.reset();
   in_board_block_ = false;
   in_swap2_block_ = false;
@@ -259,6 +356,7 @@ void GomocupSession::Info(const std::string& args) {
   std::string key = args.substr(0, sp);
   for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const std::string value = sp == std::string::npos ? "" : Trim(args.substr(sp + 1));
+  if (YixinInfo(key, value)) return;
   static const char* kNumeric[] = {"timeout_turn", "timeout_match", "time_left", "max_memory", "rule", "game_type"};
   if (std::find(std::begin(kNumeric), std::end(kNumeric), key) == std::end(kNumeric)) {
     spdlog::debug("engine: ignoring INFO {}", args);
@@ -278,7 +376,9 @@ void GomocupSession::Info(const std::string& args) {
   } else if (key == "rule") {
     // Bits: 1 exactly five, 2 continuous game (BOARD may carry field 3), 4 renju, 8 caro.
     if (*v & 8) spdlog::warn("engine: caro (rule bit 8) is not supported; playing without it");
-    Rule rule = (*v & 4) ? Rule::kRenju : (*v & 1) ? Rule::kStandard : Rule::kFreestyle;
+    // Yixin-Board numbers its rules 0 freestyle, 1 standard, 2 renju: in
+    // Yixin mode 2 is renju, not Gomocup's continuous-game bit.
+    Rule rule = ((*v & 4) || (yixin_ && *v == 2)) ? Rule::kRenju : (*v & 1) ? Rule::kStandard : Rule::kFreestyle;
     if (rule != rule_) {
       rule_ = rule;
       if (board_) {
@@ -291,6 +391,35 @@ void GomocupSession::Info(const std::string& args) {
   // game_type needs no action.
 }
 
+bool GomocupSession::YixinInfo(const std::string& key, const std::string& value) {
+  // Keys Yixin-Board sends that have no counterpart in an MCTS engine.
+  static const char* kIgnored[] = {"hash_size",      "max_depth",          "pondering", "caution_factor",
+                                   "thread_split_depth", "nbest_sym", "checkmate", "usedatabase",
+                                   "time_increment", "database_readonly"};
+  const bool mapped = key == "thread_num" || key == "max_node" || key == "show_detail";
+  if (!mapped && std::find(std::begin(kIgnored), std::end(kIgnored), key) == std::end(kIgnored)) return false;
+  if (!mapped) {
+    spdlog::info("engine: INFO {} {} ignored (no such setting in this engine; docs/engine.md \"Analysis\")", key, value);
+    return true;
+  }
+  const auto v = ParseInteger(value);
+  if (!v) {
+    spdlog::warn("engine: ignoring INFO {} with a non-numeric value '{}'", key, value);
+    return true;
+  }
+  if (key == "thread_num") {
+    player_.set_threads(static_cast<int>(std::clamp<long long>(*v, 1, 256)));
+    spdlog::info("engine: INFO thread_num: {} search threads", player_.threads());
+  } else if (key == "max_node") {
+    // Yixin's node cap is our simulation cap; <= 0 means none (the configured one).
+    max_simulations_ = *v > 0 ? static_cast<int>(std::min<long long>(*v, 1 << 30)) : default_max_simulations_;
+    spdlog::info("engine: INFO max_node: at most {} simulations a move", max_simulations_);
+  } else {
+    yixin_ = yixin_ || *v > 0;
+  }
+  return true;
+}
+
 void GomocupSession::BoardLine(const std::string& line) {
   if (!board_error_.empty()) return;
   std::vector<std::string> parts = SplitCommas(line);
@@ -298,35 +427,36 @@ void GomocupSession::BoardLine(const std::string& line) {
   auto y = parts.size() == 3 ? ParseInteger(parts[1]) : std::nullopt;
   auto f = parts.size() == 3 ? ParseInteger(parts[2]) : std::nullopt;
   if (!x || !y || !f) {
-    board_error_ = "BOARD: expected X,Y,field lines, got '" + OneLine(line) + "'";
+    board_error_ = block_command_ + ": expected X,Y,field lines, got '" + OneLine(line) + "'";
     return;
   }
   const int n = board_->size();
   if (*x < 0 || *y < 0 || *x >= n || *y >= n) {
-    board_error_ = "BOARD: coordinates " + std::to_string(*x) + "," + std::to_string(*y) + " are outside the " +
+    board_error_ = block_command_ + ": coordinates " + std::to_string(*x) + "," + std::to_string(*y) + " are outside the " +
                    std::to_string(n) + "x" + std::to_string(n) + " board";
     return;
   }
   if (*f != 1 && *f != 2 && *f != 3) {
-    board_error_ = "BOARD: field must be 1 (own), 2 (opponent) or 3 (continuous game: nobody's), got " +
+    board_error_ = block_command_ + ": field must be 1 (own), 2 (opponent) or 3 (continuous game: nobody's), got " +
                    std::to_string(*f);
     return;
   }
   const int point = static_cast<int>(*y * n + *x);
   for (auto& [p, field] : board_stones_)
     if (p == point) {
-      board_error_ = "BOARD: point " + FormatCoordinates(point, n) + " is listed twice";
+      board_error_ = block_command_ + ": point " + FormatCoordinates(point, n) + " is listed twice";
       return;
     }
   board_stones_.emplace_back(point, static_cast<int>(*f));
 }
 
-void GomocupSession::BoardDone(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
+std::optional<Board> GomocupSession::BlockPosition(std::vector<std::string>& replies) {
   in_board_block_ = false;
   if (!board_error_.empty()) {
     replies.push_back("ERROR " + board_error_);
-    return;
+    return std::nullopt;
   }
+  const std::string& cmd = block_command_;
   const int n = board_->size();
   int own = 0, opp = 0;
   for (auto& [p, field] : board_stones_)
@@ -335,9 +465,9 @@ void GomocupSession::BoardDone(std::chrono::steady_clock::time_point received, s
   if (own == opp) own_colour = kBlack;           // we moved first
   else if (own + 1 == opp) own_colour = kWhite;  // the opponent moved first
   else {
-    replies.push_back("ERROR BOARD: impossible position with " + std::to_string(own) + " own and " +
+    replies.push_back("ERROR " + cmd + ": impossible position with " + std::to_string(own) + " own and " +
                       std::to_string(opp) + " opponent stones (it must be our turn)");
-    return;
+    return std::nullopt;
   }
   std::vector<int8_t> cells(n * n, kEmpty);
   int last = kNoMove;
@@ -346,28 +476,74 @@ void GomocupSession::BoardDone(std::chrono::steady_clock::time_point received, s
     if (field == 2) last = p;
   }
   Board b = Board::FromStones(n, rule_, cells, own_colour, last);
-  *board_ = b;
+  if (b.terminal()) {
+    replies.push_back(b.outcome() != Outcome::kDraw ? "ERROR " + cmd + ": the position already has five in a row"
+                      : b.move_count() == b.num_points()
+                          ? "ERROR " + cmd + ": the board is full"
+                          : "ERROR " + cmd + ": black has only forbidden points left (a draw)");
+    return std::nullopt;
+  }
+  return b;
+}
+
+void GomocupSession::BoardDone(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
+  std::optional<Board> b = BlockPosition(replies);
+  if (!b) return;
+  *board_ = *b;
   history_.clear();
   for (auto& [p, field] : board_stones_)
     if (field != 3) history_.push_back(p);
-  if (board_->terminal()) {
-    replies.push_back(board_->outcome() != Outcome::kDraw ? "ERROR BOARD: the position already has five in a row"
-                      : board_->move_count() == board_->num_points()
-                          ? "ERROR BOARD: the board is full"
-                          : "ERROR BOARD: black has only forbidden points left (a draw)");
-    return;
-  }
   Think(received, replies);
 }
 
-void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
+void GomocupSession::YxBoardDone(std::vector<std::string>& replies) {
+  std::optional<Board> b = BlockPosition(replies);
+  if (!b) return;
+  *board_ = *b;
+  history_.clear();
+  for (auto& [p, field] : board_stones_)
+    if (field != 3) history_.push_back(p);
+  last_decision_.reset();
+}
+
+namespace {
+
+// The report of a decision the search did not make (the tactical shortcuts).
+TreeReport ShortcutReport(const MoveDecision& d) {
+  TreeReport r;
+  MoveReport m;
+  m.move = d.move;
+  m.pv = {d.move};
+  if (d.reason == "win") {
+    m.proof = ProofInfo{true, 1, true, {d.move}};
+    r.proof = m.proof;
+  }
+  m.winrate = m.lcb = r.winrate = (d.value + 1.0) / 2.0;
+  r.moves.push_back(m);
+  return r;
+}
+
+}  // namespace
+
+void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies,
+                           bool play, int lines) {
   Board& board = *board_;
   if (board.terminal()) {
     replies.push_back("ERROR the game is already over");
     return;
   }
   const int empties = board.num_points() - board.move_count();
-  const SearchLimits limits = LimitsUntil(received + ThinkingTime(tc_, empties));
+  SearchLimits limits = LimitsUntil(received + ThinkingTime(tc_, empties));
+  limits.excluded = blocked_;
+  const int size = board.size();
+  YixinReporter reporter(size, lines);
+  const auto start = std::chrono::steady_clock::now();
+  if (yixin_ && live_) {
+    limits.on_progress = [&](const Mcts& tree) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (const std::string& l : reporter.Lines(ReportTree(tree), seconds)) live_(l);
+    };
+  }
   MoveDecision d;
   try {
     d = player_.ChooseMove(board, limits);
@@ -376,12 +552,21 @@ void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::
     replies.push_back("ERROR search failed: " + OneLine(e.what()));
     return;
   }
-  const int size = board.size();
+  const bool searched = d.reason == "search" || d.reason == "proven";
+  const TreeReport report = searched ? ReportTree(player_.tree()) : ShortcutReport(d);
+  if (yixin_)
+    for (std::string& l : reporter.Lines(report, d.seconds)) replies.push_back(std::move(l));
   std::ostringstream msg;
   if (d.reason == "win") {
     msg << "MESSAGE immediate win at " << FormatCoordinates(d.move, size);
   } else if (d.reason == "block") {
     msg << "MESSAGE forced block at " << FormatCoordinates(d.move, size);
+  } else if (report.proof) {
+    // A proof is a distance, not a win rate.
+    msg << "MESSAGE proven " << (report.proof->win ? "win" : "loss") << " in " << (report.proof->complete ? "" : ">=")
+        << report.proof->plies << " plies:";
+    for (int m : report.proof->line) msg << " " << FormatCoordinates(m, size);
+    msg << " (sims " << d.simulations << ")";
   } else {
     msg << "MESSAGE value " << FormatValue(d.value) << " sims " << d.simulations << " (+" << d.reused_visits
         << " reused) time " << static_cast<int>(d.seconds * 1000) << "ms best";
@@ -390,8 +575,10 @@ void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::
   spdlog::info("engine: move {} ({}), value {}, {} sims, {:.3f} s (slowest simulation {:.1f} ms)",
                FormatCoordinates(d.move, size), d.reason, FormatValue(d.value), d.simulations, d.seconds,
                d.longest_simulation_ms);
-  board.Play(d.move);
-  history_.push_back(d.move);
+  if (play) {
+    board.Play(d.move);
+    history_.push_back(d.move);
+  }
   last_decision_ = d;
   replies.push_back(msg.str());
   replies.push_back(FormatCoordinates(d.move, size));
@@ -403,6 +590,7 @@ SearchLimits GomocupSession::LimitsUntil(std::chrono::steady_clock::time_point d
   limits.max_simulations = max_simulations_;
   limits.tree_memory_bytes = TreeMemoryBudget(tc_);
   limits.stop = stop_;
+  limits.interrupt = interrupt_;
   return limits;
 }
 

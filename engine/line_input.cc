@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstring>
 #include <cerrno>
 
 namespace gz {
@@ -27,15 +28,18 @@ std::optional<std::string> LineSplitter::Finish() {
   return tail;
 }
 
-bool IsEndCommand(const std::string& line) {
+bool IsCommand(const std::string& line, const char* word) {
   size_t b = 0, e = line.size();
   while (b < e && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(line[e - 1]))) --e;
-  if (e - b != 3) return false;
-  return std::toupper(static_cast<unsigned char>(line[b])) == 'E' &&
-         std::toupper(static_cast<unsigned char>(line[b + 1])) == 'N' &&
-         std::toupper(static_cast<unsigned char>(line[b + 2])) == 'D';
+  const size_t n = std::strlen(word);
+  if (e - b != n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (std::toupper(static_cast<unsigned char>(line[b + i])) != word[i]) return false;
+  return true;
 }
+
+bool IsEndCommand(const std::string& line) { return IsCommand(line, "END"); }
 
 StdinLineReader::StdinLineReader(int fd)
     : shared_(std::make_shared<Shared>()), thread_(&StdinLineReader::Run, fd, shared_) {}
@@ -61,11 +65,13 @@ void StdinLineReader::Run(int fd, std::shared_ptr<Shared> shared) {
     if (n <= 0) break;
     for (std::string& text : splitter.Feed(std::string_view(buf, static_cast<size_t>(n)))) {
       if (IsEndCommand(text)) shared->stop.store(true);
+      if (IsCommand(text, "YXSTOP")) shared->interrupt.store(true);
       shared->Push(InputLine{std::move(text), EngineClock::now(), false});
     }
   }
   if (auto tail = splitter.Finish()) {
     if (IsEndCommand(*tail)) shared->stop.store(true);
+    if (IsCommand(*tail, "YXSTOP")) shared->interrupt.store(true);
     shared->Push(InputLine{std::move(*tail), EngineClock::now(), false});
   }
   shared->Push(InputLine{"", EngineClock::now(), true});

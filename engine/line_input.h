@@ -41,6 +41,8 @@ class LineSplitter {
 
 // Is `line` the END command (case-insensitive, surrounding blanks ignored)?
 bool IsEndCommand(const std::string& line);
+// Is `line` exactly `word` (upper case) up to case and surrounding blanks?
+bool IsCommand(const std::string& line, const char* word);
 
 struct InputLine {
   std::string text;
@@ -49,7 +51,9 @@ struct InputLine {
 };
 
 // Reads a file descriptor (stdin) on its own thread.  When it sees END it
-// also raises `stop_flag` so a running search can return at once (end of input
+// also raises `stop_flag` so a running search can return at once, and on
+// YXSTOP (Yixin-Board's "stop thinking") `interrupt_flag`, which the session
+// lowers when it handles that YXSTOP line (end of input
 // does not: commands already queued, e.g. from a piped script, are still
 // played normally).
 // Thread-safety: Next() is for one consumer thread; stop_flag() may be read
@@ -66,10 +70,12 @@ class StdinLineReader {
   // Blocks until a line (or EOF) is available.
   InputLine Next();
   const std::atomic<bool>& stop_flag() const { return shared_->stop; }
+  std::atomic<bool>& interrupt_flag() { return shared_->interrupt; }
 
  private:
   struct Shared {
     std::atomic<bool> stop{false};
+    std::atomic<bool> interrupt{false};
     std::mutex mu;
     std::condition_variable cv;
     std::deque<InputLine> queue;  // guarded by mu

@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
   gz::GomocupSession session(source, player, settings.max_simulations);
   gz::StdinLineReader reader;
   session.set_stop_flag(&reader.stop_flag());
+  session.set_interrupt_flag(&reader.interrupt_flag());
+  session.set_live_output(Reply);  // Yixin-Board's analysis lines while searching
   spdlog::info("engine: ready ({})", source.Describe());
 
   std::vector<std::string> replies;

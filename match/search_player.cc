@@ -97,13 +97,17 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
   const auto start = std::chrono::steady_clock::now();
   MoveDecision d;
   try {
+    if (!limits.excluded.empty()) ClearTree();  // an analysis tree with moves removed is never reused
     SyncTree(board);
     const auto synced = std::chrono::steady_clock::now();
-    if (int win = FindWinningMove(board); win != kNoMove) {
+    auto allowed = [&](int m) {
+      return m != kNoMove && std::find(limits.excluded.begin(), limits.excluded.end(), m) == limits.excluded.end();
+    };
+    if (int win = FindWinningMove(board); allowed(win)) {
       d.move = win;
       d.reason = "win";
       d.value = 1.0f;
-    } else if (int block = FindForcedBlock(board); block != kNoMove) {
+    } else if (int block = FindForcedBlock(board); allowed(block)) {
       d.move = block;
       d.reason = "block";
     } else {
@@ -112,6 +116,7 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
     // The tree follows our move at the start of the next search, so the reply
     // is not delayed by discarding the rest of the tree.
     pending_own_move_ = d.move;
+    if (!limits.excluded.empty()) ClearTree();
     spdlog::debug("engine: tree sync {:.1f} ms, search {:.1f} ms",
                   std::chrono::duration<double, std::milli>(synced - start).count(),
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - synced).count());
@@ -137,6 +142,8 @@ struct SearchPlayer::SearchShared {
   std::condition_variable backed_up;    // a batch was backed up, or the search stops
   int64_t backups = 0;
   bool done = false;
+  bool excluded_done = false;           // limits->excluded applied to the expanded root
+  Clock::time_point last_progress;      // of limits->on_progress
   Clock::duration longest{};
   std::exception_ptr error;
 };
@@ -157,8 +164,21 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
       longest = std::max(longest, now - previous);
       previous = now;
       if (shared.done) break;
+      if (!shared.excluded_done && mcts_.RootVisits() >= 1) {
+        if (limits.excluded.empty()) {
+          shared.excluded_done = true;
+        } else if (mcts_.pending_leaves() == 0) {
+          GOMOKU_CHECK(mcts_.ExcludeRootMoves(limits.excluded) > 0, "every move the search may play is blocked");
+          shared.excluded_done = true;
+        } else {  // another thread's leaves are pending: wait for their backup
+          const int64_t seen = shared.backups;
+          shared.backed_up.wait_for(lock, std::chrono::milliseconds(5),
+                                    [&] { return shared.backups != seen || shared.done; });
+          continue;
+        }
+      }
       // mcts.solver: a proven-won root is played at once (its one-hot visits).
-      bool stop = mcts_.MoveDone();
+      bool stop = mcts_.MoveDone() && shared.excluded_done;
       const int sims = mcts_.simulations_done();
       const int pending = mcts_.pending_leaves();
       // A root child must have a visit before we may stop (RootVisits counts
@@ -173,8 +193,9 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
             (tree >= shared.budget_bytes ? 0 : static_cast<int64_t>((shared.budget_bytes - tree) / shared.expansion_bytes)) -
             pending;
         const int64_t sims_room = static_cast<int64_t>(limits.max_simulations) - sims - pending;
-        stop = sims_room <= 0 || memory_room <= 0 ||
-               (limits.stop && limits.stop->load(std::memory_order_relaxed)) || now + average > limits.deadline;
+        stop = sims_room <= 0 || memory_room <= 0 || (limits.stop && limits.stop->load(std::memory_order_relaxed)) ||
+               (limits.interrupt && limits.interrupt->load(std::memory_order_relaxed)) ||
+               now + average > limits.deadline;
         max_leaves = static_cast<int>(std::min<int64_t>({batch_, sims_room, memory_room}));
       }
       if (stop) {
@@ -206,6 +227,10 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
       mcts_.ExpandAndBackupBatch(batch, results);
       ++shared.backups;
       shared.backed_up.notify_all();
+      if (limits.on_progress && shared.excluded_done && Clock::now() - shared.last_progress >= limits.progress_every) {
+        limits.on_progress(mcts_);
+        shared.last_progress = Clock::now();
+      }
     }
   } catch (...) {
     if (!lock.owns_lock()) lock.lock();
@@ -244,6 +269,7 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
   shared.limits = &limits;
   shared.budget_bytes = budget_bytes;
   shared.expansion_bytes = expansion_bytes;
+  shared.last_progress = std::chrono::steady_clock::now();
   if (threads_ <= 1) {
     SearchThread(shared);
   } else {

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,17 @@ struct SearchLimits {
   // are reserved up front; see Mcts::ExpansionBytes).
   int64_t tree_memory_bytes = int64_t{512} << 20;
   const std::atomic<bool>* stop = nullptr;  // raised: finish as soon as possible
+  const std::atomic<bool>* interrupt = nullptr;  // the same, a second source (Yixin's YXSTOP)
+  // Root moves the search may not play (analysis: YXBLOCK).  Non-empty: the
+  // tree is rebuilt for this search and not kept; the tactical shortcuts
+  // are skipped when their move is excluded.  Every legal move excluded:
+  // ChooseMove throws GomokuError.
+  std::vector<int> excluded;
+  // Analysis output: called with the tree, under the tree lock, by a search
+  // thread after a backup, at most every `progress_every` (the caller
+  // reports the final tree itself, from tree(), after ChooseMove).
+  std::function<void(const Mcts&)> on_progress;
+  std::chrono::milliseconds progress_every{250};
 };
 
 struct MoveDecision {
@@ -82,6 +94,12 @@ class SearchPlayer {
   // CheckSize(board.size()) of the source is "".  Throws GomokuError if the
   // evaluator fails (the tree is then discarded).
   MoveDecision ChooseMove(const Board& board, const SearchLimits& limits);
+  // The tree of the last search (its root is the position searched until
+  // the next ChooseMove), for analysis reports (engine/analysis_report.h).
+  const Mcts& tree() const { return mcts_; }
+  // Search threads from now on (Yixin's INFO thread_num); clamped to >= 1.
+  void set_threads(int threads) { threads_ = threads < 1 ? 1 : threads; }
+  int threads() const { return threads_; }
 
  private:
   void SyncTree(const Board& board);

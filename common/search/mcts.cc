@@ -721,6 +721,107 @@ float Mcts::RootValue() const {
 
 int Mcts::RootVisits() const { return nodes_[0].visits; }
 
+std::vector<Mcts::RootChild> Mcts::RootChildren() const {
+  std::vector<RootChild> out;
+  const Node& root = nodes_[0];
+  if (!root.expanded || root.first_edge < 0) return out;
+  out.reserve(static_cast<size_t>(root.num_edges));
+  for (int k = 0; k < root.num_edges; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    RootChild c;
+    c.move = e.move;
+    c.prior = e.raw_prior;
+    if (e.child >= 0) {
+      const Node& n = nodes_[e.child];
+      c.visits = n.visits;
+      // n.value_sum is from the view of the player who moved into n: the root's side to move.
+      c.q = n.visits > 0 ? n.value_sum / n.visits : 0.0;
+      // n.proven is for the side to move at n, the root's opponent.
+      c.proven = n.proven < 0 ? Proven::kWin : n.proven > 0 ? Proven::kLoss : Proven::kNone;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<int> Mcts::PrincipalVariation(int first, int max_length) const {
+  std::vector<int> line;
+  const Node& root = nodes_[0];
+  if (!root.expanded || max_length <= 0) return line;
+  // The child of `node` the line follows: -1 when it has no visited child.
+  auto next = [&](int node, int want) {
+    const Node& n = nodes_[node];
+    int best = -1;
+    for (int k = 0; k < n.num_visited; ++k) {
+      const int e = n.first_edge + k;
+      const Node& c = nodes_[edges_[e].child];
+      if (want != kNoMove) {
+        if (edges_[e].move == want) return e;
+        continue;
+      }
+      if (c.visits <= 0 && !(n.proven > 0 && c.proven < 0)) continue;
+      if (best < 0) {
+        best = e;
+        continue;
+      }
+      const Node& b = nodes_[edges_[best].child];
+      // A proven-won node follows its winning child.
+      const bool c_wins = n.proven > 0 && c.proven < 0, b_wins = n.proven > 0 && b.proven < 0;
+      if (c_wins != b_wins) {
+        if (c_wins) best = e;
+        continue;
+      }
+      if (c.visits > b.visits || (c.visits == b.visits && edges_[e].move < edges_[best].move)) best = e;
+    }
+    return want != kNoMove ? -1 : best;
+  };
+  int node = 0;
+  int e = next(0, first);
+  while (e >= 0 && static_cast<int>(line.size()) < max_length) {
+    line.push_back(edges_[e].move);
+    node = edges_[e].child;
+    if (!nodes_[node].expanded) break;
+    e = next(node, kNoMove);
+  }
+  return line;
+}
+
+int Mcts::ExcludeRootMoves(const std::vector<int>& moves) {
+  GOMOKU_CHECK(pending_leaves_ == 0 && !pending_, "ExcludeRootMoves with leaves pending");
+  Node& root = nodes_[0];
+  GOMOKU_CHECK(root.expanded, "ExcludeRootMoves before the root is expanded");
+  auto excluded = [&](const Edge& e) { return std::find(moves.begin(), moves.end(), e.move) != moves.end(); };
+  std::vector<Edge> visited, unvisited, removed;
+  for (int k = 0; k < root.num_edges; ++k) {
+    const Edge& e = edges_[root.first_edge + k];
+    (excluded(e) ? removed : e.child >= 0 ? visited : unvisited).push_back(e);
+  }
+  const int left = static_cast<int>(visited.size() + unvisited.size());
+  if (removed.empty() || left == 0) return left;
+  for (const Edge& e : removed)
+    if (e.child >= 0) {
+      // The root's totals hold each child's backups negated (its own view).
+      root.visits -= nodes_[e.child].visits;
+      root.value_sum += nodes_[e.child].value_sum;
+    }
+  // Kept visited edges first (the visited prefix), then the kept unvisited
+  // ones; the removed edges stay behind num_edges, unreachable.
+  int k = root.first_edge;
+  for (const auto* part : {&visited, &unvisited, &removed})
+    for (const Edge& e : *part) edges_[k++] = e;
+  root.num_edges = static_cast<int16_t>(left);
+  root.num_visited = static_cast<int16_t>(visited.size());
+  PromoteBestUnvisited(0);
+  bool won = false, all_lost = unvisited.empty();
+  for (const Edge& e : visited) {
+    won = won || nodes_[e.child].proven < 0;
+    all_lost = all_lost && nodes_[e.child].proven > 0;
+  }
+  // A loss stays a loss (every move lost, so does every subset).
+  root.proven = won ? 1 : (root.proven < 0 || all_lost) ? -1 : 0;
+  return left;
+}
+
 int PickMove(const std::vector<int>& visits, float tau, std::mt19937_64& rng) {
   int best = -1;
   for (size_t i = 0; i < visits.size(); ++i)

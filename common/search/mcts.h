@@ -267,6 +267,33 @@ class Mcts {
   // The solver's counters (nullptr when mcts.solver is off).
   const NodeSolverStats* solver_stats() const { return solver_ ? &solver_->stats() : nullptr; }
   int RootVisits() const;
+  // ---- Read-only views for analysis (engine/analysis_report.h) ----
+  // One root edge: its move, visits (0 unvisited), mean value for the
+  // root's side to move (0 when unvisited), network prior, and what the
+  // solver proved about playing it (kWin: the move wins, kLoss: it loses).
+  struct RootChild {
+    int move = kNoMove;
+    int visits = 0;
+    double q = 0.0;
+    float prior = 0.0f;
+    Proven proven = Proven::kNone;
+  };
+  // Every root edge (empty before the root's expansion), in no particular order.
+  std::vector<RootChild> RootChildren() const;
+  // The line the tree expects after `first` (a root move; kNoMove: the most
+  // visited root child): `first`, then at each node the most visited child
+  // (ties to the lowest move) -- at a proven-won node the child proven lost
+  // for its side to move, at a proven-lost one the most visited -- until a
+  // node without visited children or max_length moves.  Empty when `first`
+  // is no visited root child.
+  std::vector<int> PrincipalVariation(int first, int max_length) const;
+  // Removes `moves` from the root's children (analysis: Yixin's YXBLOCK,
+  // the JSON engine's avoidMoves).  Precondition: the root is expanded and
+  // no batch is pending.  Their visits and values leave the root's totals
+  // and a root proven won only through a removed move becomes unproven.
+  // Returns the number of children left; with 0 left nothing is removed.
+  // The tree is for this analysis only: do not reuse it (Advance) afterwards.
+  int ExcludeRootMoves(const std::vector<int>& moves);
   // Tree memory, and a way to pre-allocate it: a timed search (the engine)
   // reserves its budget up front so the tree never pauses to reallocate
   // mid-search.  One expansion of a leaf with `legal` moves adds at most

@@ -1,0 +1,117 @@
+#include "engine/analysis_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/game/threats.h"
+
+namespace gz {
+namespace {
+
+double WinRate(double q) { return std::clamp((q + 1.0) / 2.0, 0.0, 1.0); }
+
+double LowerBound(double winrate, int visits) {
+  if (visits <= 0) return 0.0;
+  // A floor on the variance keeps a handful of equal results from looking certain.
+  const double var = std::max(winrate * (1.0 - winrate), 0.01);
+  return std::clamp(winrate - 1.96 * std::sqrt(var / visits), 0.0, 1.0);
+}
+
+}  // namespace
+
+ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, int64_t vcf_nodes) {
+  ProofInfo p;
+  p.win = win;
+  const int8_t winner = win ? root.to_move() : Opponent(root.to_move());
+  Board b = root;
+  for (int m : line) {
+    if (b.terminal() || !b.IsLegal(m)) break;
+    b.Play(m);
+    p.line.push_back(m);
+  }
+  p.plies = static_cast<int>(p.line.size());
+  if (b.terminal()) return p;
+  // The tail: the winner's continuous fours.  With the loser to move the
+  // winner attacks after one more (any) loser move: one ply more.
+  ThreatSolver solver;
+  const VcfResult vcf = solver.Vcf(b, winner, vcf_nodes);
+  if (!vcf.proven_win()) {
+    p.complete = false;
+    return p;
+  }
+  const int extra = b.to_move() == winner ? 0 : 1;
+  const int len = static_cast<int>(vcf.line.size());
+  bool five = false;
+  if (len == 1 && extra == 0) {
+    Board t = b;
+    t.Play(vcf.line[0]);
+    five = t.terminal();
+  }
+  // Each four but the last is answered; the last leaves two five points
+  // (answered, then the five) unless it is the five itself.
+  p.plies += extra + (five ? 1 : 2 * len + 1);
+  if (extra == 0) p.line.insert(p.line.end(), vcf.line.begin(), vcf.line.end());
+  return p;
+}
+
+TreeReport ReportTree(const Mcts& mcts, int pv_length) {
+  TreeReport r;
+  const Board& root = mcts.root_board();
+  r.root_visits = mcts.RootVisits();
+  r.winrate = WinRate(mcts.RootValue());
+  for (const Mcts::RootChild& c : mcts.RootChildren()) {
+    if (c.visits <= 0 && c.proven == Proven::kNone) continue;
+    MoveReport m;
+    m.move = c.move;
+    m.visits = c.visits;
+    m.prior = c.prior;
+    m.pv = mcts.PrincipalVariation(c.move, pv_length);
+    if (m.pv.empty()) m.pv.push_back(c.move);
+    if (c.proven != Proven::kNone) {
+      m.proof = ProveLine(root, m.pv, c.proven == Proven::kWin);
+      m.winrate = m.lcb = m.proof->win ? 1.0 : 0.0;
+    } else {
+      m.winrate = WinRate(c.q);
+      m.lcb = LowerBound(m.winrate, c.visits);
+    }
+    r.moves.push_back(std::move(m));
+  }
+  // A root proven won at its expansion has its winning move unvisited.
+  if (const int win = mcts.ProvenMove(); win != kNoMove &&
+      std::none_of(r.moves.begin(), r.moves.end(), [&](const MoveReport& m) { return m.move == win; })) {
+    MoveReport m;
+    m.move = win;
+    m.pv = {win};
+    m.proof = ProveLine(root, m.pv, true);
+    m.winrate = m.lcb = 1.0;
+    for (const Mcts::RootChild& c : mcts.RootChildren())
+      if (c.move == win) m.prior = c.prior;
+    r.moves.push_back(std::move(m));
+  }
+  auto rank = [](const MoveReport& m) { return !m.proof ? 1 : m.proof->win ? 0 : 2; };
+  std::sort(r.moves.begin(), r.moves.end(), [&](const MoveReport& a, const MoveReport& b) {
+    if (rank(a) != rank(b)) return rank(a) < rank(b);
+    if (rank(a) == 0 && a.proof->plies != b.proof->plies) return a.proof->plies < b.proof->plies;
+    if (a.visits != b.visits) return a.visits > b.visits;
+    return a.move < b.move;
+  });
+  const Proven rp = mcts.RootProven();
+  if (rp != Proven::kNone) {
+    const bool win = rp == Proven::kWin;
+    // A won root's line starts with its shortest winning move; a lost one's
+    // with the most visited (longest resistance the tree knows).
+    std::vector<int> line;
+    if (!r.moves.empty()) line = r.moves.front().pv;
+    if (!win) {
+      const auto best = std::max_element(r.moves.begin(), r.moves.end(), [](auto& a, auto& b) {
+        return a.proof && b.proof ? a.proof->plies < b.proof->plies : a.visits < b.visits;
+      });
+      if (best != r.moves.end()) line = best->pv;
+    }
+    r.proof = ProveLine(root, line, win);
+    r.winrate = win ? 1.0 : 0.0;
+  }
+  return r;
+}
+
+}  // namespace gz
