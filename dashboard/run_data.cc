@@ -44,7 +44,85 @@ JsonLines ReadLinesOrEmpty(const std::string& path) {
   }
 }
 
+// Both records' server figures come from one server process.
+bool SameServer(const nlohmann::json& a, const nlohmann::json& b) {
+  const nlohmann::json pid = Num(a, {"server", "pid"});
+  return pid.is_number() && pid == Num(b, {"server", "pid"});
+}
+
+// Seconds the record's server has spent in forwards since it started, or null.
+nlohmann::json ForwardSecondsTotal(const nlohmann::json& r) {
+  const nlohmann::json n = Num(r, {"server", "forwards_total"}), ms = Num(r, {"server", "avg_forward_ms_total"});
+  if (!n.is_number()) return nullptr;
+  if (n.get<double>() == 0) return 0.0;
+  return ms.is_number() ? nlohmann::json(n.get<double>() * ms.get<double>() / 1000.0) : nlohmann::json(nullptr);
+}
+
+// `entry` with every path in it cut to its last `keep` components.
+std::string CutPaths(const std::string& entry, size_t keep) {
+  std::string out;
+  size_t start = 0;
+  while (start <= entry.size()) {
+    size_t end = entry.find(' ', start);
+    if (end == std::string::npos) end = entry.size();
+    std::string token = entry.substr(start, end - start), kind;
+    const size_t colon = token.find(':'), slash = token.find('/');
+    if (start == 0 && colon != std::string::npos && slash != std::string::npos && colon < slash) {
+      kind = token.substr(0, colon + 1);  // "net:", "engine:"
+      token = token.substr(colon + 1);
+    }
+    std::vector<std::string> parts;
+    for (size_t i = 0; i <= token.size();) {
+      size_t j = token.find('/', i);
+      if (j == std::string::npos) j = token.size();
+      if (j > i) parts.push_back(token.substr(i, j - i));
+      i = j + 1;
+    }
+    if (slash != std::string::npos && parts.size() > keep) {
+      token.clear();
+      for (size_t i = parts.size() - keep; i < parts.size(); ++i) token += (token.empty() ? "" : "/") + parts[i];
+    }
+    out += (start == 0 ? "" : " ") + kind + token;
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::map<std::string, std::string> ShortEntryNames(const std::vector<std::string>& entries) {
+  std::map<std::string, size_t> keep;
+  for (const auto& e : entries) keep[e] = 1;
+  std::map<std::string, std::string> out;
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::map<std::string, std::vector<std::string>> by_name;
+    for (const auto& [e, k] : keep) by_name[out[e] = CutPaths(e, k)].push_back(e);
+    for (const auto& [name, es] : by_name)
+      if (es.size() > 1)
+        for (const auto& e : es)
+          if (out[e] != e) {  // a full entry cannot grow; distinct entries are distinct in full
+            ++keep[e];
+            changed = true;
+          }
+  }
+  return out;
+}
+
+nlohmann::json IterationForwardBusy(const nlohmann::json& record, const nlohmann::json* previous) {
+  const nlohmann::json busy = ForwardSecondsTotal(record), up = Num(record, {"server", "uptime_s"});
+  if (!busy.is_number() || !up.is_number()) return nullptr;
+  double share = -1;
+  if (previous && SameServer(record, *previous)) {
+    const nlohmann::json busy0 = ForwardSecondsTotal(*previous), up0 = Num(*previous, {"server", "uptime_s"});
+    if (busy0.is_number() && up0.is_number() && up.get<double>() > up0.get<double>())
+      share = (busy.get<double>() - busy0.get<double>()) / (up.get<double>() - up0.get<double>());
+  } else if (up.get<double>() > 0) {
+    share = busy.get<double>() / up.get<double>();  // the server's first iteration
+  }
+  if (share < 0) return nullptr;
+  return std::min(1.0, share);  // the counters are rounded
+}
 
 nlohmann::json IterationAverageBatch(const nlohmann::json& record, const nlohmann::json* previous) {
   const nlohmann::json positions = Num(record, {"server", "positions_forwarded_total"}),
@@ -52,9 +130,7 @@ nlohmann::json IterationAverageBatch(const nlohmann::json& record, const nlohman
   if (positions.is_number() && forwards.is_number() && previous) {
     const nlohmann::json p0 = Num(*previous, {"server", "positions_forwarded_total"}),
                          f0 = Num(*previous, {"server", "forwards_total"});
-    const bool same_server = Num(record, {"server", "pid"}) == Num(*previous, {"server", "pid"}) &&
-                             Num(record, {"server", "pid"}).is_number();
-    if (same_server && p0.is_number() && f0.is_number() && forwards.get<double>() > f0.get<double>() &&
+    if (SameServer(record, *previous) && p0.is_number() && f0.is_number() && forwards.get<double>() > f0.get<double>() &&
         positions.get<double>() >= p0.get<double>())
       return (positions.get<double>() - p0.get<double>()) / (forwards.get<double>() - f0.get<double>());
   }
@@ -87,7 +163,7 @@ nlohmann::json SeriesJson(const std::string& run_dir) {
   for (const char* k : keys) out[k] = nlohmann::json::array();
   const nlohmann::json* previous = nullptr;
   for (const auto& [it, r] : by_it) {
-    const nlohmann::json batch = IterationAverageBatch(r, previous);
+    const nlohmann::json batch = IterationAverageBatch(r, previous), busy = IterationForwardBusy(r, previous);
     previous = &r;
     out["iterations"].push_back(it);
     out["policy_loss"].push_back(Num(r, {"losses", "policy"}));
@@ -96,7 +172,7 @@ nlohmann::json SeriesJson(const std::string& run_dir) {
     out["games_per_min"].push_back(Num(r, {"games_per_min"}));
     out["avg_batch"].push_back(batch);
     out["batch_fill"].push_back(Ratio(batch, Num(r, {"server", "max_batch"})));
-    out["forward_busy"].push_back(Num(r, {"server", "forward_busy_fraction"}));
+    out["forward_busy"].push_back(busy);
     out["selfplay_s"].push_back(Num(r, {"selfplay_s"}));
     out["training_s"].push_back(Num(r, {"training_s"}));
     // The reload proper when recorded, else the whole publish step that contains it.
@@ -142,8 +218,9 @@ nlohmann::json RatingsJson(const std::string& run_dir) {
           std::string e = o["entry"].get<std::string>();
           if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
         }
+  const std::map<std::string, std::string> labels = ShortEntryNames(entries);
   for (const auto& e : entries)
-    out["opponents"][e] = {{"name", nlohmann::json::array()}, {"elo", nlohmann::json::array()},
+    out["opponents"][e] = {{"label", labels.at(e)},                {"name", nlohmann::json::array()}, {"elo", nlohmann::json::array()},
                            {"elo_low", nlohmann::json::array()}, {"elo_high", nlohmann::json::array()},
                            {"score", nlohmann::json::array()},   {"games", nlohmann::json::array()}};
   for (const auto* r : rows) {

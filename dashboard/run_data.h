@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +19,7 @@ namespace gz {
 // per metric aligned with it (null where the record lacks the figure),
 // "bad_lines"}.  Metrics: policy_loss, value_loss, entropy, games_per_min,
 // avg_batch (IterationAverageBatch), batch_fill (avg_batch / the server's
-// max_batch), forward_busy (the server's last 30 s before the record),
+// max_batch), forward_busy (IterationForwardBusy),
 // selfplay_s, training_s, reload_s, avg_game_length, black_share,
 // white_share, draw_share.
 nlohmann::json SeriesJson(const std::string& run_dir);
@@ -30,9 +32,25 @@ nlohmann::json SeriesJson(const std::string& run_dir);
 // average is 20-60).  null when the record has no server figures.
 nlohmann::json IterationAverageBatch(const nlohmann::json& record, const nlohmann::json* previous);
 
+// The share of wall time the server spent in forwards over one iteration: the
+// forward time (forwards_total x avg_forward_ms_total) and uptime_s between this
+// record's cumulative counters and the previous one's when the same server
+// process wrote both; else over that server's life so far.  Never the record's
+// interval figure (forward_busy_fraction): the server's stats line resets that
+// interval every stats_interval_s, so the record covers only the seconds since
+// the last reset, often with no forward in them (0.0).  null without counters.
+nlohmann::json IterationForwardBusy(const nlohmann::json& record, const nlohmann::json* previous);
+
+// Short, distinct names for ladder entries, for legends and tables: each path
+// in an entry is cut to its file name ("net:/a/b/x.pt:100" -> "net:x.pt:100",
+// "engine:/opt/pbrain-x --fast" -> "engine:pbrain-x --fast"); entries whose
+// short names collide keep one more folder each until they differ.
+std::map<std::string, std::string> ShortEntryNames(const std::vector<std::string>& entries);
+
 // Elo curves from ratings.jsonl: {"iterations":[...], "elo"/"elo_low"/
 // "elo_high" of the player under test, "opponents": {entry: {"name",
-// "elo","elo_low","elo_high","score"}} aligned with iterations, "anchor",
+// "elo","elo_low","elo_high","score"}} aligned with iterations, plus its short
+// "label" (ShortEntryNames), "anchor",
 // "bad_lines"}.
 nlohmann::json RatingsJson(const std::string& run_dir);
 

@@ -78,6 +78,7 @@ function drawSeries(s) {
        { scales: { x: { stacked: true }, y: { stacked: true, min: 0, max: 1 } } });
 }
 
+const entryLabels = {};  // ladder entry -> its short name, from the last ratings poll
 function drawRatings(r) {
   const it = r.iterations;
   const band = 'rgba(31, 119, 180, 0.18)';
@@ -87,8 +88,10 @@ function drawRatings(r) {
   const scores = [];
   let i = 1;
   for (const [entry, o] of Object.entries(r.opponents)) {
-    if (o.elo.some((v) => v !== null && v !== 0)) sets.push(lineSet(entry, o.elo, i, { borderDash: [4, 3] }));
-    scores.push(lineSet(entry, o.score, i));
+    const name = o.label || entry;  // short and distinct (run_data.h ShortEntryNames), not an absolute path
+    entryLabels[entry] = name;
+    if (o.elo.some((v) => v !== null && v !== 0)) sets.push(lineSet(name, o.elo, i, { borderDash: [4, 3] }));
+    scores.push(lineSet(name, o.score, i));
     i++;
   }
   $('anchor').textContent = r.anchor ? ('anchor ' + r.anchor + ' = 0') : 'no ratings yet';
@@ -129,7 +132,7 @@ function drawStatus(s) {
   const ev = s.evaluator || {};
   fillTable('evaluator', ev.present ? [
     ['alive', ev.alive ? 'yes' : 'NO', ev.alive ? '' : 'dead'], ['state', ev.state ?? '-'],
-    ['checkpoint', ev.checkpoint ?? '-'], ['opponent', ev.opponent ?? '-'],
+    ['checkpoint', ev.checkpoint ?? '-'], ['opponent', entryLabels[ev.entry] ?? ev.opponent ?? '-'],
     ['games', (ev.games_done ?? '-') + ' / ' + (ev.games_total ?? '-')],
     ['last evaluated', ev.last_evaluated ?? '-'], ['heartbeat', duration(ev.heartbeat_age_s) + ' ago'],
     ['message', ev.message || '']] : [['state', 'no status/evaluator.json (not running in this run)']]);
