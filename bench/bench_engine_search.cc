@@ -5,10 +5,15 @@
 // mcts.engine_batch x mcts.engine_threads, printed as ratios to batch 1 on
 // one thread measured in the same run.  The settings are interleaved round
 // by round so that a change in machine load hits every setting alike.
+// --net plays a given checkpoint instead of the random net; --backends runs
+// every setting with each inference.backend (torch: LibTorch, native: the
+// native CPU forward; issue 46 section 2), the first setting's first backend
+// being the ratios' base.
 //
 // usage: bench_engine_search [--ms 500] [--rounds 2] [--positions 4]
 //                            [--symmetry random|none|all8] [--inference-threads 1]
 //                            [--settings 1x1,4x1,8x1,16x1,32x1,8x2,16x2] [--solver]
+//                            [--net PATH] [--backends auto|torch,native]
 #include <unistd.h>
 
 #include <chrono>
@@ -66,10 +71,12 @@ int main(int argc, char** argv) {
   const char* usage =
       "usage: bench_engine_search [--ms 500] [--rounds 2] [--positions 4] [--symmetry random|none|all8]\n"
       "                           [--inference-threads 1] [--settings 1x1,4x1,8x1,16x1,32x1,8x2,16x2] [--solver]\n"
+      "                           [--net PATH] [--backends auto|torch,native]\n"
       "  a setting is BATCHxTHREADS[:SYMMETRY] (e.g. 1x1:all8,16x1:random); ratios are to the first\n";
   CliArgs args = ParseCli(argc, argv,
                           CliSpec{usage,
-                                  {"--ms", "--rounds", "--positions", "--symmetry", "--inference-threads", "--settings"},
+                                  {"--ms", "--rounds", "--positions", "--symmetry", "--inference-threads", "--settings", "--net",
+                                   "--backends"},
                                   {"--solver"}});
   if (args.help) {
     std::fputs(usage, stdout);
@@ -82,21 +89,34 @@ int main(int argc, char** argv) {
   const int inference_threads = static_cast<int>(args.get_int("--inference-threads", 1));
   const bool solver = args.has("--solver");
   const auto settings = ParseSettings(args.get("--settings", "1x1,4x1,8x1,16x1,32x1,8x2,16x2"));
+  std::vector<std::string> backends;
+  {
+    std::stringstream in(args.get("--backends", "auto"));
+    std::string b;
+    while (std::getline(in, b, ',')) backends.push_back(b);
+  }
 
-  const std::string path = "/tmp/bench_engine_search_" + std::to_string(::getpid()) + ".pt";
-  CreateRandomCheckpoint(path, 15, Rule::kFreestyle, 32, 4, /*seed=*/7, /*iteration=*/0, /*model_generation=*/1);
+  const bool own_net = !args.has("--net");
+  const std::string path =
+      own_net ? "/tmp/bench_engine_search_" + std::to_string(::getpid()) + ".pt" : args.get("--net");
+  if (own_net)
+    CreateRandomCheckpoint(path, 15, Rule::kFreestyle, 32, 4, /*seed=*/7, /*iteration=*/0, /*model_generation=*/1);
   // One player (and network) per setting, made before any timing.
   struct Setup {
     int batch, threads;
     std::string symmetry;
+    std::string backend;
     EngineSettings es;
     std::unique_ptr<EvaluatorSource> source;
     std::unique_ptr<SearchPlayer> player;
   };
   std::vector<Setup> setups;
-  for (const Setting& setting : settings) {
+  for (size_t k = 0; k < settings.size() * backends.size(); ++k) {
+    const Setting& setting = settings[k / backends.size()];
+    const std::string& backend = backends[k % backends.size()];
     const int batch = setting.batch, threads = setting.threads;
-    Setup s{batch, threads, setting.symmetry.empty() ? symmetry : setting.symmetry, {}, nullptr, nullptr};
+    Setup s{batch, threads, setting.symmetry.empty() ? symmetry : setting.symmetry, backend, {}, nullptr, nullptr};
+    s.es.config.inference.backend = backend;
     s.es.weights = path;
     s.es.config.inference.device = "cpu";
     s.es.config.inference.threads = inference_threads;
@@ -112,11 +132,12 @@ int main(int argc, char** argv) {
     s.player = std::make_unique<SearchPlayer>(*s.source, s.es.config);
     setups.push_back(std::move(s));
   }
-  std::remove(path.c_str());
+  if (own_net) std::remove(path.c_str());
   const std::vector<Board> boards = bench::RandomPositions(positions, 10, /*seed=*/11, /*quiet=*/true);
-  std::printf("engine search, random 32x4 net, 15x15, CPU, default symmetry %s, inference.threads %d, solver %s, "
+  std::printf("engine search, %s, 15x15, CPU, default symmetry %s, inference.threads %d, solver %s, "
               "%d ms a move, %d positions x %d rounds (fresh tree each move)\n",
-              symmetry.c_str(), inference_threads, solver ? "on" : "off", ms, positions, rounds);
+              own_net ? "random 32x4 net" : path.c_str(), symmetry.c_str(), inference_threads, solver ? "on" : "off", ms,
+              positions, rounds);
   // Warm-up: one short search per setting (first forwards allocate).
   for (Setup& s : setups) {
     SearchLimits warm;
@@ -139,11 +160,12 @@ int main(int argc, char** argv) {
         ++totals[i].moves;
       }
   const double base = totals[0].sims / totals[0].seconds;
-  std::printf("  %-6s %-8s %-9s %12s %12s %8s\n", "batch", "threads", "symmetry", "sims/s", "sims/move", "ratio");
+  std::printf("  %-6s %-8s %-9s %-8s %12s %12s %8s\n", "batch", "threads", "symmetry", "backend", "sims/s", "sims/move",
+              "ratio");
   for (size_t i = 0; i < setups.size(); ++i) {
     const double rate = totals[i].sims / totals[i].seconds;
-    std::printf("  %-6d %-8d %-9s %12.0f %12.0f %7.2fx\n", setups[i].batch, setups[i].threads,
-                setups[i].symmetry.c_str(), rate, static_cast<double>(totals[i].sims) / totals[i].moves, rate / base);
+    std::printf("  %-6d %-8d %-9s %-8s %12.0f %12.0f %7.2fx\n", setups[i].batch, setups[i].threads,
+                setups[i].symmetry.c_str(), setups[i].backend.c_str(), rate, static_cast<double>(totals[i].sims) / totals[i].moves, rate / base);
   }
   return 0;
 }

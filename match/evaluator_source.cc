@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/base/errors.h"
+#include "common/net/native/native_forward.h"
 #include "common/net/net_api.h"
 #include "common/search/simple_evaluators.h"
 #include "common/search/symmetric_batch.h"
@@ -16,16 +17,15 @@ EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& confi
       seed_(config.run.seed),
       device_(config.inference.device),
       threads_(config.inference.threads),
-      symmetry_(config.inference.symmetry) {
+      symmetry_(config.inference.symmetry),
+      backend_(config.inference.backend) {
   if (weights_.empty()) {
     baseline_ = std::make_unique<RolloutEvaluator>(baseline_rule_, 1, seed_);
     return;
   }
   try {
-    const InferenceConfig& inf = config.inference;
     CheckpointInfo info;
-    network_ = LoadLocalEvaluator(weights_, ResolveDevice(inf.device), inf.threads, ParseSymmetryMode(inf.symmetry),
-                                  CheckpointExpect{}, &info);
+    network_ = LoadNetwork(CheckpointExpect{}, &info);
     network_board_size_ = info.board_size;
     network_heads_ = info.heads;
     network_plays_ = info.board_size;
@@ -42,6 +42,16 @@ EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& confi
 }
 
 EvaluatorSource::~EvaluatorSource() = default;
+
+std::unique_ptr<Evaluator> EvaluatorSource::LoadNetwork(const CheckpointExpect& expect, CheckpointInfo* info) const {
+  const std::string device = ResolveDevice(device_);
+  const bool native = backend_ == "native" || (backend_ == "auto" && device == "cpu");
+  if (!native) return LoadLocalEvaluator(weights_, device, threads_, ParseSymmetryMode(symmetry_), expect, info);
+  if (device != "cpu")
+    GOMOKU_THROW(ConfigError, "inference.backend native runs on the CPU, but inference.device is '"
+                                  << device_ << "' (use inference.backend auto or torch for CUDA)");
+  return std::make_unique<SymmetricEvaluator>(LoadNativeForward(weights_, expect, info), ParseSymmetryMode(symmetry_));
+}
 
 std::string EvaluatorSource::CheckSize(int size) const {
   std::ostringstream why;
@@ -71,7 +81,7 @@ Evaluator& EvaluatorSource::ForGame(int size, Rule rule) {
                                                    << ", not " << size << "x" << size);
       CheckpointExpect expect;
       expect.board_size = size;  // conv heads: the forward runs at the game's size
-      network_ = LoadLocalEvaluator(weights_, ResolveDevice(device_), threads_, ParseSymmetryMode(symmetry_), expect);
+      network_ = LoadNetwork(expect, nullptr);
       network_plays_ = size;
       spdlog::info("engine: {} now plays {}x{}: {}", weights_, size, size, network_->Describe());
     }

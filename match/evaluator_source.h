@@ -1,7 +1,13 @@
 // Where a SearchPlayer's evaluations come from (the engine's, the dashboard's
-// browser games): a checkpoint (local LibTorch network through gomoku_net) or,
-// without one, the pure-MCTS baseline (RolloutEvaluator with 1 playout per
-// leaf).
+// browser games): a checkpoint (a local network) or, without one, the
+// pure-MCTS baseline (RolloutEvaluator with 1 playout per leaf).
+//
+// inference.backend picks the network's forward: "native" the project's own
+// CPU kernels (common/net/native/native_forward.h), "torch" LibTorch's
+// (net_api.h LoadForward), "auto" (the default) native when inference.device
+// resolves to the CPU, else LibTorch: on the CPU the native forward is 2-3x
+// faster at the engine's batches (docs/benchmarks.md "The native CPU forward").
+// native with a CUDA device is refused (at START, like any load failure).
 //
 // A network is loaded once, at construction, so START answers quickly; a load
 // failure does not throw here but is kept and reported by CheckSize(), which
@@ -17,6 +23,7 @@
 
 #include "common/config/config.h"
 #include "common/game/board.h"
+#include "common/net/net_api.h"
 #include "common/search/evaluator.h"
 
 namespace gz {
@@ -24,8 +31,8 @@ namespace gz {
 class EvaluatorSource {
  public:
   // Baseline when `weights` is empty, else the network (loaded now).  Reads
-  // run.seed and inference.device, inference.threads, inference.symmetry
-  // from `config`.
+  // run.seed and inference.device, inference.threads, inference.symmetry,
+  // inference.backend from `config`.
   EvaluatorSource(const std::string& weights, const Config& config);
   ~EvaluatorSource();
 
@@ -46,6 +53,7 @@ class EvaluatorSource {
   std::string device_;
   int threads_ = 0;
   std::string symmetry_;
+  std::string backend_;
   // Network mode.
   std::unique_ptr<Evaluator> network_;
   std::string load_error_;
@@ -55,6 +63,8 @@ class EvaluatorSource {
   std::string network_rule_;
   int64_t network_iteration_ = 0;
   bool warned_rule_ = false;
+  // The network through inference.backend (see above).
+  std::unique_ptr<Evaluator> LoadNetwork(const CheckpointExpect& expect, CheckpointInfo* info) const;
   // Baseline mode.
   std::unique_ptr<Evaluator> baseline_;
   Rule baseline_rule_ = Rule::kFreestyle;

@@ -313,6 +313,8 @@ Registry MakeRegistry(Config& c) {
       GOMOKU_THROW(ConfigError, "expected auto, cpu, cuda or cuda:N");
   });
   AddInt(r, "inference.threads", "intra-op threads of local inference and of the server", &c.inference.threads, 1, 256);
+  AddString(r, "inference.backend", "the engine's and play's network forward: auto (native on the CPU, LibTorch on CUDA), native (own CPU kernels, one thread) or torch (LibTorch)",
+            &c.inference.backend, {"auto", "native", "torch"});
   AddString(r, "server.socket", "socket path (empty = <run>/sock/infer.sock); env GOMOKU_INFER_SOCK", &c.server.socket);
   AddInt(r, "server.max_batch", "positions per forward; env GOMOKU_MAX_BATCH", &c.server.max_batch, 1, 65536);
   AddString(r, "server.max_wait", "ms a batch waits after its first request, or \"auto\"; env GOMOKU_MAX_WAIT_MS",
