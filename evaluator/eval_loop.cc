@@ -17,7 +17,6 @@
 namespace gz {
 namespace {
 
-constexpr int kOpeningLength = 2;
 constexpr double kHeartbeatSeconds = 2.0;
 
 bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
@@ -277,7 +276,8 @@ void EvalLoop::Evaluate(int64_t it) {
   SetStatus("playing", {{"checkpoint", it}, {"games_done", done}, {"games_total", total},
                         {"evaluations", log_.evaluations().size()}, {"last_evaluated", it},
                         {"pinned_checkpoints", PinnedCheckpoints()}});
-  const std::vector<Opening> openings = OpeningSet(cfg_.board.size, cfg_.rule(), kOpeningLength);
+  // The even set where the board has one (15x15 freestyle), else 2 random stones (match/openings.h).
+  const std::vector<Opening> openings = DefaultOpeningSet(cfg_.board.size, cfg_.rule());
   for (auto& [entry, opponent] : opponents) {
     SetStatus("playing", {{"opponent", opponent->name()}, {"entry", entry}});
     for (int g = 0; g < games; ++g) {

@@ -19,7 +19,7 @@ usage: experiments/compare.py --out DIR --run NAME=CONFIG --run NAME=CONFIG... [
          [--reference NAME (the first run)] [--minutes M (25)] [--sequential]
          [--workers W (7 per run at the same time, the config's when --sequential)]
          [--points LIST (5,10,13,20,30,40: those <= M)] [--games G (20)] [--rollouts R (1000)]
-         [--search-config FILE] [--sims S (100)] [--openings K (4)] [--jobs N (cores)] [--rate-only]
+         [--search-config FILE] [--sims S (100)] [--openings K|default (default)] [--jobs N (cores)] [--rate-only]
   --run        a run of the comparison: its name (OUT/NAME is its run directory) and config;
                the same config twice with different --set NAME:key=value is an ablation
   --set        NAME:key=value applies to run NAME only, key=value to every run (not to the matches)
@@ -58,7 +58,7 @@ def args_of(argv):
     p.add_argument("--rollouts", type=runlib.positive, default=1000)
     p.add_argument("--search-config")
     p.add_argument("--sims", type=runlib.positive, default=runlib.DEFAULT_SIMS)
-    p.add_argument("--openings", type=int, default=runlib.DEFAULT_OPENINGS)
+    p.add_argument("--openings", type=runlib.openings_arg, default=runlib.DEFAULT_OPENINGS)
     p.add_argument("--jobs", type=runlib.positive)
     p.add_argument("--rate-only", action="store_true")
     a = p.parse_args(argv)

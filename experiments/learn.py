@@ -24,7 +24,7 @@ usage: experiments/learn.py --config FILE [--minutes M (60)] [--out DIR (runs/le
          [--ladder LIST (rollout:1000,rollout:10000)] [--games G (10)]
          [--final-vs SPEC (rollout:10000)] [--final-games F (40)] [--target SCORE]
          [--vs-final G (20; 0 = off)] [--vs-final-sims S (--sims)]
-         [--sims S (100)] [--openings K (4)] [--jobs N (cores)]
+         [--sims S (100)] [--openings K|default (default)] [--jobs N (cores)]
   --rate-only  skip training: rate the run in --run-dir (default OUT/run); its minute zero
                is its mark (RUN.t0, or OUT/t0 of tools/learn_run.sh), else its first iteration
   --set        applies to the run and to every match
@@ -62,7 +62,7 @@ def args_of(argv):
     p.add_argument("--vs-final", type=int, default=20)
     p.add_argument("--vs-final-sims", type=runlib.positive)
     p.add_argument("--sims", type=runlib.positive, default=runlib.DEFAULT_SIMS)
-    p.add_argument("--openings", type=int, default=runlib.DEFAULT_OPENINGS)
+    p.add_argument("--openings", type=runlib.openings_arg, default=runlib.DEFAULT_OPENINGS)
     p.add_argument("--jobs", type=runlib.positive)
     a = p.parse_args(argv)
     if not os.path.isfile(a.config):

@@ -7,7 +7,7 @@ every --vs over --games games, at most --jobs arena processes at a time
 Prints one JSON object per match: arena's W/D/L, score and Elo with its 95% interval,
 plus the match's net, opponent, config, sets, seed.  --out appends them to FILE too.
   experiments/rate.py --net PATH [--net PATH]... [--vs SPEC (rollout:1000)]... [--games G (40)]
-         [--sims S (100) | --engine-ms MS] [--seed S (1)] [--openings K (4)]
+         [--sims S (100) | --engine-ms MS] [--seed S (1)] [--openings K|default (default)]
          [--config FILE (configs/cpu.json)] [--set key=value]... [--jobs N (cores)] [--out FILE]
   --set board.size=20 plays a conv checkpoint at 20x20, --set board.rule=renju under renju.
   --seed seeds the rollout players: more games of the same match need another --seed
@@ -25,7 +25,7 @@ clamps it, so such a step is a lower bound).  Prints one row per checkpoint: ite
 minutes from the run's minute zero, the step's W/D/L and Elo, the cumulative Elo.
 Writes --out (default RUN/chain.json).
   experiments/rate.py --chain RUN --config FILE (RUN's config) [--every N (1)] [--games G (20)]
-         [--sims S (100)] [--openings K (4)] [--set key=value]... [--jobs N (cores)] [--out FILE]
+         [--sims S (100)] [--openings K|default (default)] [--set key=value]... [--jobs N (cores)] [--out FILE]
 
 GOMOKU_BIN=DIR uses a copy of build/bin.
 """
@@ -49,7 +49,7 @@ def args_of(argv):
     p.add_argument("--sims", type=runlib.positive, default=runlib.DEFAULT_SIMS)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--engine-ms", type=runlib.positive)
-    p.add_argument("--openings", type=int, default=runlib.DEFAULT_OPENINGS)
+    p.add_argument("--openings", type=runlib.openings_arg, default=runlib.DEFAULT_OPENINGS)
     p.add_argument("--config")
     p.add_argument("--set", dest="sets", action="append", default=[])
     p.add_argument("--jobs", type=runlib.positive)

@@ -62,7 +62,19 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SIMS = 100     # the trained player's simulations in every experiment's matches
-DEFAULT_OPENINGS = 4   # arena --openings: two nets are deterministic, 4 openings x 2 colours
+# arena's openings: "default" = arena's default set (the even set on 15x15 freestyle, match/openings.h;
+# else 2 random stones), or K = the random set of K stones (two nets are deterministic: K openings x 2 colours).
+DEFAULT_OPENINGS = "default"
+
+
+def openings_arg(s):
+    """--openings of the drivers: "default" or a count K >= 0 of random stones."""
+    if s == "default":
+        return s
+    k = int(s)
+    if k < 0:
+        raise ValueError("--openings: a count >= 0 or 'default', got %s" % s)
+    return k
 PY = "/usr/bin/python3"
 
 
@@ -373,7 +385,7 @@ def trainer_exited(run_dir):
 def match(a, b, games, config, sets=(), openings=DEFAULT_OPENINGS, seed=1, **labels):
     """One arena match (A's view); `labels` travel with its record (run, point, ...)."""
     return {"a": a, "b": b, "games": int(games), "config": os.path.abspath(config), "sets": list(sets),
-            "openings": int(openings), "seed": int(seed), "labels": labels}
+            "openings": openings_arg(str(openings)), "seed": int(seed), "labels": labels}
 
 
 def match_key(m):
@@ -431,8 +443,10 @@ class MatchPool:
         while queue or running:
             while queue and len(running) < self.jobs:
                 k, m = queue.pop(0)
-                cmd = [arena_bin(), "--config", m["config"], "--games", str(m["games"]), "--openings", str(m["openings"]),
+                cmd = [arena_bin(), "--config", m["config"], "--games", str(m["games"]),
                        "--seed", str(m["seed"]), "--json", "--player-a", m["a"], "--player-b", m["b"]]
+                if m["openings"] != "default":
+                    cmd += ["--openings", str(m["openings"])]
                 for s in m["sets"]:
                     cmd += ["--set", s]
                 err = os.path.join(err_dir, "%d.err" % k)

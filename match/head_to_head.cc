@@ -10,8 +10,32 @@
 namespace gz {
 
 nlohmann::json ArenaResult::ToJson() const {
-  return {{"games", games}, {"wins", wins},   {"draws", draws},     {"losses", losses},    {"score", score},
-          {"elo", elo},     {"elo_low", elo_low}, {"elo_high", elo_high}, {"forfeits", forfeits}};
+  nlohmann::json j = {{"games", games}, {"wins", wins},   {"draws", draws},     {"losses", losses},    {"score", score},
+                      {"elo", elo},     {"elo_low", elo_low}, {"elo_high", elo_high}, {"forfeits", forfeits}};
+  for (int k = 0; k < 2; ++k) {
+    const auto& t = by_colour[static_cast<size_t>(k)];
+    const int n = t[0] + t[1] + t[2];
+    j[k == 0 ? "a_as_black" : "a_as_white"] = {
+        {"wins", t[0]}, {"draws", t[1]}, {"losses", t[2]}, {"score", n ? (t[0] + 0.5 * t[1]) / n : 0.0}};
+  }
+  return j;
+}
+
+nlohmann::json ArenaResult::GamesJson(const std::string& a_name, const std::string& b_name) const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ArenaGame& g : played) {
+    const GameResult& r = g.result;
+    out.push_back({{"opening", g.opening},
+                   {"a_colour", g.a_black ? "black" : "white"},
+                   {"black", g.a_black ? a_name : b_name},
+                   {"white", g.a_black ? b_name : a_name},
+                   {"moves", r.moves},
+                   {"winner", r.winner == kBlack ? "black" : r.winner == kWhite ? "white" : "draw"},
+                   {"end", r.end},
+                   {"reason", r.reason},
+                   {"seconds", r.seconds}});
+  }
+  return out;
 }
 
 void ComputeElo(ArenaResult* r) {
@@ -37,17 +61,23 @@ PlayerOptions ArenaPlayerOptions(const Config& cfg, uint64_t seed) {
 }
 
 ArenaResult PlayMatch(MatchPlayer& a, MatchPlayer& b, const Config& cfg, int games, int openings) {
+  return PlayMatch(a, b, cfg, games, OpeningSet(cfg.board.size, cfg.rule(), openings));
+}
+
+ArenaResult PlayMatch(MatchPlayer& a, MatchPlayer& b, const Config& cfg, int games, const std::vector<Opening>& set) {
   ArenaResult r;
-  const std::vector<Opening> set = OpeningSet(cfg.board.size, cfg.rule(), openings);
   for (int g = 0; g < games; ++g) {
     const bool a_black = g % 2 == 0;
     GameResult game = a_black ? PlayGame(a, b, cfg.board.size, cfg.rule(), OpeningForGame(set, g))
                               : PlayGame(b, a, cfg.board.size, cfg.rule(), OpeningForGame(set, g));
     const int8_t a_colour = a_black ? kBlack : kWhite;
     ++r.games;
-    if (game.winner == 0) ++r.draws;
-    else if (game.winner == a_colour) ++r.wins;
+    const int outcome = game.winner == 0 ? 1 : game.winner == a_colour ? 0 : 2;  // W, D, L
+    if (outcome == 1) ++r.draws;
+    else if (outcome == 0) ++r.wins;
     else ++r.losses;
+    ++r.by_colour[a_black ? 0 : 1][static_cast<size_t>(outcome)];
+    r.played.push_back({OpeningForGame(set, g), a_black, game});
     if (game.end == "forfeit") r.forfeits.push_back(game.reason);
     spdlog::info("game {}/{}: A ({}) as {} -> {} ({}); A so far +{} ={} -{}", g + 1, games, a.name(),
                  a_black ? "black" : "white",

@@ -66,6 +66,18 @@ std::vector<Opening> OpeningSet(int size, Rule rule, int length) {
   return out;
 }
 
+std::vector<Opening> EvenOpeningSet(int size, Rule rule) {
+  if (size != 15 || rule != Rule::kFreestyle) return {};
+  return {
+#include "match/even_openings_15x15_freestyle.inc"
+  };
+}
+
+std::vector<Opening> DefaultOpeningSet(int size, Rule rule) {
+  std::vector<Opening> even = EvenOpeningSet(size, rule);
+  return even.empty() ? OpeningSet(size, rule, 2) : even;
+}
+
 const Opening& OpeningForGame(const std::vector<Opening>& set, int game) {
   GOMOKU_CHECK(!set.empty() && game >= 0, "opening for game " << game);
   return set[static_cast<size_t>(game / 2) % set.size()];
