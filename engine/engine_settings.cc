@@ -84,7 +84,7 @@ const std::map<std::string, std::string>& EngineDefaultPlaySettings() {
   // per evaluation lets the batched search evaluate ~8x more positions than
   // all eight, and beat it 28/0/12 at 0.5 s a move.  VCT at the root (1000
   // nodes a query, about a millisecond): the shipped net scored 0.80 against
-  // the reference net with it and 0.61 without (benchmarks.md "VCT").
+  // the reference net with it and 0.61 without (benchmarks-log.md "VCT: threats with threes").
   static const std::map<std::string, std::string> defaults = {{"mcts.solver", "true"},
                                                               {"mcts.solver_vct_nodes", "1000"},
                                                               {"inference.symmetry", "random"}};

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake
-  lld                     # LLVM's linker: a clean build links in 8 s instead of 35 s (docs/benchmarks.md)
+  lld                     # LLVM's linker: a clean build links in 8 s instead of 35 s (docs/benchmarks-log.md "Build time")
   libtorch-dev            # LibTorch 1.13 (CPU)
   libopenblas0-pthread    # fast BLAS behind libblas.so.3 (reference BLAS is ~20x slower)
   libboost-dev            # Boost.Asio
