@@ -20,11 +20,16 @@ and scratch folders and test fixtures:
 4. README.md links every docs/*.md (its doc list is complete);
 5. once a GPU figure exists (docs/data/gpu-*.json), no doc says none does;
 6. no doc names a machine's absolute path (/work/, /home/, /root/, ../shared/)
-   or a temporary copy of the binaries (GOMOKU_BIN=/tmp/...).
+   or a temporary copy of the binaries (GOMOKU_BIN=/tmp/...);
+7. every link to a match record (a JSON file arena --record wrote: "result"
+   and "games") stands in a paragraph or table, or just after one, that states
+   the record's W / D / L (player A's wins, draws, losses), and the record's
+   result equals its games counted one by one.
 
 Prints FILE:LINE: problem for each, then "check_docs: N files, M problems";
 exit status 1 when M > 0.
 """
+import json
 import os
 import re
 import sys
@@ -225,8 +230,47 @@ class Checker:
         for m in MACHINE_PATH.finditer(doc.text):
             self.report(doc, m.start(), "a machine's absolute path: %s" % doc.text[m.start():m.start() + 40].split()[0])
 
+    def match_record(self, path):
+        """(wins, draws, losses) of an arena --record file, checked against its games; None otherwise."""
+        if not path.endswith(".json"):
+            return None
+        try:
+            with open(os.path.join(self.root, path), encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(record, dict) or not {"result", "games", "player_a"} <= set(record):
+            return None
+        r = record["result"]
+        stated = (r.get("wins"), r.get("draws"), r.get("losses"))
+        counted = [0, 0, 0]
+        for g in record["games"]:
+            counted[0 if g.get("winner") == g.get("a_colour") else 1 if g.get("winner") in ("draw", None) else 2] += 1
+        if tuple(counted) != stated:
+            self.problems.append("%s:1: its result says %s / %s / %s but its games count %d / %d / %d" %
+                                 ((path,) + stated + tuple(counted)))
+        return stated
+
+    def check_match_links(self, doc):
+        text = doc.prose_text()
+        blocks = []  # (start, end) offsets of paragraphs and tables
+        for m in re.finditer(r"(?:[^\n]+\n?)+", text):
+            blocks.append((m.start(), m.end()))
+        for m in LINK.finditer(text):
+            target = (m.group(1) or m.group(2)).partition("#")[0]
+            path = self.resolve(doc, target) if target else None
+            wdl = self.match_record(path) if path and os.path.isfile(os.path.join(self.root, path)) else None
+            if wdl is None:
+                continue
+            i = next(k for k, (a, b) in enumerate(blocks) if a <= m.start() < b)
+            near = " ".join(text[a:b] for a, b in blocks[max(0, i - 1):i + 1])
+            if not re.search(r"(?<![\d/])%d\s*/\s*%d\s*/\s*%d(?![\d/])" % wdl, near):
+                self.report(doc, m.start(), "links the match record %s but does not state its W / D / L %d / %d / %d "
+                            "beside it" % ((path,) + wdl))
+
     def run(self):
         for doc in self.docs.values():
+            self.check_match_links(doc)
             self.check_links(doc)
             self.check_code_paths(doc)
             self.check_cited_sections(doc)
