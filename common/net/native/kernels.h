@@ -20,6 +20,7 @@
 // Thread-safety: pure functions over the caller's buffers.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace gz::native {
@@ -27,6 +28,11 @@ namespace gz::native {
 constexpr int kVec = 8;          // floats per vector; channel counts are padded to it
 constexpr int kWinoPoints = 36;  // 6 x 6 transformed tile
 inline int PadChannels(int c) { return (c + kVec - 1) / kVec * kVec; }
+// Floats between two transformed points' matrices (xi and xi+1) of a Winograd
+// buffer of `tiles` rows of `cp` floats: one cache line more than the matrix,
+// since a power-of-two stride put all 36 of a tile's stores in one cache set
+// (a batch of 16 ran slower per position than a batch of 1).
+inline size_t WinoStride(int tiles, int cp) { return static_cast<size_t>(tiles) * cp + 2 * kVec; }
 
 struct Kernels {
   const char* name;
@@ -35,9 +41,9 @@ struct Kernels {
   void (*gemm)(int m, int n, int k, const float* a, int lda, const float* b, int ldb, float* c, int ldc,
                const float* bias, bool relu);
   // Winograd input transform of `positions` activations (side P, Cp channels)
-  // into v: [36][positions*T*T][Cp].
+  // into v: 36 matrices [positions*T*T][Cp], WinoStride apart.
   void (*winograd_input)(const float* act, int positions, int tiles_side, int cp, float* v);
-  // Output transform of m: [36][positions*T*T][Cp] into out (activation
+  // Output transform of m (36 matrices [positions*T*T][Cp], WinoStride apart) into out (activation
   // layout, S x S interior only): + bias[Cp], + residual (same layout as out;
   // may be out itself, or null), then max(0, .) when relu.
   void (*winograd_output)(const float* m, int positions, int tiles_side, int size, int cp, const float* bias,
