@@ -43,7 +43,9 @@ int RunBrokenSettings(const std::string& problem) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(SIGPIPE)  // Windows has none: a write to a closed pipe fails, and Reply exits then
   std::signal(SIGPIPE, SIG_IGN);
+#endif
   gz::EngineCommandLine cl;
   try {
     const std::string usage = std::string("usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n") +

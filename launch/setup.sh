@@ -20,6 +20,8 @@ PACKAGES=(
   procps                  # ps/pkill for the launch scripts
   libjs-chart.js          # Chart.js 3.9, served by gz_dashboard (the page loads nothing from the internet)
   chromium                # headless browser of the dashboard test (tests/dashboard/test_dashboard_browser.sh)
+  g++-mingw-w64-x86-64-posix  # the Windows engine's cross build (tools/make_gomocup_folder.sh --windows)
+  wine64                  # runs that .exe in ctest's test_windows_engine (docs/engine.md)
 )
 
 missing=()

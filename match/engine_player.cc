@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -134,6 +135,7 @@ std::optional<Forfeit> EngineMatchPlayer::NewGame(int size, Rule rule) {
   EndGame();
   known_moves_ = 0;
   told_position_ = false;
+  used_ = std::chrono::milliseconds(0);
   std::vector<std::string> argv = command_.argv;
   if (!command_.dir.empty()) {
     // ChildProcess has no working-folder option: a shell changes folder and
@@ -163,8 +165,8 @@ std::optional<Forfeit> EngineMatchPlayer::NewGame(int size, Rule rule) {
     return Forfeit{"start", "START " + std::to_string(size) + " answered '" + Printable(*line) + "'"};
   }
   for (const std::string& info :
-       {"INFO timeout_turn " + std::to_string(limits_.turn_ms), std::string("INFO timeout_match 0"),
-        std::string("INFO max_memory 0"), "INFO rule " + std::to_string(GomocupRuleValue(rule))})
+       {"INFO timeout_turn " + std::to_string(limits_.turn_ms), "INFO timeout_match " + std::to_string(limits_.match_ms),
+        "INFO max_memory " + std::to_string(limits_.max_memory), "INFO rule " + std::to_string(GomocupRuleValue(rule))})
     if (auto f = Send(info)) return Forfeit{"start", f->reason};
   return std::nullopt;
 }
@@ -176,6 +178,17 @@ MoveReply EngineMatchPlayer::Move(const Board& board, const std::vector<int>& hi
     return r;
   }
   const int size = board.size();
+  // The time this move may take: the turn limit, or less when the match
+  // clock has less left (Gomocup: whichever runs out first loses).
+  int64_t limit_ms = limits_.turn_ms;
+  if (limits_.match_ms > 0) {
+    const int64_t left = std::max<int64_t>(0, limits_.match_ms - used_.count());
+    limit_ms = std::min(limit_ms, left);
+    if (auto f = Send("INFO time_left " + std::to_string(left))) {
+      r.forfeit = f;
+      return r;
+    }
+  }
   const auto start = Clock::now();
   std::optional<Forfeit> f;
   if (told_position_ && history.size() == known_moves_ + 1) {
@@ -197,14 +210,15 @@ MoveReply EngineMatchPlayer::Move(const Board& board, const std::vector<int>& hi
     return r;
   }
   told_position_ = true;
-  const std::chrono::milliseconds allowed(limits_.turn_ms + limits_.grace_ms);
-  r = ReadMove(board, start + allowed, allowed);
+  const std::chrono::milliseconds allowed(limit_ms + limits_.grace_ms);
+  r = ReadMove(board, start + allowed, allowed, limit_ms);
+  used_ += std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   if (!r.forfeit) known_moves_ = history.size() + 1;
   return r;
 }
 
 MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point deadline,
-                                      std::chrono::milliseconds allowed) {
+                                      std::chrono::milliseconds allowed, int64_t limit_ms) {
   static const std::regex kMove(R"(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*)");
   MoveReply r;
   for (;;) {
@@ -214,8 +228,9 @@ MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point dead
       if (process_->eof())
         r.forfeit = Crashed("instead of moving");
       else
-        r.forfeit = Forfeit{"timeout", "no move within " + std::to_string(allowed.count()) + " ms (turn " +
-                                           std::to_string(limits_.turn_ms) + " ms + grace " +
+        r.forfeit = Forfeit{"timeout", "no move within " + std::to_string(allowed.count()) + " ms (" +
+                                           (limit_ms < limits_.turn_ms ? "match time left " : "turn ") +
+                                           std::to_string(limit_ms) + " ms + grace " +
                                            std::to_string(limits_.grace_ms) + " ms)"};
       return r;
     }

@@ -2,15 +2,20 @@
 // player, one fresh process per game, driven through pipes (ChildProcess).
 //
 // Per game: START size (answered OK within kEngineStartTimeout), INFO
-// timeout_turn / timeout_match 0 / max_memory 0 / rule, then BEGIN or a BOARD
+// timeout_turn / timeout_match / max_memory / rule, then BEGIN or a BOARD
 // block on its first turn and TURN x,y after that, END when the game is over.
+// With a match clock (EngineLimits::match_ms, Gomocup's timeout_match: the
+// brain's thinking time for the whole game) each move is preceded by INFO
+// time_left, the time from sending the move request to the reply is charged
+// to the clock, and a move may take min(turn, time left) + grace.
 // A reply that is not "x,y", a point off the board or occupied, no reply
-// within turn + grace, or a process that exits forfeits the game (the kind
-// and reason are returned, docs/ratings.md).
+// within that time, or a process that exits forfeits the game (the kind and
+// reason are returned, docs/ratings.md).
 // Thread-safety: none.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +44,9 @@ EngineCommand ParseEngineCommand(const std::string& entry);
 
 struct EngineLimits {
   int turn_ms = 1000;   // sent as INFO timeout_turn
-  int grace_ms = 2000;  // a reply later than turn + grace forfeits
+  int grace_ms = 2000;  // a reply later than min(turn, time left) + grace forfeits
+  int match_ms = 0;     // sent as INFO timeout_match; 0 = no match clock (and no INFO time_left)
+  int64_t max_memory = 0;  // bytes, sent as INFO max_memory; 0 = no limit
 };
 
 class EngineMatchPlayer : public MatchPlayer {
@@ -52,11 +59,17 @@ class EngineMatchPlayer : public MatchPlayer {
   MoveReply Move(const Board& board, const std::vector<int>& history) override;
   void EndGame() noexcept override;
 
+  // The running brain's process id (its whole process tree's root, e.g. for
+  // measuring its memory), or -1 between games.
+  int pid() const { return process_ ? static_cast<int>(process_->pid()) : -1; }
+  // Match-clock time charged this game (every move's request-to-reply time).
+  std::chrono::milliseconds used() const { return used_; }
+
  private:
   std::optional<Forfeit> Send(const std::string& line);
   // Next reply line that is not MESSAGE / DEBUG / SUGGEST before the deadline.
   MoveReply ReadMove(const Board& board, std::chrono::steady_clock::time_point deadline,
-                     std::chrono::milliseconds allowed);
+                     std::chrono::milliseconds allowed, int64_t limit_ms);
   Forfeit Crashed(const std::string& when);
 
   EngineCommand command_;
@@ -65,6 +78,7 @@ class EngineMatchPlayer : public MatchPlayer {
   std::unique_ptr<ChildProcess> process_;
   size_t known_moves_ = 0;  // history length the brain has seen (its own reply included)
   bool told_position_ = false;
+  std::chrono::milliseconds used_{0};  // this game's thinking time so far
 };
 
 // The Gomocup INFO rule value of a rule: 0 freestyle, 1 exactly five

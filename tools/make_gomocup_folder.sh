@@ -16,22 +16,38 @@
 # the manager's machine needs the same libraries installed (Debian 12:
 # apt-get install libtorch-dev libspdlog1.10 or a matching LibTorch).
 #
+# Builds without LibTorch (docs/engine.md "Builds without LibTorch"): the
+# engine-only build (GOMOKU_WITH_TORCH=OFF) links statically and runs the net
+# on its own forward, so the folder needs nothing installed:
+#   --lite      the Linux build (build-lite/): OUT/pbrain-gomoku-zero, static
+#   --windows   the Windows x86-64 build (build-win/, cross-compiled with
+#               g++-mingw-w64-x86-64-posix): OUT is a ZIP as a Gomocup
+#               organiser expects it, pbrain-gomoku-zero.exe at its root with
+#               its settings, the net and README.txt, at most 8 MB
+# Both configure and build their folder unless --binary names the binary.
+#
 # The net plays with the search settings its checkpoint carries (docs/engine.md
 # "Search settings"); the folder needs nothing else.
 #
-# usage: tools/make_gomocup_folder.sh [--bundle-libs] [--binary PATH] [--baseline] OUT [CHECKPOINT]
+# usage: tools/make_gomocup_folder.sh [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline] OUT [CHECKPOINT]
 set -euo pipefail
 
-usage() { echo "usage: $0 [--bundle-libs] [--binary PATH] [--baseline] OUT [CHECKPOINT]" >&2; exit 2; }
+usage() {
+  echo "usage: $0 [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline] OUT [CHECKPOINT]" >&2
+  exit 2
+}
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-binary="$root/build/bin/pbrain-gomoku-zero"
+binary=""
 bundle=0
 baseline=0
+flavour=torch  # torch | lite | windows
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle-libs) bundle=1 ;;
+    --lite) flavour=lite ;;
+    --windows) flavour=windows ;;
     --baseline) baseline=1 ;;
     --binary) [ $# -ge 2 ] || usage; binary="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
@@ -50,10 +66,39 @@ if [ -z "$checkpoint" ] && [ "$baseline" = 0 ]; then
   if [ -z "$checkpoint" ]; then echo "$0: no shipped net in $root/nets; making a pure-MCTS baseline folder" >&2; fi
 fi
 
-[ -x "$binary" ] || { echo "$0: no brain binary at $binary (build it: cmake --build build --target pbrain-gomoku-zero)" >&2; exit 1; }
 if [ -n "$checkpoint" ] && [ ! -f "$checkpoint" ]; then
   echo "$0: checkpoint '$checkpoint' does not exist" >&2
   exit 1
+fi
+if [ "$flavour" != torch ] && [ "$bundle" = 1 ]; then usage; fi
+
+# The engine-only builds: configure and build their folder (cmake/engine_only.cmake).
+build_engine_only() {  # build-folder [cmake args...]
+  local dir="$root/$1"
+  shift
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGOMOKU_WITH_TORCH=OFF "$@" >/dev/null
+  cmake --build "$dir" -j "${JOBS:-$(nproc)}" --target pbrain-gomoku-zero >/dev/null
+}
+exe_name=pbrain-gomoku-zero
+case "$flavour" in
+  torch) binary="${binary:-$root/build/bin/pbrain-gomoku-zero}" ;;
+  lite)
+    if [ -z "$binary" ]; then build_engine_only build-lite; binary="$root/build-lite/bin/pbrain-gomoku-zero"; fi ;;
+  windows)
+    exe_name=pbrain-gomoku-zero.exe
+    case "$out" in *.zip) ;; *) echo "$0: --windows makes a ZIP: OUT must end in .zip" >&2; exit 2 ;; esac
+    if [ -z "$binary" ]; then
+      build_engine_only build-win -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake"
+      binary="$root/build-win/bin/pbrain-gomoku-zero.exe"
+    fi ;;
+esac
+[ -f "$binary" ] || { echo "$0: no brain binary at $binary (build it: cmake --build build --target pbrain-gomoku-zero)" >&2; exit 1; }
+
+zip_out=""
+if [ "$flavour" = windows ]; then  # the folder is staged, then zipped to OUT
+  zip_out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
+  out="$(mktemp -d)"
+  trap 'rm -rf "$out"' EXIT
 fi
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -67,8 +112,9 @@ else
   printf '{}\n' > "$out/pbrain-gomoku-zero.json"
 fi
 
-# Libraries the brain needs, as the loader resolves them here.
-libs="$(ldd "$binary" | awk '/=> \// {print $3}' | sort -u)"
+# Libraries the brain needs, as the loader resolves them here (none: static).
+libs=""
+if [ "$flavour" = torch ]; then libs="$(ldd "$binary" | awk '/=> \// {print $3}' | sort -u)"; fi
 
 if [ "$bundle" = 1 ]; then
   mkdir -p "$out/lib"
@@ -86,15 +132,24 @@ dir="$(cd "$(dirname "$0")" && pwd)"
 LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$dir/lib/pbrain-gomoku-zero.bin" --settings "$dir/pbrain-gomoku-zero.json" "$@"
 EOF
   chmod +x "$out/pbrain-gomoku-zero"
-else
+elif [ "$flavour" = torch ]; then
   rm -f "$out/lib/pbrain-gomoku-zero.bin"
   cp -f "$binary" "$out/pbrain-gomoku-zero"
+else
+  # Static and stripped (the symbols stay in the build folder's copy).
+  strip_tool=strip
+  [ "$flavour" = windows ] && strip_tool=x86_64-w64-mingw32-strip
+  "$strip_tool" -o "$out/$exe_name" "$binary"
 fi
 
 {
   echo "gomoku-zero brain for a Gomocup (Piskvork-protocol) manager."
   echo
-  echo "  pbrain-gomoku-zero        the brain (Linux x86-64; Gomocup new protocol on stdin/stdout)"
+  case "$flavour" in
+    torch) echo "  pbrain-gomoku-zero        the brain (Linux x86-64; Gomocup new protocol on stdin/stdout)" ;;
+    lite) echo "  pbrain-gomoku-zero        the brain (Linux x86-64, static, AVX2; Gomocup new protocol on stdin/stdout)" ;;
+    windows) echo "  pbrain-gomoku-zero.exe    the brain (Windows x86-64, static, AVX2; Gomocup new protocol)" ;;
+  esac
   echo "  pbrain-gomoku-zero.json   settings read at start (relative paths: this folder)"
   if [ -n "$weights" ]; then
     echo "  $weights   the network (plays only the board size and encoder it was trained for)"
@@ -105,7 +160,11 @@ fi
   echo "Rules: INFO rule 0 freestyle, 1 exactly five, 4 renju; bit 2 (continuous game) accepted."
   echo "Swap2: SWAP2BOARD answered (three stones / SWAP / one or two stones / SWAP or the sixth)."
   echo
-  if [ "$bundle" = 1 ]; then
+  if [ "$flavour" != torch ]; then
+    echo "Nothing to install: the brain is linked statically and runs the net on its own CPU"
+    echo "forward (no LibTorch); the processor needs AVX2 and FMA."
+    echo "Memory: it keeps its search tree within a third of INFO max_memory (512 MiB without one)."
+  elif [ "$bundle" = 1 ]; then
     echo "Shared libraries: bundled in lib/ (the C library and the loader are the machine's)."
   else
     echo "Shared libraries the machine must provide (as resolved on the build machine):"
@@ -113,4 +172,18 @@ fi
   fi
 } > "$out/README.txt"
 
-echo "$out: pbrain-gomoku-zero, pbrain-gomoku-zero.json${weights:+, $weights}$([ "$bundle" = 1 ] && echo ", lib/")"
+if [ -n "$zip_out" ]; then
+  # Gomocup's limit for a brain's ZIP without the organisers' approval.
+  rm -f "$zip_out"
+  (cd "$out" && /usr/bin/python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+    for name in sys.argv[2:]: z.write(name)' "$zip_out" *)
+  bytes="$(stat -c %s "$zip_out")"
+  echo "$zip_out: $(cd "$out" && echo *) ($bytes bytes)"
+  if [ "$bytes" -gt $((8 * 1024 * 1024)) ]; then
+    echo "$0: $zip_out is over Gomocup's 8 MB" >&2
+    exit 1
+  fi
+  exit 0
+fi
+echo "$out: $exe_name, pbrain-gomoku-zero.json${weights:+, $weights}$([ "$bundle" = 1 ] && echo ", lib/")"

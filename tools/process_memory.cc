@@ -1,0 +1,77 @@
+#include "tools/process_memory.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gz {
+namespace {
+
+// A "Key:   123 kB" line of /proc/PID/status, in bytes; 0 when absent.
+int64_t StatusKb(int pid, const std::string& key) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key + ":", 0) == 0) return std::stoll(line.substr(key.size() + 1)) * 1024;
+  return 0;
+}
+
+// The parent of every process now: from /proc/PID/stat, whose second field
+// (the command name, in parentheses) may itself hold blanks and parentheses.
+std::multimap<int, int> ChildrenByParent() {
+  std::multimap<int, int> children;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    int ppid = 0;
+    if (rest >> state >> ppid) children.emplace(ppid, std::stoi(name));
+  }
+  return children;
+}
+
+}  // namespace
+
+int64_t ProcessPeakRssBytes(int pid) { return pid > 0 ? StatusKb(pid, "VmHWM") : 0; }
+
+int64_t ProcessTreeRssBytes(int root) {
+  if (root <= 0) return 0;
+  const std::multimap<int, int> children = ChildrenByParent();
+  int64_t total = 0;
+  std::vector<int> todo = {root};
+  while (!todo.empty()) {
+    const int pid = todo.back();
+    todo.pop_back();
+    total += StatusKb(pid, "VmRSS");
+    auto [b, e] = children.equal_range(pid);
+    for (auto it = b; it != e; ++it) todo.push_back(it->second);
+  }
+  return total;
+}
+
+TreeMemoryPeak::TreeMemoryPeak(int period_ms) {
+  thread_ = std::thread([this, period_ms] {
+    while (!stop_.load()) {
+      const int64_t now = ProcessTreeRssBytes(pid_.load());
+      if (now > peak_.load()) peak_.store(now);
+      std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
+    }
+  });
+}
+
+TreeMemoryPeak::~TreeMemoryPeak() {
+  stop_.store(true);
+  thread_.join();
+}
+
+}  // namespace gz

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The Windows engine as a Gomocup organiser gets it, tested under Debian's
+# wine64 through our own Gomocup manager (docs/engine.md "Builds without
+# LibTorch"):
+#   1. tools/make_gomocup_folder.sh --windows makes the ZIP (cross build in
+#      BUILD_DIR, default build-win/; skipped with --zip ZIP);
+#   2. the ZIP is unpacked into an empty folder and run with a fresh wine
+#      prefix, nothing else installed;
+#   3. tools/gomocup_check (from the LibTorch build, build/bin by default)
+#      runs its protocol script (START, INFO time controls and max_memory,
+#      ABOUT, BEGIN, TURN, TAKEBACK, RESTART, BOARD, SWAP2BOARD, renju, END)
+#      and plays GAMES full games against the Linux engine (the same net),
+#      rules freestyle and renju in turn, under a match clock; any forfeit
+#      (timeout, crash, illegal move) or a process tree over 350 MB fails.
+# Extra arguments go to gomocup_check (e.g. --turn-ms 5000 --match-ms 120000
+# --games 20 for the tournament measurements of docs/benchmarks.md).
+#
+# usage: tools/test_windows_engine.sh [--zip ZIP] [--build-dir DIR] [--bin-dir DIR] [--keep DIR] [gomocup_check args]
+# Needs: g++-mingw-w64-x86-64-posix (for the build), wine64.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+zip=""
+build_dir="$root/build-win"
+bin_dir="$root/build/bin"
+keep=""
+check_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --zip) zip="$2"; shift ;;
+    --build-dir) build_dir="$2"; shift ;;
+    --bin-dir) bin_dir="$2"; shift ;;
+    --keep) keep="$2"; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) check_args+=("$1") ;;
+  esac
+  shift
+done
+
+wine="$(command -v wine64 || true)"
+[ -n "$wine" ] || wine=/usr/lib/wine/wine64
+[ -x "$wine" ] || { echo "$0: wine64 not found (apt-get install wine64)" >&2; exit 1; }
+[ -x "$bin_dir/gomocup_check" ] || { echo "$0: no $bin_dir/gomocup_check (build the LibTorch build first)" >&2; exit 1; }
+[ -x "$bin_dir/pbrain-gomoku-zero" ] || { echo "$0: no $bin_dir/pbrain-gomoku-zero" >&2; exit 1; }
+net="$(ls "$root"/nets/*15x15-freestyle*.pt | sort | tail -n 1)"
+
+work="$(mktemp -d)"
+export WINEPREFIX="$work/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
+cleanup() {
+  "$(dirname "$wine")/wineserver" -k 2>/dev/null || true
+  if [ -n "$keep" ]; then mkdir -p "$keep" && cp -r "$work/engine" "$work"/*.log "$keep"/ 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+t0=$(date +%s)
+if [ -z "$zip" ]; then
+  zip="$work/pbrain-gomoku-zero.zip"
+  # The cross build in its own folder (a relative one is under the checkout).
+  case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
+  mkdir -p "$build_dir"
+  cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DGOMOKU_WITH_TORCH=OFF \
+        -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" >/dev/null
+  cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target pbrain-gomoku-zero >/dev/null 2>"$work/build.log" ||
+    { cat "$work/build.log" >&2; exit 1; }
+  "$root/tools/make_gomocup_folder.sh" --windows --binary "$build_dir/bin/pbrain-gomoku-zero.exe" "$zip" "$net"
+fi
+t1=$(date +%s)
+
+# An empty folder with the ZIP's contents and nothing else; a fresh prefix.
+mkdir -p "$work/engine"
+(cd "$work/engine" && /usr/bin/python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(".")' "$zip")
+"$wine" wineboot --init >/dev/null 2>&1 || true
+t2=$(date +%s)
+
+set +e
+"$bin_dir/gomocup_check" --engine "$wine $work/engine/pbrain-gomoku-zero.exe" \
+  --opponent "$bin_dir/pbrain-gomoku-zero --weights $net" --stderr "$work/engines.log" \
+  --games 2 --rules freestyle,renju --turn-ms 1000 --match-ms 30000 --opponent-turn-ms 500 "${check_args[@]}"
+status=$?
+set -e
+t3=$(date +%s)
+echo "test_windows_engine: build+zip $((t1 - t0)) s, unpack+wine prefix $((t2 - t1)) s, checks $((t3 - t2)) s"
+if [ $status -ne 0 ]; then
+  echo "--- the engines' stderr (last 40 lines)" >&2
+  tail -n 40 "$work/engines.log" >&2 || true
+fi
+exit $status
