@@ -39,7 +39,8 @@ SearchPlayer::SearchPlayer(EvaluatorSource& source, const Config& config)
       params_(EngineMctsParams(config)),
       batch_(config.mcts.engine_batch),
       threads_(config.mcts.engine_threads),
-      mcts_(params_, config.run.seed) {
+      mcts_(params_, config.run.seed),
+      seed_(config.run.seed) {
   GOMOKU_CHECK(batch_ >= 1 && threads_ >= 1,
                "mcts.engine_batch and mcts.engine_threads must be >= 1, got " << batch_ << " and " << threads_);
 }
@@ -116,7 +117,10 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
     // The tree follows our move at the start of the next search, so the reply
     // is not delayed by discarding the rest of the tree.
     pending_own_move_ = d.move;
-    if (!limits.excluded.empty()) ClearTree();
+    if (!limits.excluded.empty()) {
+      ClearTree();
+      mcts_ = Mcts(params_, seed_);  // the search may have dropped the solver
+    }
     spdlog::debug("engine: tree sync {:.1f} ms, search {:.1f} ms",
                   std::chrono::duration<double, std::milli>(synced - start).count(),
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - synced).count());
@@ -143,6 +147,7 @@ struct SearchPlayer::SearchShared {
   int64_t backups = 0;
   bool done = false;
   bool excluded_done = false;           // limits->excluded applied to the expanded root
+  bool solver_dropped = false;          // the root's solver restriction left only excluded moves
   Clock::time_point last_progress;      // of limits->on_progress
   Clock::duration longest{};
   std::exception_ptr error;
@@ -168,7 +173,19 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
         if (limits.excluded.empty()) {
           shared.excluded_done = true;
         } else if (mcts_.pending_leaves() == 0) {
-          GOMOKU_CHECK(mcts_.ExcludeRootMoves(limits.excluded) > 0, "every move the search may play is blocked");
+          if (mcts_.ExcludeRootMoves(limits.excluded) == 0) {
+            // The threat solver restricted the root to excluded moves (a VCF's
+            // first move, a forced block): search without the solver.
+            GOMOKU_CHECK(params_.solver && !shared.solver_dropped, "every move the search may play is blocked");
+            MctsParams plain = params_;
+            plain.solver = false;
+            const Board root = mcts_.root_board();
+            mcts_ = Mcts(plain, seed_);
+            mcts_.Reset(root);
+            mcts_.StartMove(/*add_noise=*/false);
+            shared.solver_dropped = true;
+            continue;
+          }
           shared.excluded_done = true;
         } else {  // another thread's leaves are pending: wait for their backup
           const int64_t seen = shared.backups;

@@ -113,6 +113,7 @@ class SearchPlayer {
   int batch_ = 1;    // mcts.engine_batch
   int threads_ = 1;  // mcts.engine_threads
   Mcts mcts_;
+  uint64_t seed_;
   bool tree_valid_ = false;
   int pending_own_move_ = kNoMove;  // chosen last time, not yet applied to the tree
 };

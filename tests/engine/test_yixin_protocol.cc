@@ -204,6 +204,7 @@ TEST_CASE("yixin: block -- YXBLOCK keeps every search off the points until YXBLO
   CHECK(h.session.blocked().size() == 2);
   h.Send("yxnbest 2");
   const std::string move = h.out.back();
+  REQUIRE(std::regex_match(move, std::regex(R"(\d+,\d+)")));
   CHECK(move != "7,3");
   CHECK(move != "7,8");
   for (const auto& l : h.out) {

@@ -1,0 +1,112 @@
+// The JSON analysis engine (the `analyze` binary; docs/engine.md "Analysis"):
+// queries in, JSON responses out, one line each, modelled on KataGo's
+// analysis engine.  Queries (engine/analysis_query.h) are accepted at any
+// time; each analysed turn of a query is one search with its own tree, and
+// many searches run at once: every round gathers up to `leaves_per_search`
+// leaves from each tree (virtual loss) and evaluates the leaves of all trees
+// of one board size and rule in ONE Evaluator call -- one batched forward --
+// so concurrent queries share the network the way KataGo's do.
+//
+// Responses:
+//   {"id", "turnNumber", "isDuringSearch", "moveInfos": [{"move": "X,Y",
+//    "visits", "winrate", "prior", "lcb", "order", "pv": ["X,Y", ...],
+//    "proof"?}], "rootInfo": {"visits", "winrate", "currentPlayer"},
+//    "proof"?, "policy"?}
+//   winrate: for the side to move (like KataGo's SIDETOMOVE); prior: the
+//   network's; lcb: the win rate less 1.96 standard errors; proof (the
+//   threat solver, mcts.solver): {"result": "win"|"loss", "plies", "complete",
+//   "line"} -- a proven result is a distance, and its winrate is exactly 1 / 0.
+//   policy (includePolicy): the network's prior over every point, row-major,
+//   -1 where illegal.
+//   During the search (reportDuringSearchEvery) responses carry
+//   isDuringSearch true; the last one of each turn false.  A search ends at
+//   maxVisits simulations, maxTimeMs, a proven win at the root, or terminate.
+//   {"id", "action": "query_version", "version", "protocol"}
+//   {"id", "action": "clear_cache"} (no cache is kept between queries)
+//   {"id", "action": "terminate", "terminateId", "turnNumbers"?}: the
+//   matching searches end now and send their final response; turns not
+//   started send {"id", "turnNumber", "isDuringSearch": false, "noResults": true}
+//   {"id", "error", "field"}: a refused query (the engine goes on); a search
+//   that fails (the evaluator throws, every move avoided) sends
+//   {"id", "turnNumber", "error", "field"}.
+// Thread-safety: Submit and CloseInput from any thread (the input reader);
+// Run on one thread (it owns the trees and the evaluator); `out` is called
+// from both, one call at a time.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/search/mcts.h"
+#include "engine/analysis_query.h"
+#include "match/evaluator_source.h"
+
+namespace gz {
+
+struct AnalysisEngineOptions {
+  int leaves_per_search = 8;  // leaves gathered from each tree per round (virtual loss)
+  int max_searches = 64;      // trees searched at once; later turns wait in arrival order
+  int pv_length = 20;         // moves of each moveInfo's pv
+  QueryLimits limits;
+};
+
+class AnalysisEngine {
+ public:
+  using Output = std::function<void(const std::string&)>;
+  // `params`: the search settings (noise is switched off); `seed`: Mcts seeds.
+  AnalysisEngine(EvaluatorSource& source, const MctsParams& params, uint64_t seed, Output out,
+                 AnalysisEngineOptions options = {});
+  ~AnalysisEngine();
+
+  // One input line (a query or an action).  Refusals and acknowledgements
+  // are written at once; analyses are queued for Run.
+  void Submit(const std::string& line);
+  // No more input: Run returns once every queued search has finished.
+  void CloseInput();
+  // The search loop.
+  void Run();
+
+  struct Stats {
+    int64_t rounds = 0;       // gather / evaluate / back-up rounds
+    int64_t forwards = 0;     // Evaluator calls
+    int64_t positions = 0;    // positions evaluated
+    int64_t searches = 0;     // searches finished
+  };
+  Stats stats() const;
+
+ private:
+  struct Search;
+  void Emit(const std::string& line);
+  // Moves queued searches into the active set, applies terminations; false
+  // when Run should return.
+  bool Admit(std::vector<std::unique_ptr<Search>>& active);
+  void Round(std::vector<std::unique_ptr<Search>>& active);
+  std::string Response(Search& s, bool during);
+
+  EvaluatorSource& source_;
+  MctsParams params_;
+  uint64_t seed_;
+  Output out_;
+  AnalysisEngineOptions options_;
+
+  std::mutex out_mu_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::unique_ptr<Search>> queued_;  // guarded by mu_
+  struct Termination {
+    std::string id;
+    std::vector<int> turns;  // empty: all
+  };
+  std::vector<Termination> terminations_;       // guarded by mu_
+  bool closed_ = false;                         // guarded by mu_
+  Stats stats_;                                 // guarded by mu_
+  uint64_t next_seed_ = 0;
+};
+
+}  // namespace gz

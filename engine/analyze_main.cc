@@ -1,0 +1,89 @@
+// analyze: the JSON analysis engine (engine/analysis_engine.h,
+// docs/engine.md "Analysis").  Queries on stdin, one JSON object a line;
+// responses on stdout, one JSON object a line (flushed); logs on stderr.
+// At end of input the searches already queued finish, then it exits.
+// Search settings and the net: exactly as pbrain-gomoku-zero's
+// (engine/engine_settings.h), so the analysis is the engine's search.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "common/base/errors.h"
+#include "common/base/logging.h"
+#include "engine/analysis_engine.h"
+#include "engine/engine_settings.h"
+#include "match/evaluator_source.h"
+#include "match/shipped_nets.h"
+
+namespace {
+
+void Reply(const std::string& line) {
+  std::string out = line + "\n";
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) std::_Exit(1);
+}
+
+constexpr const char* kAnalyzeFlags =
+    "  --max-visits N     simulations of a query without maxVisits (400)\n"
+    "  --leaves N         leaves gathered from each tree per round, virtual loss (8)\n"
+    "  --max-searches N   trees searched at once; later turns wait (64)\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#if defined(SIGPIPE)
+  std::signal(SIGPIPE, SIG_IGN);
+#endif
+  gz::EngineCommandLine cl;
+  gz::AnalysisEngineOptions options;
+  try {
+    const std::string usage = std::string("usage: analyze [flags]  (JSON analysis queries on stdin, responses on stdout)\n") +
+                              gz::EngineFlagsHelp() + kAnalyzeFlags;
+    std::set<std::string> flags = gz::EngineValueFlags();
+    flags.insert({"--max-visits", "--leaves", "--max-searches"});
+    gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, flags, {}});
+    if (args.help) {
+      std::cout << usage;
+      return 0;
+    }
+    cl = gz::EngineCommandLineFrom(args);
+    options.limits.default_max_visits = static_cast<int>(args.get_int("--max-visits", 400));
+    options.leaves_per_search = static_cast<int>(args.get_int("--leaves", 8));
+    options.max_searches = static_cast<int>(args.get_int("--max-searches", 64));
+    GOMOKU_CHECK(options.limits.default_max_visits >= 1 && options.leaves_per_search >= 1 &&
+                     options.leaves_per_search <= 256 && options.max_searches >= 1,
+                 "--max-visits, --leaves (<= 256) and --max-searches must be >= 1");
+  } catch (const gz::GomokuError& e) {
+    std::cerr << "analyze: " << e.what() << "\n" << gz::EngineFlagsHelp() << kAnalyzeFlags;
+    return 2;
+  }
+  gz::EngineSettings settings;
+  try {
+    settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
+  } catch (const gz::GomokuError& e) {
+    std::cerr << "analyze: engine settings: " << e.what() << "\n";
+    return 2;
+  }
+  gz::InitLogging("analyze", settings.log_file);
+  spdlog::info("analyze: search settings {}", settings.config.DescribePlaySettings());
+  gz::EvaluatorSource source(settings.weights, settings.config);
+  if (const std::string problem = source.CheckSize(15); problem.starts_with("cannot load weights")) {
+    spdlog::error("analyze: {}", problem);  // the net did not load: every query would fail
+    return 1;
+  }
+  gz::AnalysisEngine engine(source, settings.config.mcts, settings.config.run.seed, Reply, options);
+  spdlog::info("analyze: ready ({})", source.Describe());
+  std::thread reader([&engine] {
+    std::string line;
+    while (std::getline(std::cin, line)) engine.Submit(line);
+    engine.CloseInput();
+  });
+  engine.Run();
+  reader.join();
+  const auto st = engine.stats();
+  spdlog::info("analyze: {} searches, {} positions in {} forwards ({} rounds)", st.searches, st.positions, st.forwards,
+               st.rounds);
+  return 0;
+}
