@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "common/game/encoder.h"
+#include "common/game/renju.h"
 #include "common/base/errors.h"
-#include "common/base/fileio.h"
 #include "common/base/fileio.h"
 #include "common/data/npz.h"
 
@@ -45,6 +45,7 @@ std::string GameRecord::ToNpzBytes() const {
   a["board_size"] = MakeNpyScalar<int64_t>(board_size);
   a["rule"] = MakeNpyScalar<int64_t>(static_cast<int64_t>(rule));
   a["encoder_version"] = MakeNpyScalar<int64_t>(kEncoderVersion);
+  if (rule == Rule::kRenju) a["renju_version"] = MakeNpyScalar<int64_t>(kRenjuRulesVersion);  // renju.h
   a["format_version"] = MakeNpyScalar<int64_t>(kGameFormatVersion);
   return WriteNpz(a);
 }
@@ -76,6 +77,13 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
   int64_t rule = Scalar(m, "rule", what);
   if (rule < 0 || rule > static_cast<int64_t>(Rule::kRenju)) GOMOKU_THROW(IoError, what << ": bad rule " << rule);
   r.rule = static_cast<Rule>(rule);
+  if (r.rule == Rule::kRenju) {
+    // Absent: written before the rule text was followed (renju.h kRenjuRulesVersion 1).
+    const int64_t rv = m.count("renju_version") ? Scalar(m, "renju_version", what) : 1;
+    if (rv != kRenjuRulesVersion)
+      GOMOKU_THROW(IoError, what << ": renju game of renju rules version " << rv << ", this build plays version "
+                                 << kRenjuRulesVersion << " (its forbidden points differ; see common/game/renju.h)");
+  }
   auto mv = m.find("moves");
   if (mv == m.end() || mv->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'moves'");
   const int64_t t = mv->second.shape[0];

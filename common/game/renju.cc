@@ -118,18 +118,33 @@ class Judge {
     }
     if (potential < 2) return ForbiddenReason::kNone;
     // Only now pay for the recursion: a three is real when one of its
-    // straight-four points is itself legal (with this stone on the board).
+    // straight-four points is itself legal and makes no five (with this stone
+    // on the board).
     int real = 0;
     for (int d = 0; d < 4; ++d) {
       for (int k = 0; k < threes[d].count; ++k) {
         bool legal = false;
-        for (uint32_t m = threes[d].points[k]; m != 0 && !legal; m &= m - 1)
-          legal = Reason(PointAt(point, d, std::countr_zero(m) - kCentre)) == ForbiddenReason::kNone;
+        for (uint32_t m = threes[d].points[k]; m != 0 && !legal; m &= m - 1) {
+          const int q = PointAt(point, d, std::countr_zero(m) - kCentre);
+          legal = !MakesFive(q) && Reason(q) == ForbiddenReason::kNone;
+        }
         if (legal && ++real >= 2) return ForbiddenReason::kDoubleThree;
         if (!legal && --potential < 2) return ForbiddenReason::kNone;
       }
     }
     return ForbiddenReason::kNone;
+  }
+
+  // Whether black at the empty `point` makes exactly five on some line.  The
+  // rule text counts a three only when its straight four can be made
+  // "without at the same time a five in a row", so such a point makes no
+  // three (the five itself is legal: Reason() says kNone for it).
+  bool MakesFive(int point) {
+    cells_[point] = kBlack;
+    bool five = false;
+    for (int d = 0; d < 4 && !five; ++d) five = RunThroughCentre(Extract(point, d).black) == kWinLength;
+    cells_[point] = kEmpty;
+    return five;
   }
 
   Line Extract(int point, int d) const {

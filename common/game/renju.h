@@ -13,8 +13,11 @@
 //   - A three is a set of three black stones on one line that one more black
 //     stone q turns into a straight four (four in a row with two points that
 //     each make exactly five), where q itself must be a legal, i.e. not
-//     forbidden, move for black.  This is recursive: q is judged by the same
-//     rules on the board with the move in question already played.
+//     forbidden, move for black that does not at the same time make a five on
+//     another line (RIF: "to which you, without at the same time a five in a
+//     row is made, can add one more stone to attain a straight four").  This
+//     is recursive: q is judged by the same rules on the board with the move
+//     in question already played.
 //   - Every four and three counted must contain the move itself.
 //
 // The functions look only at the stones: they apply renju rules whatever
@@ -36,6 +39,15 @@
 #include "common/game/board.h"
 
 namespace gz {
+
+// The reading of the renju rules that ForbiddenPoints implements, recorded in
+// renju game files and renju checkpoints (readers refuse any other):
+//   1  (before 2026-12-06) a three counted even when the only point that makes
+//      its straight four also completes a five on another line;
+//   2  the RIF text: such a point makes no three (see above).
+// Data and nets of version 1 saw other forbidden points (the encoder's plane,
+// the legal moves) and are refused rather than mixed in.
+constexpr int kRenjuRulesVersion = 2;
 
 enum class ForbiddenReason : uint8_t {
   kNone = 0,         // black may play here

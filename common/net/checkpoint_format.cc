@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "common/game/board.h"
 #include "common/game/encoder.h"
+#include "common/game/renju.h"
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 
@@ -135,6 +137,19 @@ void ReadHeads(const json& j, uint32_t format_version, const std::string& path, 
 
 // The play settings the net ships with (format version 3 on): strings, kept as
 // written; booleans and numbers, kept as their JSON text.
+// A renju net saw the forbidden points of one reading of the rules (renju.h
+// kRenjuRulesVersion) in its input plane and its legal moves; a net of another
+// reading is refused.  Absent: made before the field existed (version 1).
+void ReadRenjuVersion(const json& j, const std::string& path, const CheckpointInfo& info) {
+  if (info.rule != RuleName(Rule::kRenju)) return;
+  const int64_t v = j.contains("renju_version") ? IntField(j, "renju_version", 0, 1 << 30, path) : 1;
+  if (v != kRenjuRulesVersion)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is a renju net of renju rules version " << v
+                                            << "; this build plays version " << kRenjuRulesVersion
+                                            << " (its forbidden points differ, see common/game/renju.h): "
+                                            << "train a new checkpoint");
+}
+
 void ReadPlaySettings(const json& j, uint32_t format_version, const std::string& path, CheckpointInfo* info) {
   if (format_version < 3 && j.contains("play"))
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'play' needs format version 3, but the file "
@@ -228,6 +243,7 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
   } catch (const GomokuError& e) {
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "': " << e.what());
   }
+  ReadRenjuVersion(j, path, info);
 
   const json& tensors = Field(j, "tensors", path);
   if (!tensors.is_array() || tensors.size() > static_cast<size_t>(kMaxTensors))
@@ -239,6 +255,35 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
     h.tensors.push_back(std::move(e));
   }
   return h;
+}
+
+namespace {
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "," : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace
+
+void CheckTensorList(const CheckpointHeader& h, const std::vector<CheckpointTensorEntry>& want, const std::string& path) {
+  const std::string arch = std::to_string(h.info.channels) + "x" + std::to_string(h.info.blocks) + " " +
+                           h.info.heads + "-heads on " + std::to_string(h.info.board_size) + "x" +
+                           std::to_string(h.info.board_size);
+  if (want.size() != h.tensors.size())
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' holds " << h.tensors.size() << " tensors but the " << arch
+                                            << " architecture has " << want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& e = h.tensors[i];
+    if (e.name != want[i].name || e.shape != want[i].shape || e.dtype != want[i].dtype)
+      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor #" << i << " is '" << e.name << "' "
+                                              << ShapeString(e.shape) << " " << e.dtype << " but the " << arch
+                                              << " architecture expects '" << want[i].name << "' "
+                                              << ShapeString(want[i].shape) << " " << want[i].dtype);
+  }
 }
 
 void CheckExpectations(const CheckpointInfo& info, const CheckpointExpect& expect, const std::string& path) {
@@ -270,6 +315,7 @@ std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<Checkp
             {"seed", info.seed},
             {"tensors", list}};
   if (CheckpointFormatVersionFor(info) >= 2) j["heads"] = info.heads;
+  if (info.rule == RuleName(Rule::kRenju)) j["renju_version"] = kRenjuRulesVersion;
   if (!info.play.empty()) {
     // Values go in as JSON scalars where they read as one ("true", "0.2"),
     // else as strings; the reader turns both back into --set text.

@@ -9,6 +9,7 @@
 #include "common/base/fileio.h"
 #include "common/data/game_record.h"
 #include "common/data/npz.h"
+#include "common/game/renju.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
 #include "tests/support/play_games.h"
@@ -62,6 +63,25 @@ TEST_CASE("game record round trip through a file") {
   CHECK(s.model_generation == 34);
   CHECK(s.moves == r.moves);
   CHECK(s.policy == r.policy);
+}
+
+TEST_CASE("a renju game of another renju rules version is refused by name") {
+  SelfPlayParams p;
+  p.mcts.simulations = 20;
+  SelfPlayGame g(p, 9, Rule::kRenju, 5, 1, 1);
+  UniformEvaluator ev;
+  PlayToEnd(g, ev);
+  auto arrays = ReadNpz(g.record().ToNpzBytes(), "renju");
+  REQUIRE(arrays.count("renju_version") == 1);
+  CHECK(arrays["renju_version"].As<int64_t>()[0] == kRenjuRulesVersion);
+  CHECK(GameRecord::FromNpzBytes(WriteNpz(arrays), "renju").rule == Rule::kRenju);
+  arrays["renju_version"] = MakeNpyScalar<int64_t>(1);
+  CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "old.npz"),
+                    Catch::Contains("old.npz") && Catch::Contains("renju rules version 1"));
+  arrays.erase("renju_version");  // written before the field existed
+  CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "older.npz"), Catch::Contains("renju rules version 1"));
+  // Other rules carry no such field.
+  CHECK(ReadNpz(MakeGame().ToNpzBytes(), "std").count("renju_version") == 0);
 }
 
 TEST_CASE("every truncation of a game file is rejected with IoError") {

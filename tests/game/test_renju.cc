@@ -90,9 +90,19 @@ std::map<std::vector<int>, std::set<int>> Fours(Grid& g, int p, int d) {
 
 ForbiddenReason Judge(Grid& g, int p, Stats& st);
 
-// "A three: three stones on a line to which one more stone, legally played,
-// makes a straight four (a four with two points that make five)."  The number
-// of distinct three-stone sets through p (black) along d.
+// Whether black at the empty q makes exactly five on some line.
+bool MakesFive(Grid& g, int q) {
+  g.c[q] = kBlack;
+  bool five = false;
+  for (int d = 0; d < 4; ++d) five |= RunStones(g, q, d).size() == 5;
+  g.c[q] = kEmpty;
+  return five;
+}
+
+// "A three: three stones on a line to which one more stone, legally played
+// and without at the same time making a five, makes a straight four (a four
+// with two points that make five)."  The number of distinct three-stone sets
+// through p (black) along d.
 int Threes(Grid& g, int p, int d, Stats& st, int* potential_count) {
   std::set<std::vector<int>> potential, real;
   for (int q : LinePoints(g, p, d)) {
@@ -106,7 +116,7 @@ int Threes(Grid& g, int p, int d, Stats& st, int* potential_count) {
       three.erase(std::find(three.begin(), three.end(), q));
       ++st.three_candidates;
       potential.insert(three);
-      if (Judge(g, q, st) == ForbiddenReason::kNone) real.insert(three);
+      if (!MakesFive(g, q) && Judge(g, q, st) == ForbiddenReason::kNone) real.insert(three);
       else ++st.candidates_refused;
     }
   }
@@ -150,6 +160,150 @@ ForbiddenReason Reason(const Board& b, int p, Stats& st) {
 
 }  // namespace oracle
 
+// ------------------------------------------------------- the second referee
+// Written apart from the oracle above, straight from the definitions, over
+// text rows ('X', 'O', '.', and '#' beyond the edge): fours are windows of
+// five cells holding four black stones and one empty cell whose filling is
+// exactly five; a straight four is a black run of exactly four with an empty
+// cell at each end, each of which makes exactly five; a three is three stones
+// that one more stone s turns into a straight four, where s is legal and makes
+// no five (RIF 1996/1998: "without at the same time a five in a row is made").
+namespace referee {
+
+enum class Verdict { kAllowed, kSix, kFourFour, kThreeThree };
+
+struct Text {
+  int n;
+  std::vector<std::string> rows;
+  char At(int r, int c) const { return r < 0 || c < 0 || r >= n || c >= n ? '#' : rows[r][c]; }
+  void Set(int r, int c, char v) { rows[r][c] = v; }
+};
+
+const int kStep[4][2] = {{1, 0}, {0, 1}, {1, -1}, {1, 1}};  // another order than the oracle's
+
+// Length of the black run through (r, c) along step k, (r, c) counted as black.
+int Run(const Text& t, int r, int c, int k) {
+  int len = 1;
+  for (int s = 1; t.At(r + s * kStep[k][0], c + s * kStep[k][1]) == 'X'; ++s) ++len;
+  for (int s = 1; t.At(r - s * kStep[k][0], c - s * kStep[k][1]) == 'X'; ++s) ++len;
+  return len;
+}
+
+bool FiveAt(const Text& t, int r, int c) {
+  for (int k = 0; k < 4; ++k)
+    if (Run(t, r, c, k) == 5) return true;
+  return false;
+}
+
+// Stone sets (as "r,c;" strings) of the fours through black (r, c) along k.
+std::set<std::string> FourSets(const Text& t, int r, int c, int k) {
+  std::set<std::string> out;
+  for (int start = -4; start <= 0; ++start) {
+    std::string stones;
+    int blacks = 0, empties = 0;
+    for (int i = start; i < start + 5; ++i) {
+      const char v = t.At(r + i * kStep[k][0], c + i * kStep[k][1]);
+      if (v == 'X') {
+        ++blacks;
+        stones += std::to_string(r + i * kStep[k][0]) + "," + std::to_string(c + i * kStep[k][1]) + ";";
+      } else if (v == '.') {
+        ++empties;
+      }
+    }
+    const char before = t.At(r + (start - 1) * kStep[k][0], c + (start - 1) * kStep[k][1]);
+    const char after = t.At(r + (start + 5) * kStep[k][0], c + (start + 5) * kStep[k][1]);
+    if (blacks == 4 && empties == 1 && before != 'X' && after != 'X') out.insert(stones);
+  }
+  return out;
+}
+
+// Whether black (r, c) is part of a straight four along k.
+bool InStraightFour(const Text& t, int r, int c, int k) {
+  if (Run(t, r, c, k) != 4) return false;
+  int lo = 0, hi = 0;
+  while (t.At(r + (lo - 1) * kStep[k][0], c + (lo - 1) * kStep[k][1]) == 'X') --lo;
+  while (t.At(r + (hi + 1) * kStep[k][0], c + (hi + 1) * kStep[k][1]) == 'X') ++hi;
+  auto cell = [&](int i) { return t.At(r + i * kStep[k][0], c + i * kStep[k][1]); };
+  return cell(lo - 1) == '.' && cell(hi + 1) == '.' && cell(lo - 2) != 'X' && cell(hi + 2) != 'X';
+}
+
+Verdict Rule(Text& t, int r, int c);
+
+// Distinct threes through black (r, c) along k whose straight four can be
+// made by a legal stone that makes no five.  *seen counts the candidates
+// before that legality filter, *five_refused those refused for a five.
+int RealThrees(Text& t, int r, int c, int k, int* seen, long* five_refused) {
+  std::set<std::string> potential, real;
+  for (int i = -3; i <= 3; ++i) {
+    const int sr = r + i * kStep[k][0], sc = c + i * kStep[k][1];
+    if (i == 0 || t.At(sr, sc) != '.') continue;
+    t.Set(sr, sc, 'X');
+    const bool straight = InStraightFour(t, r, c, k) && Run(t, sr, sc, k) == 4 && Run(t, r, c, k) == 4;
+    std::string three;  // the run through (r, c), s included while placed, without s
+    for (int j = -3; straight && j <= 3; ++j) {
+      bool joined = true;  // every cell from (r, c) to offset j is black
+      for (int m = std::min(0, j); m <= std::max(0, j); ++m)
+        joined &= t.At(r + m * kStep[k][0], c + m * kStep[k][1]) == 'X';
+      if (joined && j != i) three += std::to_string(r + j * kStep[k][0]) + "," + std::to_string(c + j * kStep[k][1]) + ";";
+    }
+    t.Set(sr, sc, '.');
+    if (!straight) continue;
+    potential.insert(three);
+    t.Set(sr, sc, 'X');
+    const bool five = FiveAt(t, sr, sc);
+    t.Set(sr, sc, '.');
+    if (five) {
+      ++*five_refused;
+      continue;
+    }
+    if (Rule(t, sr, sc) == Verdict::kAllowed) real.insert(three);
+  }
+  *seen += static_cast<int>(potential.size());
+  return static_cast<int>(real.size());
+}
+
+// (r, c) empty; leaves t as it found it.
+long g_five_refused = 0;
+Verdict Rule(Text& t, int r, int c) {
+  t.Set(r, c, 'X');
+  Verdict v = Verdict::kAllowed;
+  bool five = false, six = false;
+  for (int k = 0; k < 4; ++k) {
+    five |= Run(t, r, c, k) == 5;
+    six |= Run(t, r, c, k) > 5;
+  }
+  if (!five && six) {
+    v = Verdict::kSix;
+  } else if (!five) {
+    size_t fours = 0;
+    for (int k = 0; k < 4; ++k) fours += FourSets(t, r, c, k).size();
+    if (fours >= 2) {
+      v = Verdict::kFourFour;
+    } else {
+      int threes = 0, seen = 0;
+      for (int k = 0; k < 4; ++k) threes += RealThrees(t, r, c, k, &seen, &g_five_refused);
+      if (threes >= 2) v = Verdict::kThreeThree;
+    }
+  }
+  t.Set(r, c, '.');
+  return v;
+}
+
+ForbiddenReason Reason(const Board& b, int p) {
+  Text t{b.size(), std::vector<std::string>(b.size(), std::string(b.size(), '.'))};
+  for (int q = 0; q < b.num_points(); ++q)
+    if (b.at(q) != kEmpty) t.Set(q / b.size(), q % b.size(), b.at(q) == kBlack ? 'X' : 'O');
+  switch (Rule(t, p / b.size(), p % b.size())) {
+    case Verdict::kAllowed: return ForbiddenReason::kNone;
+    case Verdict::kSix: return ForbiddenReason::kOverline;
+    case Verdict::kFourFour: return ForbiddenReason::kDoubleFour;
+    case Verdict::kThreeThree: return ForbiddenReason::kDoubleThree;
+  }
+  return ForbiddenReason::kNone;
+}
+
+}  // namespace referee
+
 // ------------------------------------------------------------------ helpers
 
 // Builds a 15x15 board from a diagram placed with its top-left at (top, left):
@@ -184,15 +338,18 @@ void CompareAll(const Board& b, Tally& t) {
     if (b.at(p) != kEmpty) continue;
     const ForbiddenReason fast = ForbiddenReasonForBlack(b, p);
     const ForbiddenReason slow = oracle::Reason(b, p, t.st);
+    const ForbiddenReason second = referee::Reason(b, p);
     ++t.compared;
     ++t.by_reason[static_cast<int>(slow)];
     if (slow != ForbiddenReason::kNone) expect.push_back(p);
-    if (fast != slow) {
+    if (fast != slow || second != slow) {
       ++t.disagreements;
       if (t.disagreements <= 5) {
         INFO(b.ToString() << "point row " << p / b.size() << " col " << p % b.size() << ": fast "
-                          << ForbiddenReasonName(fast) << ", oracle " << ForbiddenReasonName(slow));
+                          << ForbiddenReasonName(fast) << ", oracle " << ForbiddenReasonName(slow)
+                          << ", second referee " << ForbiddenReasonName(second));
         CHECK(fast == slow);
+        CHECK(second == slow);
       }
     }
   }
@@ -359,6 +516,41 @@ TEST_CASE("renju: false threes, whose only straight-four point is forbidden") {
   CHECK(t.st.double_threes_undone > 0);
 }
 
+// Stones given as (row, column) from 1, top-left, as the RIF text and the
+// issue that found the clause write them.
+Board FromRowsCols(const std::vector<std::pair<int, int>>& black, const std::vector<std::pair<int, int>>& white) {
+  std::vector<int8_t> cells(15 * 15, kEmpty);
+  for (auto [r, c] : black) cells[(r - 1) * 15 + c - 1] = kBlack;
+  for (auto [r, c] : white) cells[(r - 1) * 15 + c - 1] = kWhite;
+  return Board::FromStones(15, Rule::kStandard, cells, kBlack);
+}
+int At(int r, int c) { return (r - 1) * 15 + c - 1; }
+
+TEST_CASE("renju: a straight-four point that also makes a five makes no three (RIF text)") {
+  Tally t;
+  // r8c4 makes a four on row 8 (its five point r8c5), the three r7c3-r8c4-r9c5
+  // and the split three r8c4-r6c6-r5c7 (straight-four point r7c5).  With r8c4
+  // played, r7c5 makes a straight four and the three r7c3-r7c5 plus the split
+  // three r7c5-r9c5-r10c5, whose only straight-four point r8c5 completes
+  // r8c4's five: no three, so r7c5 is a legal four-three, both threes of r8c4
+  // are real, and r8c4 is a forbidden double three.
+  Board b1 = FromRowsCols({{5, 7}, {6, 6}, {7, 3}, {7, 4}, {8, 6}, {8, 7}, {8, 8}, {9, 5}, {10, 5}}, {{12, 5}});
+  CHECK(ForbiddenReasonForBlack(b1, At(8, 4)) == ForbiddenReason::kDoubleThree);
+  Board b1_after = b1;
+  b1_after.Play(At(8, 4));  // black's move, forbidden or not, to ask about r7c5
+  std::vector<int8_t> cells = b1_after.cells();
+  Board b1_next = Board::FromStones(15, Rule::kStandard, cells, kBlack);
+  CHECK(ForbiddenReasonForBlack(b1_next, At(7, 5)) == ForbiddenReason::kNone);
+  CompareAll(b1, t);
+  CompareAll(b1_next, t);
+  // r11c6: a vertical three and a split diagonal three whose only
+  // straight-four point r10c7 completes the five on row 10: allowed.
+  Board b2 = FromRowsCols({{8, 5}, {8, 9}, {9, 6}, {9, 8}, {10, 3}, {10, 4}, {10, 5}, {10, 6}}, {});
+  CHECK(ForbiddenReasonForBlack(b2, At(11, 6)) == ForbiddenReason::kNone);
+  CompareAll(b2, t);
+  CHECK(t.disagreements == 0);
+}
+
 TEST_CASE("renju: fast and oracle agree on every empty point of random positions") {
   std::mt19937 rng(20261717);
   Tally t;
@@ -411,6 +603,9 @@ TEST_CASE("renju: fast and oracle agree on every empty point of random positions
   CHECK(t.by_reason[2] > 20);
   CHECK(t.by_reason[3] > 20);
   CHECK(t.st.double_threes_undone > 5);
+  // ... and the clause "without at the same time a five".
+  WARN(referee::g_five_refused << " straight-four points refused by the second referee for making a five");
+  CHECK(referee::g_five_refused > 0);
 }
 
 TEST_CASE("renju: preconditions and names") {

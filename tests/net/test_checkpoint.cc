@@ -13,6 +13,7 @@
 #include "common/base/fileio.h"
 #include "common/net/checkpoint.h"
 #include "common/net/checkpoint_format.h"
+#include "common/game/renju.h"
 #include "common/net/model.h"
 #include "common/net/net_api.h"
 #include "tests/net/checkpoint_edit.h"
@@ -234,6 +235,22 @@ TEST_CASE("an encoder-version mismatch is rejected", "[checkpoint]") {
   const std::string why = CheckpointLoadError(old, "encver_old.gzck");
   CHECK_THAT(why, Catch::Contains("was made for encoder version 1 but this build encodes with version 2"));
   CHECK_THAT(why, Catch::Contains("renju forbidden-points plane"));
+}
+
+TEST_CASE("a renju net of another renju rules version is refused", "[checkpoint]") {
+  const std::string path = CheckpointTmpPath("renju_v.gzck");
+  CreateRandomCheckpoint(path, kCkptSize, Rule::kRenju, kCkptChannels, kCkptBlocks, 1, 2, 3);
+  const std::string bytes = ReadFileOrThrow(path);
+  REQUIRE(kRenjuRulesVersion == 2);
+  CHECK(ReadCheckpointInfo(path).rule == "renju");
+  // A net made under the reading before 2026-12-06 (renju.h) is refused by name.
+  const std::string old = EditHeader(bytes, "\"renju_version\":2", "\"renju_version\":1");
+  CHECK_THAT(CheckpointLoadError(old, "renju_v1.gzck"), Catch::Contains("renju rules version 1"));
+  // So is one from before the field existed (a freestyle header relabelled renju).
+  const std::string free = ReadFileOrThrow(MakeTestCheckpoint("renju_none.gzck"));
+  CHECK(free.find("renju_version") == std::string::npos);
+  const std::string unmarked = EditHeader(free, "\"rule\":\"freestyle\"", "\"rule\":\"renju\"    ");
+  CHECK_THAT(CheckpointLoadError(unmarked, "renju_unmarked.gzck"), Catch::Contains("renju rules version 1"));
 }
 
 TEST_CASE("a header that disagrees with the tensors is rejected", "[checkpoint]") {
