@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -29,14 +28,6 @@ std::string DtypeName(const torch::Tensor& t, const std::string& name) {
                                       << "; checkpoints hold float32 and int64 only");
 }
 
-std::string ShapeString(const std::vector<int64_t>& shape) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "," : "") << shape[i];
-  os << "]";
-  return os.str();
-}
-
 // Index of the first non-finite float in [p, p + n), or -1.
 int64_t FirstNonFinite(const float* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
@@ -54,22 +45,9 @@ PolicyValueNet ParseValidated(std::string_view file, const std::string& path, co
 
   PolicyValueNet net(h.info.board_size, h.info.channels, h.info.blocks, ParseNetHeads(h.info.heads));
   auto state = StateTensors(*net);
-  const std::string arch = std::to_string(h.info.channels) + "x" + std::to_string(h.info.blocks) + " " +
-                           h.info.heads + "-heads on " + std::to_string(h.info.board_size) + "x" +
-                           std::to_string(h.info.board_size);
-  if (state.size() != h.tensors.size())
-    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' holds " << h.tensors.size() << " tensors but the " << arch
-                                            << " architecture has " << state.size());
-  for (size_t i = 0; i < state.size(); ++i) {
-    const auto& e = h.tensors[i];
-    const std::vector<int64_t> want = state[i].second.sizes().vec();
-    const std::string want_dtype = DtypeName(state[i].second, state[i].first);
-    if (e.name != state[i].first || e.shape != want || e.dtype != want_dtype)
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor #" << i << " is '" << e.name << "' "
-                                              << ShapeString(e.shape) << " " << e.dtype << " but the " << arch
-                                              << " architecture expects '" << state[i].first << "' "
-                                              << ShapeString(want) << " " << want_dtype);
-  }
+  std::vector<CheckpointTensorEntry> want;
+  for (const auto& [name, t] : state) want.push_back({name, t.sizes().vec(), DtypeName(t, name)});
+  CheckTensorList(h, want, path);
 
   torch::NoGradGuard no_grad;
   const char* p = file.data() + kCheckpointFixedHeaderBytes + h.json_len;

@@ -96,6 +96,12 @@ CheckpointHeader ValidateCheckpointBytes(std::string_view file, const std::strin
 // ModelError naming both values when the checkpoint does not match `expect`.
 void CheckExpectations(const CheckpointInfo& info, const CheckpointExpect& expect, const std::string& path);
 
+// ModelError unless the header's tensor list is `want` in order (names,
+// shapes, dtypes): the first difference is named, with the architecture
+// (channels x blocks, heads, size) that expects it.  The loaders (LibTorch's
+// and the native forward's) pass their architecture's list.
+void CheckTensorList(const CheckpointHeader& h, const std::vector<CheckpointTensorEntry>& want, const std::string& path);
+
 // Builds the JSON header text (deterministic: keys sorted, no whitespace);
 // "heads" is written when CheckpointFormatVersionFor(info) >= 2.
 std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<CheckpointTensorEntry>& tensors);

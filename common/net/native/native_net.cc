@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
-#include <sstream>
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
@@ -17,19 +16,13 @@ namespace {
 
 constexpr double kBnEps = 1e-5;  // LibTorch's BatchNorm2d default (model.cc uses it)
 
-struct Expected {
-  std::string name;
-  std::vector<int64_t> shape;
-  std::string dtype = "float32";
-};
-
 // model.h's architecture as its checkpoint lists it: named_parameters() then
 // named_buffers(), each in registration order (what checkpoint.cc writes).
-std::vector<Expected> ExpectedTensors(const CheckpointInfo& info) {
+std::vector<CheckpointTensorEntry> ExpectedTensors(const CheckpointInfo& info) {
   const int64_t c = info.channels;
   const int64_t points = static_cast<int64_t>(info.board_size) * info.board_size;
   const bool conv = info.heads == "conv";
-  std::vector<Expected> params, buffers;
+  std::vector<CheckpointTensorEntry> params, buffers;
   auto bn = [&](const std::string& name, int64_t n) {
     params.push_back({name + ".weight", {n}});
     params.push_back({name + ".bias", {n}});
@@ -62,15 +55,9 @@ std::vector<Expected> ExpectedTensors(const CheckpointInfo& info) {
   params.push_back({"value_fc2.weight", {1, kValueHiddenNative}});
   params.push_back({"value_fc2.bias", {1}});
   params.insert(params.end(), buffers.begin(), buffers.end());
+  for (auto& e : params)
+    if (e.dtype.empty()) e.dtype = "float32";  // all but num_batches_tracked
   return params;
-}
-
-std::string ShapeString(const std::vector<int64_t>& shape) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < shape.size(); ++i) os << (i ? "," : "") << shape[i];
-  os << "]";
-  return os.str();
 }
 
 // The float tensors of a validated file by name.
@@ -85,22 +72,10 @@ class Tensors {
 
 Tensors CheckTensors(std::string_view file, const CheckpointHeader& h, const std::string& path,
                      std::vector<std::vector<float>>* storage) {
-  const std::vector<Expected> want = ExpectedTensors(h.info);
-  const std::string arch = std::to_string(h.info.channels) + "x" + std::to_string(h.info.blocks) + " " +
-                           h.info.heads + "-heads on " + std::to_string(h.info.board_size) + "x" +
-                           std::to_string(h.info.board_size);
-  if (want.size() != h.tensors.size())
-    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' holds " << h.tensors.size() << " tensors but the " << arch
-                                            << " architecture has " << want.size());
+  CheckTensorList(h, ExpectedTensors(h.info), path);
   Tensors out;
   const char* p = file.data() + kCheckpointFixedHeaderBytes + h.json_len;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const auto& e = h.tensors[i];
-    if (e.name != want[i].name || e.shape != want[i].shape || e.dtype != want[i].dtype)
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': tensor #" << i << " is '" << e.name << "' "
-                                              << ShapeString(e.shape) << " " << e.dtype << " but the " << arch
-                                              << " architecture expects '" << want[i].name << "' "
-                                              << ShapeString(want[i].shape) << " " << want[i].dtype);
+  for (const CheckpointTensorEntry& e : h.tensors) {
     const size_t bytes = static_cast<size_t>(e.Bytes());
     if (e.dtype == "float32") {
       std::vector<float>& t = storage->emplace_back(bytes / sizeof(float));
