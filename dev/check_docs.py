@@ -10,7 +10,8 @@ and scratch folders and test fixtures:
    (GitHub's slug) or <a id> of that file;
 2. every path in `code` that starts with one of ROOT's top-level folders exists
    (placeholders such as NAME, N or <dir> are not paths; `x.h/.cc` is both
-   files; a run folder's trainer/*.json is not the source folder trainer/).
+   files; a program may be named without its source's .cc/.py/.sh; a run
+   folder's trainer/*.json is not the source folder trainer/).
    Lines between a line <!-- check_docs: retired paths --> and a line
    <!-- /check_docs --> may name files that no longer exist (a dated log, a
    map of old scripts);
@@ -136,8 +137,9 @@ class Checker:
         self.top_dirs = {d for d in os.listdir(root) if os.path.isdir(os.path.join(root, d)) and
                          d not in SKIP_DIRS and not d.startswith(("build-", "."))}
 
-    def report(self, doc, pos, message):
-        self.problems.append("%s:%d: %s" % (doc.rel, line_of(doc.text, pos), message))
+    def report(self, doc, pos, message, text=None):
+        """A problem at offset `pos` of `text` (the doc's prose text: fenced lines blanked)."""
+        self.problems.append("%s:%d: %s" % (doc.rel, line_of(doc.text if text is None else text, pos), message))
 
     def resolve(self, doc, target):
         """The repository path a doc's relative link names, or None outside ROOT."""
@@ -158,15 +160,15 @@ class Checker:
             file_part, _, anchor = target.partition("#")
             path = self.resolve(doc, file_part) if file_part else doc.rel
             if path is None:
-                self.report(doc, m.start(), "link leaves the repository: %s" % target)
+                self.report(doc, m.start(), "link leaves the repository: %s" % target, text)
                 continue
             if not os.path.exists(os.path.join(self.root, path)):
-                self.report(doc, m.start(), "dead link: %s (no %s)" % (target, path))
+                self.report(doc, m.start(), "dead link: %s (no %s)" % (target, path), text)
                 continue
             if anchor:
                 anchors = self.anchors_of(path)
                 if anchors is not None and anchor not in anchors:
-                    self.report(doc, m.start(), "dead anchor: %s (no heading #%s in %s)" % (target, anchor, path))
+                    self.report(doc, m.start(), "dead anchor: %s (no heading #%s in %s)" % (target, anchor, path), text)
 
     def check_code_paths(self, doc):
         text = doc.prose_text()
@@ -183,8 +185,9 @@ class Checker:
                 both = re.fullmatch(r"(.+)\.h/\.cc", token)
                 paths = [both.group(1) + ".h", both.group(1) + ".cc"] if both else [token]
                 for path in paths:
-                    if not os.path.exists(os.path.join(self.root, path)):
-                        self.report(doc, m.start(), "no such path: %s" % path)
+                    # a program may be named by its source without the suffix (bench/bench_mcts)
+                    if not any(os.path.exists(os.path.join(self.root, path + ext)) for ext in ("", ".cc", ".py", ".sh")):
+                        self.report(doc, m.start(), "no such path: %s" % path, text)
 
     def cited_doc(self, doc, name):
         for base in (os.path.dirname(doc.rel), "", "docs"):
@@ -200,11 +203,11 @@ class Checker:
             target = self.cited_doc(doc, m.group(1))
             if target is None:
                 if m.group(1).startswith(tuple(self.top_dirs)) or "/" not in m.group(1):
-                    self.report(doc, m.start(), "cites a doc that does not exist: %s" % m.group(1))
+                    self.report(doc, m.start(), "cites a doc that does not exist: %s" % m.group(1), text)
                 continue
             wanted = norm(m.group(2))
             if not any(h.startswith(wanted) for h in target.headings):
-                self.report(doc, m.start(), 'no section "%s" in %s' % (m.group(2), target.rel))
+                self.report(doc, m.start(), 'no section "%s" in %s' % (m.group(2), target.rel), text)
 
     def check_readme_list(self):
         readme = self.docs.get("README.md")
@@ -266,7 +269,7 @@ class Checker:
             near = " ".join(text[a:b] for a, b in blocks[max(0, i - 1):i + 1])
             if not re.search(r"(?<![\d/])%d\s*/\s*%d\s*/\s*%d(?![\d/])" % wdl, near):
                 self.report(doc, m.start(), "links the match record %s but does not state its W / D / L %d / %d / %d "
-                            "beside it" % ((path,) + wdl))
+                            "beside it" % ((path,) + wdl), text)
 
     def run(self):
         for doc in self.docs.values():
