@@ -29,6 +29,13 @@ ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, i
     b.Play(m);
     p.line.push_back(m);
   }
+  // A loser to move who faces a single four has one reply: part of the line.
+  while (!b.terminal() && b.to_move() != winner) {
+    const std::vector<int> five = FivePoints(b, winner);
+    if (five.size() != 1 || !b.IsLegal(five[0])) break;
+    b.Play(five[0]);
+    p.line.push_back(five[0]);
+  }
   p.plies = static_cast<int>(p.line.size());
   if (b.terminal()) return p;
   // The tail: the winner's continuous fours.  With the loser to move the

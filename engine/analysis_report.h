@@ -28,7 +28,9 @@ struct ProofInfo {
   bool win = false;       // the side to move at the reported position wins (else loses)
   int plies = 0;          // moves of both sides until the five, along `line` and its VCF tail
   bool complete = true;   // false: the tail of the proof is not a VCF, `plies` is a lower bound
-  std::vector<int> line;  // the proven line from the position (tree part, then the VCF when found)
+  // The proven line from the position: the tree part, forced replies to a
+  // four, then the VCF when found, up to the winner's last threat.
+  std::vector<int> line;
 };
 
 struct MoveReport {
