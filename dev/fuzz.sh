@@ -20,7 +20,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -eq 0 ]] && TARGETS=(wire game_record checkpoint frames)
+[[ ${#TARGETS[@]} -eq 0 ]] && TARGETS=(wire game_record checkpoint frames analysis_query)
 BUILD="${FUZZ_BUILD:-$ROOT/build-fuzz}"
 mkdir -p "$BUILD"
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
