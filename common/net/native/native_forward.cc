@@ -232,6 +232,13 @@ std::unique_ptr<BatchForward> LoadNativeForwardWith(const std::string& path, con
   return std::make_unique<NativeForward>(std::move(net), size, *table, path);
 }
 
+std::unique_ptr<BatchForward> LoadNativeForwardWithTable(const std::string& path, const native::Kernels& kernels,
+                                                         const CheckpointExpect& expect) {
+  native::NativeNet net = native::LoadNativeNet(path, expect);
+  const int size = expect.board_size > 0 ? expect.board_size : net.info.board_size;
+  return std::make_unique<NativeForward>(std::move(net), size, kernels, path);
+}
+
 std::unique_ptr<BatchForward> LoadNativeForward(const std::string& path, const CheckpointExpect& expect,
                                                 CheckpointInfo* info) {
   return LoadNativeForwardWith(path, native::BestKernels().name, expect, info);

@@ -37,4 +37,13 @@ std::unique_ptr<BatchForward> LoadNativeForward(const std::string& path, const C
 std::unique_ptr<BatchForward> LoadNativeForwardWith(const std::string& path, const std::string& kernels,
                                                     const CheckpointExpect& expect = {}, CheckpointInfo* info = nullptr);
 
+namespace native {
+struct Kernels;
+}
+// As above with a kernel table of the caller's (native/kernels.h), which must
+// outlive the forward: bench_native_kernels measures other products (Eigen's)
+// inside the same forward.
+std::unique_ptr<BatchForward> LoadNativeForwardWithTable(const std::string& path, const native::Kernels& kernels,
+                                                         const CheckpointExpect& expect = {});
+
 }  // namespace gz
