@@ -375,10 +375,14 @@ void GomocupSession::Info(const std::string& args) {
     tc_.time_left_known = true;
   } else if (key == "rule") {
     // Bits: 1 exactly five, 2 continuous game (BOARD may carry field 3), 4 renju, 8 caro.
-    if (*v & 8) spdlog::warn("engine: caro (rule bit 8) is not supported; playing without it");
-    // Yixin-Board numbers its rules 0 freestyle, 1 standard, 2 renju: in
-    // Yixin mode 2 is renju, not Gomocup's continuous-game bit.
-    Rule rule = ((*v & 4) || (yixin_ && *v == 2)) ? Rule::kRenju : (*v & 1) ? Rule::kStandard : Rule::kFreestyle;
+    // Caro is exactly five not blocked at both ends (board.h Rule::kCaro),
+    // whether or not bit 1 comes with bit 8.  Yixin-Board numbers its rules
+    // 0 freestyle, 1 standard, 2 renju: in Yixin mode 2 is renju, not
+    // Gomocup's continuous-game bit.
+    Rule rule = ((*v & 4) || (yixin_ && *v == 2)) ? Rule::kRenju
+                : (*v & 8)                        ? Rule::kCaro
+                : (*v & 1)                        ? Rule::kStandard
+                                                  : Rule::kFreestyle;
     if (rule != rule_) {
       rule_ = rule;
       if (board_) {

@@ -276,6 +276,7 @@ int GomocupRuleValue(Rule rule) {
     case Rule::kFreestyle: return 0;
     case Rule::kStandard: return 1;
     case Rule::kRenju: return 4;
+    case Rule::kCaro: return 9;  // caro (8) with exactly five (1): what engines that know caro expect
   }
   return 0;
 }

@@ -75,7 +75,7 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
   if (n < kMinBoardSize || n > kMaxBoardSize) GOMOKU_THROW(IoError, what << ": bad board size " << n);
   r.board_size = static_cast<int>(n);
   int64_t rule = Scalar(m, "rule", what);
-  if (rule < 0 || rule > static_cast<int64_t>(Rule::kRenju)) GOMOKU_THROW(IoError, what << ": bad rule " << rule);
+  if (rule < 0 || rule > static_cast<int64_t>(kLastRule)) GOMOKU_THROW(IoError, what << ": bad rule " << rule);
   r.rule = static_cast<Rule>(rule);
   if (r.rule == Rule::kRenju) {
     // Absent: written before the rule text was followed (renju.h kRenjuRulesVersion 1).

@@ -14,6 +14,7 @@ const char* RuleName(Rule r) {
     case Rule::kFreestyle: return "freestyle";
     case Rule::kStandard: return "standard";
     case Rule::kRenju: return "renju";
+    case Rule::kCaro: return "caro";
   }
   return "freestyle";
 }
@@ -22,7 +23,8 @@ Rule ParseRule(const std::string& s) {
   if (s == "freestyle") return Rule::kFreestyle;
   if (s == "standard") return Rule::kStandard;
   if (s == "renju") return Rule::kRenju;
-  GOMOKU_THROW(ConfigError, "unknown rule '" << s << "' (expected freestyle, standard or renju)");
+  if (s == "caro") return Rule::kCaro;
+  GOMOKU_THROW(ConfigError, "unknown rule '" << s << "' (expected freestyle, standard, renju or caro)");
 }
 
 uint64_t Position::Hash() const {
@@ -63,12 +65,26 @@ int Board::LineLength(int move, int8_t colour, int dr, int dc) const {
   return n;
 }
 
+bool Board::BlockedBothEnds(int move, int8_t colour, int dr, int dc) const {
+  const int8_t opponent = Opponent(colour);
+  for (int sgn = -1; sgn <= 1; sgn += 2) {
+    int r = move / size_ + sgn * dr, c = move % size_ + sgn * dc;
+    while (r >= 0 && r < size_ && c >= 0 && c < size_ && cells_[r * size_ + c] == colour) {
+      r += sgn * dr;
+      c += sgn * dc;
+    }
+    if (r < 0 || r >= size_ || c < 0 || c >= size_ || cells_[r * size_ + c] != opponent) return false;
+  }
+  return true;
+}
+
 bool Board::MakesFive(int move, int8_t colour) const {
   static const int kDirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
-  const bool exact = rule_ == Rule::kStandard || (rule_ == Rule::kRenju && colour == kBlack);
+  const bool exact = rule_ == Rule::kStandard || rule_ == Rule::kCaro || (rule_ == Rule::kRenju && colour == kBlack);
   for (const auto& d : kDirs) {
     int len = LineLength(move, colour, d[0], d[1]);
-    if (exact ? len == kWinLength : len >= kWinLength) return true;
+    if (!(exact ? len == kWinLength : len >= kWinLength)) continue;
+    if (rule_ != Rule::kCaro || !BlockedBothEnds(move, colour, d[0], d[1])) return true;
   }
   return false;
 }

@@ -16,9 +16,13 @@ enum class Rule : uint8_t {
   kRenju = 2,      // black: exactly five wins, and overline / double four / double
                    // three points are forbidden (common/game/renju.h); white:
                    // five or more wins, no restriction
+  kCaro = 3,       // Gomocup's caro (INFO rule bit 8): exactly five wins unless
+                   // the opponent's stones block it at both ends (the board's
+                   // edge is no block); an overline does not win
 };
+constexpr Rule kLastRule = Rule::kCaro;  // the highest value: file and wire readers check against it
 const char* RuleName(Rule r);
-Rule ParseRule(const std::string& s);  // "freestyle" | "standard" | "renju"; throws ConfigError
+Rule ParseRule(const std::string& s);  // "freestyle" | "standard" | "renju" | "caro"; throws ConfigError
 
 // Stone colours as stored in boards and game files.
 constexpr int8_t kEmpty = 0;
@@ -91,8 +95,9 @@ class Board {
 
   // Would placing `colour` at `move` make a winning line?  (Rule-aware:
   // exactly five for standard and for black under renju, five or more for
-  // freestyle and for white under renju.)  Ignores forbidden points: a black
-  // exact five is never forbidden anyway.
+  // freestyle and for white under renju, under caro exactly five not blocked
+  // at both ends by the opponent.)  Ignores forbidden points: a black exact
+  // five is never forbidden anyway.
   bool MakesFive(int move, int8_t colour) const;
 
   Position ToPosition() const;
@@ -107,6 +112,9 @@ class Board {
 
  private:
   int LineLength(int move, int8_t colour, int dr, int dc) const;
+  // Caro: the cells just beyond both ends of `colour`'s run through `move`
+  // (counted as `colour`) along (dr, dc) both hold the opponent's stones.
+  bool BlockedBothEnds(int move, int8_t colour, int dr, int dc) const;
   void RecomputeOutcome();
   // Renju: black is to move, the game is on, and every empty point is forbidden.
   bool BlackIsStuck() const;

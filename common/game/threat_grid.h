@@ -112,6 +112,7 @@ class Grid {
     g_ = &GeometryFor(b.size());
     standard_ = b.rule() == Rule::kStandard;
     renju_ = b.rule() == Rule::kRenju;
+    caro_ = b.rule() == Rule::kCaro;
     if (renju_) board_cells_.assign(b.num_points(), kEmpty);
     cells_.assign(g_->padded, kWall);
     count_[0].assign(g_->windows.size(), 0);
@@ -162,8 +163,12 @@ class Grid {
   // Would `c` at the empty point p make a five along direction offset d?
   bool FiveAlong(int p, int8_t c, int d) const {
     int len = 1;
-    for (int q = p + d; cells_[q] == c; q += d) ++len;
-    for (int q = p - d; cells_[q] == c; q -= d) ++len;
+    int hi = p + d, lo = p - d;
+    for (; cells_[hi] == c; hi += d) ++len;
+    for (; cells_[lo] == c; lo -= d) ++len;
+    // Caro: exactly five, and not the opponent's stones at both ends (a wall
+    // -- the edge, or a blocked point -- is no block).
+    if (caro_) return len == kWinLength && !(cells_[hi] == Opponent(c) && cells_[lo] == Opponent(c));
     // Exactly five under standard, and for black under renju.
     return (standard_ || (renju_ && c == kBlack)) ? len == kWinLength : len >= kWinLength;
   }
@@ -257,6 +262,7 @@ class Grid {
   const Geometry* g_ = nullptr;
   bool standard_ = false;
   bool renju_ = false;
+  bool caro_ = false;
   std::vector<int8_t> board_cells_;  // renju only: the cells unpadded, for the forbidden-point judge
   std::vector<int8_t> cells_;
   std::array<std::vector<uint8_t>, 2> count_;

@@ -215,6 +215,11 @@ VcfResult ThreatSolver::Vcf(const Board& board, int8_t attacker, int64_t node_bu
     res.nodes = 1;
     return res;
   }
+  if (board.rule() == Rule::kCaro) {  // see threats.h "Caro"
+    res.status = VcfStatus::kUnknown;
+    res.nodes = 1;
+    return res;
+  }
   s.grid.AllFives(Opponent(attacker), &s.root_fives);
   if (s.root_fives.size() >= 2) {
     res.status = VcfStatus::kNoVcf;

@@ -24,6 +24,14 @@
 //                    for the defender obliges the attacker's next move to block
 //                    it, and that block must itself be a four for the VCF to go on.
 //
+// Caro (Rule::kCaro): a five blocked by the opponent at both ends is no five,
+// so a five point can be stopped by a stone at either end of its run as well
+// as on it, and two five points can fall to one stone.  The single-reply
+// search below does not model that, so under caro Vcf (and VctSolver::Vct)
+// prove only a five point at the root and answer kUnknown otherwise: never a
+// wrong proof, no proof deeper than one move.  FivePoints and FourMoves are
+// exact under caro (they go through the same five test).
+//
 // Design note -- how `mcts.solver` is meant to use this at expansion (the
 // search change owns the wiring; nothing in common/search calls this yet):
 //   1. FivePoints(board, to_move) non-empty: the node is a proven win; its

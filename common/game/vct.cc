@@ -326,6 +326,7 @@ VctResult VctSolver::Vct(const Board& board, int8_t attacker, int64_t node_budge
     res.line = {s.grid.geo().to_board[*std::min_element(s.root_fives.begin(), s.root_fives.end())]};
     return res;
   }
+  if (board.rule() == Rule::kCaro) return res;  // kUnknown: see threats.h "Caro"
   s.grid.AllFives(Opponent(attacker), &s.root_fives);
   if (s.root_fives.size() >= 2) {
     res.status = VctStatus::kNoVct;

@@ -147,6 +147,10 @@ NodeVerdict NodeSolver::Analyse(const Board& board, int ply) {
   const VcfResult mine = Vcf(board, s);
   if (mine.proven_win() && board.IsLegal(mine.line.front()))
     return win(mine.line.front(), board.MakesFive(mine.line.front(), s) ? "five" : "vcf");
+  // Caro: a five point can also be stopped at either end of its run, so
+  // "block the five point" and "two five points lose" do not hold; the
+  // solvers prove only fives there (threats.h "Caro").
+  if (board.rule() == Rule::kCaro) return v;
 
   // 2, 3. The opponent's five points must be blocked.  Its VCF query finds
   // them too (a one-move line), so quiet positions cost two queries in all.

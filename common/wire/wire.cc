@@ -205,7 +205,7 @@ Hello DecodeHello(std::string_view payload) {
   m.client_name = std::string(r.Bytes(name_len));
   r.End();
   CheckBoardSize(m.board_size, "HELLO");
-  if (rule > static_cast<uint8_t>(Rule::kRenju)) GOMOKU_THROW(ProtocolError, "HELLO: unknown rule " << int(rule));
+  if (rule > static_cast<uint8_t>(kLastRule)) GOMOKU_THROW(ProtocolError, "HELLO: unknown rule " << int(rule));
   if (sym > 2) GOMOKU_THROW(ProtocolError, "HELLO: unknown symmetry mode " << int(sym));
   m.rule = static_cast<Rule>(rule);
   m.symmetry = static_cast<SymmetryMode>(sym);

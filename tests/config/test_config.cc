@@ -46,8 +46,10 @@ TEST_CASE("out-of-range and wrong-type values name the key") {
   CHECK(e.find("out of range") != std::string::npos);
   e = ConfigErrorOf([&] { c.ApplyOverride("mcts.c_puct=abc"); });
   CHECK(e.find("mcts.c_puct") != std::string::npos);
-  e = ConfigErrorOf([&] { c.ApplyOverride("board.rule=caro"); });
+  e = ConfigErrorOf([&] { c.ApplyOverride("board.rule=pente"); });
   CHECK(e.find("board.rule") != std::string::npos);
+  c.ApplyOverride("board.rule=caro");  // issue 51: caro is a rule
+  CHECK(c.rule() == Rule::kCaro);
   c.ApplyOverride("board.rule=renju");  // issue 17: renju is a rule
   CHECK(c.rule() == Rule::kRenju);
   c.ApplyOverride("board.rule=freestyle");

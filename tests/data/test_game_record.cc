@@ -19,14 +19,16 @@ using namespace gz;
 namespace fs = std::filesystem;
 
 namespace {
-GameRecord MakeGame(uint64_t seed = 9) {
+// A whole self-play game under a uniform evaluator.
+GameRecord PlayedGame(int size, Rule rule, uint64_t seed, int simulations, int64_t iteration, int64_t generation) {
   SelfPlayParams p;
-  p.mcts.simulations = 40;
-  SelfPlayGame g(p, 7, Rule::kStandard, seed, 12, 34);
+  p.mcts.simulations = simulations;
+  SelfPlayGame g(p, size, rule, seed, iteration, generation);
   UniformEvaluator ev;
   PlayToEnd(g, ev);
   return g.record();
 }
+GameRecord MakeGame(uint64_t seed = 9) { return PlayedGame(7, Rule::kStandard, seed, 40, 12, 34); }
 }  // namespace
 
 TEST_CASE("npz round trip of arbitrary arrays") {
@@ -66,12 +68,7 @@ TEST_CASE("game record round trip through a file") {
 }
 
 TEST_CASE("a renju game of another renju rules version is refused by name") {
-  SelfPlayParams p;
-  p.mcts.simulations = 20;
-  SelfPlayGame g(p, 9, Rule::kRenju, 5, 1, 1);
-  UniformEvaluator ev;
-  PlayToEnd(g, ev);
-  auto arrays = ReadNpz(g.record().ToNpzBytes(), "renju");
+  auto arrays = ReadNpz(PlayedGame(9, Rule::kRenju, 5, 20, 1, 1).ToNpzBytes(), "renju");
   REQUIRE(arrays.count("renju_version") == 1);
   CHECK(arrays["renju_version"].As<int64_t>()[0] == kRenjuRulesVersion);
   CHECK(GameRecord::FromNpzBytes(WriteNpz(arrays), "renju").rule == Rule::kRenju);
@@ -82,6 +79,16 @@ TEST_CASE("a renju game of another renju rules version is refused by name") {
   CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "older.npz"), Catch::Contains("renju rules version 1"));
   // Other rules carry no such field.
   CHECK(ReadNpz(MakeGame().ToNpzBytes(), "std").count("renju_version") == 0);
+}
+
+TEST_CASE("a caro game plays to its end and its file reads back; an unknown rule is refused") {
+  const GameRecord played = PlayedGame(9, Rule::kCaro, 3, 20, 1, 1);
+  const GameRecord r = GameRecord::FromNpzBytes(played.ToNpzBytes(), "caro");
+  CHECK(r.rule == Rule::kCaro);
+  CHECK(r.moves == played.moves);
+  auto arrays = ReadNpz(played.ToNpzBytes(), "caro");
+  arrays["rule"] = MakeNpyScalar<int64_t>(static_cast<int64_t>(kLastRule) + 1);
+  CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "future.npz"), Catch::Contains("bad rule 4"));
 }
 
 TEST_CASE("every truncation of a game file is rejected with IoError") {

@@ -317,6 +317,31 @@ TEST_CASE("session: INFO rule switches exact-five on the board") {
   REQUIRE(h.session.board()->rule() == Rule::kRenju);
   h.Send("INFO rule 5");  // renju wins over exactly-five
   REQUIRE(h.session.rule() == Rule::kRenju);
+  h.Send("INFO rule 9");  // caro (8) with exactly five (1), as Gomocup's caro league sends it
+  REQUIRE(h.session.rule() == Rule::kCaro);
+  REQUIRE(h.session.board()->rule() == Rule::kCaro);
+  h.Send("INFO rule 0");
+  h.Send("INFO rule 8");  // caro alone: the same rule
+  REQUIRE(h.session.rule() == Rule::kCaro);
+  REQUIRE(h.out.empty());
+}
+
+TEST_CASE("session: under caro a five blocked at both ends does not end the game") {
+  Harness h;
+  h.Send("INFO rule 9");
+  h.Send("START 9");
+  REQUIRE(h.Answer() == "OK");
+  // Our stones (field 1) O at 0,4 and 6,4; theirs (field 2) X X X X X on row 4
+  // from x=1 to x=5 between them: blocked at both ends, no win, we are to move.
+  h.Send("BOARD");
+  for (const char* l : {"1,4,2", "0,4,1", "2,4,2", "6,4,1", "3,4,2", "8,8,1", "4,4,2", "8,0,1", "5,4,2"}) h.Send(l);
+  h.Send("DONE");
+  REQUIRE_FALSE(h.session.board()->terminal());
+  const int move = h.AnswerMove();
+  REQUIRE(move >= 0);
+  // The same stones under freestyle are a finished game.
+  Board free = Board::FromStones(9, Rule::kFreestyle, h.session.board()->cells(), kBlack);
+  CHECK(free.terminal());
 }
 
 TEST_CASE("session: renju refuses black's forbidden point and never plays one") {

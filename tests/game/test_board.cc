@@ -167,9 +167,12 @@ namespace {
 // An independent oracle for the rules: scans the whole board for maximal runs
 // in the four directions (no incremental bookkeeping, nothing shared with
 // Board).  Freestyle: a run of five or more wins; standard: exactly five;
-// renju: exactly five for black, five or more for white.
-bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colour) {
-  const bool exact = rule == Rule::kStandard || (rule == Rule::kRenju && colour == kBlack);
+// renju: exactly five for black, five or more for white; caro: exactly five
+// unless the cells before its first and after its last stone both hold the
+// opponent's stones.  *blocked counts caro fives refused that way.
+bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colour, int* blocked = nullptr) {
+  const bool exact = rule == Rule::kStandard || rule == Rule::kCaro || (rule == Rule::kRenju && colour == kBlack);
+  auto holds = [&](int r, int c, int8_t v) { return r >= 0 && r < n && c >= 0 && c < n && cells[r * n + c] == v; };
   const int dirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
   for (const auto& d : dirs) {
     for (int r = 0; r < n; ++r) {
@@ -181,7 +184,13 @@ bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colou
         for (int rr = r, cc = c; rr >= 0 && rr < n && cc >= 0 && cc < n && cells[rr * n + cc] == colour;
              rr += d[0], cc += d[1])
           ++len;
-        if (exact ? len == 5 : len >= 5) return true;
+        if (!(exact ? len == 5 : len >= 5)) continue;
+        if (rule == Rule::kCaro && holds(pr, pc, Opponent(colour)) &&
+            holds(r + len * d[0], c + len * d[1], Opponent(colour))) {
+          if (blocked) ++*blocked;
+          continue;
+        }
+        return true;
       }
     }
   }
@@ -189,7 +198,7 @@ bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colou
 }
 }  // namespace
 
-TEST_CASE("differential: Board agrees with a whole-board oracle over random games, all three rules") {
+TEST_CASE("differential: Board agrees with a whole-board oracle over random games, all four rules") {
   // Moves lean towards the mover's own stones so that lines, gaps and
   // overlines are common.  Every move: outcome and terminal; every few moves:
   // MakesFive for both colours at a random empty point.  Under renju also:
@@ -199,12 +208,13 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
   // and changes nothing; black with only forbidden points left is a draw.
   std::mt19937 rng(20261130);
   int games = 0, wins = 0, draws = 0, overlines = 0, disagreements = 0, makes_five_checked = 0, makes_five_true = 0;
-  int renju_forbidden_seen = 0, renju_refusals = 0, renju_white_overline_wins = 0;
-  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju}) {
+  int renju_forbidden_seen = 0, renju_refusals = 0, renju_white_overline_wins = 0, caro_blocked_fives = 0;
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju, Rule::kCaro}) {
     for (int g = 0; g < 1500; ++g) {
       const int n = 5 + static_cast<int>(rng() % 11);  // 5..15
       Board b(n, rule);
       std::vector<int8_t> cells(n * n, kEmpty);
+      bool saw_blocked_five = false;  // caro: a five blocked at both ends, and play went on
       while (!b.terminal()) {
         std::vector<int> legal = b.LegalMoves();
         if (rule == Rule::kRenju) {
@@ -262,11 +272,13 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
         b.Play(move);
         cells[move] = mover;
         Outcome want = Outcome::kOngoing;
-        if (OracleWins(cells, n, rule, mover)) want = mover == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
+        int blocked = 0;
+        if (OracleWins(cells, n, rule, mover, &blocked)) want = mover == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
         else if (b.move_count() == n * n) want = Outcome::kDraw;
         else if (rule == Rule::kRenju && mover == kWhite &&
                  static_cast<int>(ForbiddenPoints(b).size()) == n * n - b.move_count())
           want = Outcome::kDraw;  // black to move, every empty point forbidden
+        saw_blocked_five |= blocked > 0 && !b.terminal();
         if (b.outcome() != want || b.terminal() != (want != Outcome::kOngoing)) {
           ++disagreements;
           INFO(RuleName(rule) << "\n" << b.ToString());
@@ -288,6 +300,7 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
         }
       }
       ++games;
+      caro_blocked_fives += saw_blocked_five;
       wins += b.outcome() == Outcome::kBlackWins || b.outcome() == Outcome::kWhiteWins;
       draws += b.outcome() == Outcome::kDraw;
     }
@@ -295,7 +308,8 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
   INFO(games << " games, " << wins << " wins, " << draws << " draws, " << overlines << " standard overlines, "
              << makes_five_checked << " MakesFive probes (" << makes_five_true << " true), renju: "
              << renju_forbidden_seen << " forbidden points seen, " << renju_refusals << " refusals, "
-             << renju_white_overline_wins << " white overline wins");
+             << renju_white_overline_wins << " white overline wins, caro: " << caro_blocked_fives
+             << " fives blocked at both ends");
   CHECK(disagreements == 0);
   // The sample must exercise both endings and both MakesFive answers.
   CHECK(wins > 150);
@@ -305,6 +319,54 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
   CHECK(renju_forbidden_seen > 100);
   CHECK(renju_refusals > 50);
   CHECK(renju_white_overline_wins > 3);
+  CHECK(caro_blocked_fives > 3);
+}
+
+TEST_CASE("caro: exactly five wins unless the opponent blocks both ends; the edge is no block") {
+  CHECK(ParseRule("caro") == Rule::kCaro);
+  CHECK(std::string(RuleName(Rule::kCaro)) == "caro");
+  const int n = 9;
+  // Row 4: O X X X X . O -- black at (4,5) makes a five blocked at both ends.
+  std::vector<int8_t> cells(n * n, kEmpty);
+  for (int c = 1; c <= 4; ++c) cells[P(n, 4, c)] = kBlack;
+  cells[P(n, 4, 0)] = kWhite;
+  cells[P(n, 4, 6)] = kWhite;
+  cells[P(n, 8, 8)] = kWhite;
+  cells[P(n, 8, 0)] = kWhite;
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kCaro}) {
+    Board b = Board::FromStones(n, rule, cells, kBlack);
+    INFO(RuleName(rule));
+    CHECK(b.MakesFive(P(n, 4, 5), kBlack) == (rule != Rule::kCaro));
+    b.Play(P(n, 4, 5));
+    CHECK(b.terminal() == (rule != Rule::kCaro));
+  }
+  // One end open: a win under caro too.
+  std::vector<int8_t> open = cells;
+  open[P(n, 4, 6)] = kEmpty;
+  CHECK(Board::FromStones(n, Rule::kCaro, open, kBlack).MakesFive(P(n, 4, 5), kBlack));
+  // Against the edge with the opponent at the other end: the edge is no block.
+  std::vector<int8_t> edge(n * n, kEmpty);
+  for (int r = 0; r < 4; ++r) edge[P(n, r, 2)] = kWhite;
+  edge[P(n, 5, 2)] = kBlack;
+  edge[P(n, 0, 7)] = kBlack;
+  edge[P(n, 1, 7)] = kBlack;
+  edge[P(n, 2, 7)] = kBlack;
+  Board e = Board::FromStones(n, Rule::kCaro, edge, kWhite);
+  CHECK(e.MakesFive(P(n, 4, 2), kWhite));
+  // An overline does not win under caro, even unblocked.
+  std::vector<int8_t> six(n * n, kEmpty);
+  for (int c : {1, 2, 3, 5, 6}) six[P(n, 6, c)] = kBlack;
+  for (int c : {0, 1, 2, 3, 4}) six[P(n, 0, c + 3)] = kWhite;
+  six[P(n, 0, 3)] = kEmpty;
+  CHECK_FALSE(Board::FromStones(n, Rule::kCaro, six, kBlack).MakesFive(P(n, 6, 4), kBlack));
+  CHECK(Board::FromStones(n, Rule::kFreestyle, six, kBlack).MakesFive(P(n, 6, 4), kBlack));
+  // FromStones reads a blocked five on the board as no win, an open one as a win.
+  std::vector<int8_t> done = cells;
+  done[P(n, 4, 5)] = kBlack;
+  CHECK_FALSE(Board::FromStones(n, Rule::kCaro, done, kWhite).terminal());
+  done[P(n, 4, 6)] = kEmpty;
+  done[P(n, 7, 7)] = kWhite;
+  CHECK(Board::FromStones(n, Rule::kCaro, done, kWhite).outcome() == Outcome::kBlackWins);
 }
 
 TEST_CASE("renju: rule names, exact five for black, overline wins for white") {

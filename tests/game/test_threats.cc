@@ -10,6 +10,7 @@
 #include "common/base/errors.h"
 #include "common/game/board.h"
 #include "common/game/threats.h"
+#include "common/game/vct.h"
 #include "tests/game/game_test_util.h"
 
 using namespace gz;
@@ -34,7 +35,7 @@ struct VcfOracle {
     static const int kD[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
     const int r0 = p / n, c0 = p % n;
     for (const auto& d : kD) {
-      int len = 1;
+      int len = 1, blocked_ends = 0;
       for (int s = -1; s <= 1; s += 2) {
         int r = r0 + s * d[0], c = c0 + s * d[1];
         while (r >= 0 && r < n && c >= 0 && c < n && cells[r * n + c] == colour) {
@@ -42,7 +43,9 @@ struct VcfOracle {
           r += s * d[0];
           c += s * d[1];
         }
+        blocked_ends += r >= 0 && r < n && c >= 0 && c < n && cells[r * n + c] == Opponent(colour);
       }
+      if (rule == Rule::kCaro && blocked_ends == 2) continue;  // caro: the opponent at both ends
       if (rule == Rule::kFreestyle ? len >= 5 : len == 5) return true;
     }
     return false;
@@ -138,10 +141,10 @@ std::vector<int> FourOracle(VcfOracle o, int8_t c, bool open_only) {
 
 }  // namespace
 
-TEST_CASE("five points, fours and open fours agree with the oracle on random positions, both rules") {
+TEST_CASE("five points, fours and open fours agree with the oracle on random positions, three rules") {
   std::mt19937_64 rng(16);
   int fours_seen = 0, open_seen = 0, positions = 0;
-  for (Rule rule : {Rule::kFreestyle, Rule::kStandard})
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kCaro})
     for (int iter = 0; iter < 150; ++iter) {
       const int n = iter % 3 == 0 ? 15 : 7 + iter % 5;
       Board b = RandomPosition(rng, n, rule, n == 15 ? 170 : 10 + static_cast<int>(rng() % 25));
@@ -170,7 +173,7 @@ TEST_CASE("five points, fours and open fours agree with the oracle on random pos
       }
     }
   // The sample must exercise what it checks.
-  CHECK(positions > 200);
+  CHECK(positions > 300);
   CHECK(fours_seen > 100);
   CHECK(open_seen > 10);
 }
@@ -289,6 +292,31 @@ TEST_CASE("the table carries over: repeated and follow-on queries stay correct")
 }
 
 // --- hand-built suites --------------------------------------------------------
+
+TEST_CASE("caro: a five blocked at both ends is no five point; the solvers prove only fives") {
+  const int n = 9;
+  // O X X X X . O on row 4: a five point under standard, none under caro.
+  for (Rule rule : {Rule::kStandard, Rule::kCaro}) {
+    Board b = Stones(n, rule, {{4, 1}, {4, 2}, {4, 3}, {4, 4}}, {{4, 0}, {4, 6}, {8, 8}, {0, 8}}, kBlack);
+    INFO(RuleName(rule));
+    CHECK(FivePoints(b, kBlack).size() == (rule == Rule::kCaro ? 0u : 1u));
+    CHECK(FivePoints(b, kBlack) == VcfOracle::Of(b).Fives(kBlack));
+  }
+  // An open three: a VCF in one move under standard; under caro the search
+  // would assume the five point is the only defence, so it proves nothing.
+  Board open = Stones(n, Rule::kCaro, {{4, 3}, {4, 4}, {4, 5}}, {{0, 0}, {8, 8}, {0, 8}}, kBlack);
+  ThreatSolver s;
+  VctSolver vct;
+  CHECK(s.Vcf(open, kBlack, 1000).status == VcfStatus::kUnknown);
+  CHECK(vct.Vct(open, kBlack, 1000).status == VctStatus::kUnknown);
+  CHECK(s.Vcf(open, kWhite, 1000).status == VcfStatus::kUnknown);
+  // A five point is still a proven win in one.
+  Board five = Stones(n, Rule::kCaro, {{4, 2}, {4, 3}, {4, 4}, {4, 5}}, {{4, 1}, {8, 8}, {0, 8}, {8, 0}}, kBlack);
+  VcfResult r = s.Vcf(five, kBlack, 100);
+  REQUIRE(r.proven_win());
+  CHECK(r.line == std::vector<int>{P(n, 4, 6)});
+  CHECK(vct.Vct(five, kBlack, 100).line == std::vector<int>{P(n, 4, 6)});
+}
 
 TEST_CASE("open three: both extensions are open fours, VCF in one move") {
   const int n = 9;
