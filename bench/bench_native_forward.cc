@@ -7,12 +7,15 @@
 // nets of the 32x4 conv-heads and the 128x8 fc-heads (GPU scale) shapes on
 // 15x15.  For each net and batch 1, 4, 16, 64 the two forwards run in
 // alternating rounds (so a busy neighbour slows both alike); the best round of
-// each gives evaluations (positions) per second, and the ratio native / torch
-// is printed.  Run with OMP_NUM_THREADS=1.
+// each gives evaluations (positions) per second of wall clock and per second
+// of the process's CPU time (less disturbed by other processes on a shared
+// machine), and the ratios native / torch are printed.  Run with
+// OMP_NUM_THREADS=1.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +29,11 @@
 namespace {
 
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double CpuNow() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+struct Rate {
+  double wall = 0, cpu = 0;  // positions per second
+};
 
 // Planes of `count` positions from seeded random games (every stage of a game).
 std::vector<float> Positions(int size, int count) {
@@ -45,10 +53,10 @@ std::vector<float> Positions(int size, int count) {
 
 // Positions per second of one round of about `seconds`, batches of `batch`
 // cycling through the positions.
-double Round(gz::BatchForward& f, const std::vector<float>& planes, int count, int batch, double seconds) {
+Rate Round(gz::BatchForward& f, const std::vector<float>& planes, int count, int batch, double seconds) {
   const int size = f.board_size();
   std::vector<float> logp(static_cast<size_t>(batch) * size * size), value(batch);
-  const double start = Now();
+  const double start = Now(), cpu_start = CpuNow();
   long done = 0;
   int at = 0;
   while (Now() - start < seconds) {
@@ -57,7 +65,7 @@ double Round(gz::BatchForward& f, const std::vector<float>& planes, int count, i
     done += batch;
     at += batch;
   }
-  return done / (Now() - start);
+  return {done / (Now() - start), done / std::max(1e-9, CpuNow() - cpu_start)};
 }
 
 void BenchNet(const std::string& path, const std::string& label, double seconds, int rounds) {
@@ -69,14 +77,18 @@ void BenchNet(const std::string& path, const std::string& label, double seconds,
   std::printf("\n%s: %dx%d %s heads on %dx%d\n  %s\n  %s\n", label.c_str(), info.channels, info.blocks,
               info.heads.c_str(), info.board_size, info.board_size, torch->Describe().c_str(),
               native->Describe().c_str());
-  std::printf("  %6s %14s %14s %14s\n", "batch", "torch evals/s", "native evals/s", "native/torch");
+  std::printf("  %6s %14s %14s %13s %16s %16s %13s\n", "batch", "torch evals/s", "native evals/s", "native/torch",
+              "torch evals/cpu-s", "native evals/cpu-s", "native/torch");
   for (int batch : {1, 4, 16, 64}) {
-    double best_t = 0, best_n = 0;
+    Rate t, n;
     for (int r = 0; r < rounds; ++r) {
-      best_t = std::max(best_t, Round(*torch, planes, count, batch, seconds));
-      best_n = std::max(best_n, Round(*native, planes, count, batch, seconds));
+      const Rate rt = Round(*torch, planes, count, batch, seconds);
+      const Rate rn = Round(*native, planes, count, batch, seconds);
+      t = {std::max(t.wall, rt.wall), std::max(t.cpu, rt.cpu)};
+      n = {std::max(n.wall, rn.wall), std::max(n.cpu, rn.cpu)};
     }
-    std::printf("  %6d %14.0f %14.0f %14.2f\n", batch, best_t, best_n, best_n / best_t);
+    std::printf("  %6d %14.0f %14.0f %13.2f %16.0f %16.0f %13.2f\n", batch, t.wall, n.wall, n.wall / t.wall, t.cpu,
+                n.cpu, n.cpu / t.cpu);
     std::fflush(stdout);
   }
 }
