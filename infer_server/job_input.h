@@ -1,4 +1,4 @@
-// A job's network input in the serving model's InputForm (batcher.h).
+// A job's network input in the serving model's InputForm (infer_job.h).
 //
 // InferenceService encodes each INFER job on the I/O thread, while the previous
 // forward runs, in the form the serving model takes (Batcher::input_form):
@@ -19,7 +19,7 @@
 
 #include "common/search/evaluator.h"
 #include "common/search/symmetric_batch.h"
-#include "infer_server/batcher.h"
+#include "infer_server/infer_job.h"
 
 namespace gz {
 
