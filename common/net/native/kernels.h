@@ -4,10 +4,10 @@
 // floats) and compiled twice: kernels_avx2.cc with AVX2+FMA, kernels_generic.cc
 // for the target's baseline (SSE2 on x86-64, NEON or scalar elsewhere).  The
 // table is picked at run time from the CPU (__builtin_cpu_supports), so one
-// binary runs everywhere and uses AVX2 where it exists.  Memory is touched only
-// through unaligned loads and stores (memcpy), and no vector type lives in a
-// stack array, so a 16-byte-aligned stack (Win64) is safe; the CMake file adds
-// -Wa,-muse-unaligned-vector-move for MinGW so compiler spills are too.
+// binary runs everywhere and uses AVX2 where it exists.  Data is loaded and
+// stored unaligned (memcpy); the CMake file adds -Wa,-muse-unaligned-vector-move
+// for MinGW, so the compiler's own spills to Win64's 16-byte-aligned stack
+// (which GCC does not realign for 32-byte vectors) are unaligned moves too.
 //
 // Layouts (all float32):
 //   activations  [position][P*P][Cp]: the board padded by one zero ring and

@@ -4,7 +4,7 @@
 //
 // Vectors are GCC vector extensions of 8 floats: with AVX2 one ymm register,
 // without it the compiler splits them (two SSE registers on x86-64).  Loads and
-// stores go through memcpy (unaligned); no stack array holds a vector type.
+// stores go through memcpy (unaligned); see kernels.h for the Win64 stack.
 #ifndef GZ_KERNEL_NS
 #error "define GZ_KERNEL_NS before including kernels_impl.h"
 #endif
