@@ -47,7 +47,6 @@
 namespace gz {
 namespace {
 
-constexpr int64_t kMaxForwardRows = 8192;  // ForwardOptions::max_batch upper bound (net_api.h)
 
 const char* kUsage =
     "usage: infer_server [--config FILE] [--set key=value]... [--weights PATH | --run-dir DIR] [--log-file FILE]\n"
@@ -145,7 +144,7 @@ void ResolveSettings(ServerSetup* s) {
   // Rows per device forward = positions x symmetry images; bigger batches
   // run in chunks of the forward's limit.
   req.forward.max_batch = static_cast<int>(std::clamp<int64_t>(
-      int64_t{s->batch.max_batch} * SymmetriesPerPosition(s->batch.symmetry), 1, kMaxForwardRows));
+      int64_t{s->batch.max_batch} * SymmetriesPerPosition(s->batch.symmetry), 1, int64_t{kMaxForwardBatch}));
   ValidateForwardOptions(req.forward, req.device);
   s->socket_path = ResolveSocketPath(cfg);
 }

@@ -82,6 +82,10 @@ CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, R
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const CheckpointExpect& expect = {}, CheckpointInfo* info = nullptr);
 
+// Largest ForwardOptions::max_batch a forward accepts (rows, i.e. positions x
+// symmetries); the server caps its rows a forward by it too.
+constexpr int kMaxForwardBatch = 8192;
+
 // How a forward runs on its device (docs/gpu.md).  The defaults are the plain
 // fp32 path; everything else is CUDA-only.
 struct ForwardOptions {

@@ -12,10 +12,9 @@
 
 #include <vector>
 
-namespace gz {
+#include "common/net/net_api.h"  // kMaxForwardBatch
 
-// Largest max_batch a forward accepts (rows, i.e. positions x symmetries).
-constexpr int kMaxForwardBatch = 8192;
+namespace gz {
 
 // Ascending bucket sizes.  Throws ConfigError unless 1 <= max_batch <= kMaxForwardBatch.
 std::vector<int> GraphBatchBuckets(int max_batch);
