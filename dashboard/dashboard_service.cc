@@ -67,7 +67,7 @@ std::string FindChartJs() {
 }
 
 DashboardService::DashboardService(DashboardOptions options)
-    : opt_(std::move(options)), play_(opt_.run_dir, opt_.play) {
+    : opt_(std::move(options)), play_(opt_.run_dir, opt_.play), analysis_(opt_.run_dir, opt_.analysis) {
   if (!opt_.chart_js.empty()) chart_js_bytes_ = ReadFileOrThrow(opt_.chart_js);
 }
 
@@ -105,6 +105,10 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
     RequireMethod(req, "GET");
     return Asset("app.js", "text/javascript; charset=utf-8");
   }
+  if (p == "/analysis.js") {
+    RequireMethod(req, "GET");
+    return Asset("analysis.js", "text/javascript; charset=utf-8");
+  }
   if (p == "/style.css") {
     RequireMethod(req, "GET");
     return Asset("style.css", "text/css; charset=utf-8");
@@ -131,6 +135,7 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
     RequireMethod(req, "GET");
     nlohmann::json s = LiveStatusJson(opt_.run_dir);
     s["play"] = play_.Summary();
+    s["analysis"] = analysis_.Summary();
     return Json(s);
   }
   if (p == "/api/iterations") {
@@ -163,6 +168,19 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
     RequireMethod(req, "POST");
     play_.End(StringField(JsonBody(req), "id"));
     return Json({{"ended", true}});
+  }
+  if (p == "/api/analysis/start") {
+    RequireMethod(req, "POST");
+    return Json(analysis_.Start(JsonBody(req)));
+  }
+  if (p == "/api/analysis/state") {
+    RequireMethod(req, "GET");
+    return Json(analysis_.State(StringParam(t, "id")));
+  }
+  if (p == "/api/analysis/stop") {
+    RequireMethod(req, "POST");
+    analysis_.Stop(StringField(JsonBody(req), "id"));
+    return Json({{"stopped", true}});
   }
   throw HttpError(404, "no such page: " + p);
 }

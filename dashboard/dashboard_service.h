@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "dashboard/analysis_service.h"
 #include "dashboard/http_types.h"
 #include "dashboard/play_service.h"
 
@@ -30,6 +31,7 @@ struct DashboardOptions {
   std::string chart_js;   // Chart.js file served as /vendor/chart.js ("" = 404 with a hint)
   bool loopback = true;   // bound to a loopback address: only loopback Host headers are served
   PlaySettings play;
+  AnalysisSettings analysis;
 };
 
 class DashboardService {
@@ -44,6 +46,7 @@ class DashboardService {
   DashboardOptions opt_;
   std::string chart_js_bytes_;  // read once at start: the file never changes under a run
   PlayService play_;
+  AnalysisService analysis_;  // the analysis board (docs/dashboard.md "Analysis")
 };
 
 // The first Chart.js file found in Debian's libjs-chart.js locations, or "".

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The dashboard's analysis board in headless Chromium (docs/dashboard.md
+"Analysis"): a run directory before its first checkpoint (so the newest shipped
+net analyses, with the engine's search settings), gz_dashboard on it, and the
+rendered page: a pasted position gets moves with win rates that appear and
+update while the search runs, a line on hover, the policy heat map; a click adds
+a stone and restarts; a browser game's position is analysed; a solver-proven
+win shows as W5; stop ends a search; leaving the page stops its search.
+Screenshot: $GZ_TEST_TMP/test_dashboard_analysis/analysis.png.  Exit 0 when every check passed.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp_browser import Chromium  # noqa: E402
+
+BIN = os.environ.get("GZ_BIN_DIR", os.path.join(os.path.dirname(__file__), "../../build/bin"))
+OUT = os.path.join(os.environ.get("GZ_TEST_TMP", "/tmp"), "test_dashboard_analysis")
+failures = []
+
+
+def check(what, ok, detail=""):
+    print(("ok: " if ok else "FAILED: ") + what + ("" if ok else "  (%s)" % (detail,)), flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def api(url):
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return json.load(r)
+
+
+shutil.rmtree(OUT, ignore_errors=True)
+run = os.path.join(OUT, "run")
+os.makedirs(run)
+with open(os.path.join(run, "metadata.json"), "w") as f:
+    json.dump({"config": {}, "format_version": 1, "iteration": 0, "model_generation": 0, "updated_at": 0.0,
+               "weights": ""}, f)
+log = open(os.path.join(OUT, "dashboard.log"), "w")
+dash = subprocess.Popen([os.path.join(BIN, "gz_dashboard"), "--run-dir", run, "--port", "0"], stdout=log,
+                        stderr=subprocess.STDOUT)
+browser = None
+try:
+    url = None
+    for _ in range(300):  # the address line (a hang guard)
+        for line in open(os.path.join(OUT, "dashboard.log")):
+            if line.startswith("dashboard: http"):
+                url = line.split(" ", 1)[1].strip().rstrip("/")
+        if url or dash.poll() is not None:
+            break
+        time.sleep(0.1)
+    if not url:
+        raise SystemExit("FAILED: gz_dashboard did not come up: " + open(os.path.join(OUT, "dashboard.log")).read())
+    browser = Chromium(OUT)
+    browser.goto(url + "/")
+    check("the page has the analysis board", browser.until("document.getElementById('analysis-board') !== null"))
+
+    # A pasted position: moves with win rates appear, then update while the search runs.
+    browser.eval("document.getElementById('analysis-input').value = '7,7 8,8'")
+    browser.click("#analysis-paste")
+    first = browser.until("(() => { const s = document.getElementById('analysis-status');"
+                          " const n = document.querySelectorAll('#analysis-board .amark').length;"
+                          " return n > 0 && Number(s.dataset.visits) > 0 ? Number(s.dataset.visits) : 0; })()")
+    check("moves with win rates appear on the board", first)
+    later = browser.until("Number(document.getElementById('analysis-status').dataset.visits) > %d" % (first or 0))
+    check("the analysis updates while the search runs", later)
+    rows = browser.eval("[...document.querySelectorAll('#analysis-table tbody tr')].map(r =>"
+                        " [...r.children].map(c => c.textContent))")
+    check("the table lists moves, visits, win rate, prior, line",
+          rows and all(len(r) == 5 and "," in r[0] and int(r[1]) >= 0 and r[2].endswith("%") for r in rows), rows)
+    check("the board marks a number on the best moves",
+          browser.eval("[...document.querySelectorAll('#analysis-board .amark')].every(m => /^\\d+$/.test(m.textContent))"))
+    check("the policy heat map is drawn", browser.eval("document.querySelectorAll('#analysis-board .heat').length > 10"))
+    browser.hover("#analysis-table tbody tr")
+    check("hovering a move shows its line", browser.until("document.querySelectorAll('#analysis-board .apv').length >= 2", 10))
+    browser.eval("document.getElementById('analysis').scrollIntoView()")
+    browser.screenshot(os.path.join(OUT, "analysis.png"))
+    check("screenshot saved", os.path.getsize(os.path.join(OUT, "analysis.png")) > 10000)
+    browser.hover("h2")
+
+    # A click on an empty point adds a stone and analyses again.
+    browser.click("#analysis-board .cell[data-point='0']")
+    check("a clicked stone starts a new analysis",
+          browser.until("analysis.moves.length === 3 && document.querySelectorAll('#analysis-board .amark').length > 0"))
+
+    # Stop: the search ends.
+    browser.click("#analysis-stop")
+    check("stop ends the search", browser.until("document.getElementById('analysis-status').dataset.done === 'true'", 60))
+
+    # A solver-proven win (black's four-three) is a distance, not a win rate.
+    browser.eval("document.getElementById('analysis-input').value = "
+                 "'5,3 5,2 5,4 0,0 5,5 0,14 6,6 14,0 7,6 14,14'")
+    browser.click("#analysis-paste")
+    proof = browser.until("(() => { const m = document.querySelector('#analysis-board .amark.proven-win');"
+                          " return m ? m.textContent : null; })()")
+    check("a proven win shows as W5", proof == "W5", proof)
+    check("the proven move is 6,5 (row 5, col 6)",
+          browser.eval("document.querySelector('#analysis-board .amark.proven-win').parentNode.dataset.point") == str(5 * 15 + 6))
+
+    # The browser game's position.
+    browser.click("#play-new")
+    browser.until("play.state && play.state.moves.length >= 0 && !play.busy")
+    browser.click("#analysis-from-play")
+    check("the browser game's position is analysed",
+          browser.until("play.state && analysis.moves.length === play.state.moves.length && analysis.id !== null"
+                        " && document.querySelectorAll('#analysis-board .amark').length > 0"))
+
+    # Leaving the page stops its search (bounded analyses: nothing keeps running).
+    browser.eval("document.getElementById('analysis-input').value = '7,7'")
+    browser.click("#analysis-paste")
+    browser.until("analysis.state && !analysis.state.done")
+    running = api(url + "/api/status")["analysis"]["running"]
+    check("an analysis runs", running >= 1, running)
+    browser.goto("about:blank")
+    deadline = time.time() + 30
+    while time.time() < deadline and api(url + "/api/status")["analysis"]["running"] > 0:
+        time.sleep(0.2)
+    check("leaving the page stops its search", api(url + "/api/status")["analysis"]["running"] == 0)
+finally:
+    if browser:
+        browser.close()
+    dash.terminate()
+    dash.wait(30)
+
+print("%d check(s) failed" % len(failures) if failures else "all checks passed")
+sys.exit(1 if failures else 0)
