@@ -40,6 +40,8 @@ done
 wine="$(command -v wine64 || true)"
 [ -n "$wine" ] || wine=/usr/lib/wine/wine64
 [ -x "$wine" ] || { echo "$0: wine64 not found (apt-get install wine64)" >&2; exit 1; }
+wineserver="$(dirname "$wine")/wineserver"
+[ -x "$wineserver" ] || wineserver="$(command -v wineserver || echo /usr/lib/wine/wineserver)"
 [ -x "$bin_dir/gomocup_check" ] || { echo "$0: no $bin_dir/gomocup_check (build the LibTorch build first)" >&2; exit 1; }
 [ -x "$bin_dir/pbrain-gomoku-zero" ] || { echo "$0: no $bin_dir/pbrain-gomoku-zero" >&2; exit 1; }
 net="$(ls "$root"/nets/*15x15-freestyle*.pt | sort | tail -n 1)"
@@ -47,7 +49,7 @@ net="$(ls "$root"/nets/*15x15-freestyle*.pt | sort | tail -n 1)"
 work="$(mktemp -d)"
 export WINEPREFIX="$work/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
 cleanup() {
-  "$(dirname "$wine")/wineserver" -k 2>/dev/null || true
+  "$wineserver" -k 2>/dev/null || true
   if [ -n "$keep" ]; then mkdir -p "$keep" && cp -r "$work/engine" "$work"/*.log "$keep"/ 2>/dev/null || true; fi
   rm -rf "$work"
 }
@@ -70,6 +72,13 @@ t1=$(date +%s)
 # An empty folder with the ZIP's contents and nothing else; a fresh prefix.
 mkdir -p "$work/engine"
 (cd "$work/engine" && /usr/bin/python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(".")' "$zip")
+# A wineserver that stays up between games, started before anything else
+# uses the prefix: by default it exits a few seconds after its last client,
+# and a brain starting just then lost its connection ("wine client error:
+# recvmsg: Connection reset by peer", exit status 1 before START: once in 20
+# games, 2026-12-06), a failure of wine, not of the brain.
+mkdir -p "$WINEPREFIX"
+"$wineserver" -p
 "$wine" wineboot --init >/dev/null 2>&1 || true
 t2=$(date +%s)
 
