@@ -22,6 +22,7 @@ PACKAGES=(
   chromium                # headless browser of the dashboard test (tests/dashboard/test_dashboard_browser.sh)
   g++-mingw-w64-x86-64-posix  # the Windows engine's cross build (tools/make_gomocup_folder.sh --windows)
   wine64                  # runs that .exe in ctest's test_windows_engine (docs/engine.md)
+  libeigen3-dev           # Eigen 3.4 headers: bench_native_kernels sets the native forward's kernels against Eigen's product
 )
 
 missing=()
