@@ -8,9 +8,8 @@
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 #include "dashboard/http_types.h"
-#include "engine/analysis_engine.h"
-#include "engine/analysis_query.h"
-#include "engine/engine_settings.h"
+#include "match/analysis_engine.h"
+#include "match/analysis_query.h"
 #include "match/evaluator_source.h"
 #include "match/shipped_nets.h"
 
@@ -110,19 +109,6 @@ std::shared_ptr<AnalysisService::Engine> AnalysisService::EngineForNewAnalysis()
       throw HttpError(503, "the run has no checkpoint yet and nets/ has no " + e->config.board.rule + " net for " +
                                std::to_string(e->config.board.size) + "x" + std::to_string(e->config.board.size));
     e->net = "shipped net " + std::filesystem::path(weights).filename().string();
-  }
-  {
-    // The engine's play-settings layer: what the run left unset comes from
-    // the checkpoint's own run, then the engine's defaults (docs/engine.md).
-    EngineSettings es;
-    es.weights = weights;
-    es.config = e->config;
-    try {
-      AdoptEnginePlaySettings(es);
-    } catch (const GomokuError& err) {
-      throw HttpError(503, std::string("the net's search settings are unusable: ") + err.what());
-    }
-    e->config = es.config;
   }
   e->source = std::make_unique<EvaluatorSource>(weights, e->config);
   if (const std::string why = e->source->CheckSize(e->config.board.size); !why.empty())

@@ -1,4 +1,4 @@
-// analyze: the JSON analysis engine (engine/analysis_engine.h,
+// analyze: the JSON analysis engine (match/analysis_engine.h,
 // docs/engine.md "Analysis").  Queries on stdin, one JSON object a line;
 // responses on stdout, one JSON object a line (flushed); logs on stderr.
 // At end of input the searches already queued finish, then it exits.
@@ -13,8 +13,9 @@
 
 #include "common/base/errors.h"
 #include "common/base/logging.h"
-#include "engine/analysis_engine.h"
+#include "match/analysis_engine.h"
 #include "engine/engine_settings.h"
+#include "engine/gomocup_session.h"
 #include "match/evaluator_source.h"
 #include "match/shipped_nets.h"
 
@@ -73,6 +74,7 @@ int main(int argc, char** argv) {
     spdlog::error("analyze: {}", problem);  // the net did not load: every query would fail
     return 1;
   }
+  options.version = gz::kEngineVersion;
   gz::AnalysisEngine engine(source, settings.config.mcts, settings.config.run.seed, Reply, options);
   spdlog::info("analyze: ready ({})", source.Describe());
   std::thread reader([&engine] {

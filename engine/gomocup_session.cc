@@ -11,7 +11,7 @@
 
 #include "common/base/errors.h"
 #include "common/game/renju.h"
-#include "engine/analysis_report.h"
+#include "match/analysis_report.h"
 #include "engine/yixin_output.h"
 
 namespace gz {

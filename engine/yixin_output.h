@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/analysis_report.h"
+#include "match/analysis_report.h"
 
 namespace gz {
 

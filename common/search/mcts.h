@@ -267,7 +267,7 @@ class Mcts {
   // The solver's counters (nullptr when mcts.solver is off).
   const NodeSolverStats* solver_stats() const { return solver_ ? &solver_->stats() : nullptr; }
   int RootVisits() const;
-  // ---- Read-only views for analysis (engine/analysis_report.h) ----
+  // ---- Read-only views for analysis (match/analysis_report.h) ----
   // One root edge: its move, visits (0 unvisited), mean value for the
   // root's side to move (0 when unvisited), network prior, and what the
   // solver proved about playing it (kWin: the move wins, kLoss: it loses).

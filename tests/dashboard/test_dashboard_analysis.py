@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The dashboard's analysis board in headless Chromium (docs/dashboard.md
-"Analysis"): a run directory before its first checkpoint (so the newest shipped
-net analyses, with the engine's search settings), gz_dashboard on it, and the
+"Analysis"): a run directory (solver on, as configs/cpu.json) before its first checkpoint (so the newest shipped
+net analyses with the run's search settings), gz_dashboard on it, and the
 rendered page: a pasted position gets moves with win rates that appear and
 update while the search runs, a line on hover, the policy heat map; a click adds
 a stone and restarts; a browser game's position is analysed; a solver-proven
@@ -39,7 +39,7 @@ shutil.rmtree(OUT, ignore_errors=True)
 run = os.path.join(OUT, "run")
 os.makedirs(run)
 with open(os.path.join(run, "metadata.json"), "w") as f:
-    json.dump({"config": {}, "format_version": 1, "iteration": 0, "model_generation": 0, "updated_at": 0.0,
+    json.dump({"config": {"mcts": {"solver": True}}, "format_version": 1, "iteration": 0, "model_generation": 0, "updated_at": 0.0,
                "weights": ""}, f)
 log = open(os.path.join(OUT, "dashboard.log"), "w")
 dash = subprocess.Popen([os.path.join(BIN, "gz_dashboard"), "--run-dir", run, "--port", "0"], stdout=log,

@@ -1,4 +1,4 @@
-#include "engine/analysis_engine.h"
+#include "match/analysis_engine.h"
 
 #include <spdlog/spdlog.h>
 
@@ -10,8 +10,7 @@
 #include <utility>
 
 #include "common/base/errors.h"
-#include "engine/analysis_report.h"
-#include "engine/gomocup_session.h"
+#include "match/analysis_report.h"
 
 namespace gz {
 namespace {
@@ -21,7 +20,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
-std::string Point(int move, int size) { return FormatCoordinates(move, size); }
+// "X,Y": column, row (as the Gomocup engine writes points).
+std::string Point(int move, int size) { return std::to_string(move % size) + "," + std::to_string(move / size); }
 
 json ProofJson(const ProofInfo& p, int size) {
   json o;
@@ -99,7 +99,7 @@ void AnalysisEngine::Submit(const std::string& line) {
   switch (p.action) {
     case QueryAction::kQueryVersion:
       ack["action"] = "query_version";
-      ack["version"] = kEngineVersion;
+      ack["version"] = options_.version;
       ack["protocol"] = "gomoku-zero analysis 1 (KataGo-style JSON lines)";
       Emit(ack.dump());
       return;

@@ -1,6 +1,6 @@
 // The JSON analysis engine (the `analyze` binary; docs/engine.md "Analysis"):
 // queries in, JSON responses out, one line each, modelled on KataGo's
-// analysis engine.  Queries (engine/analysis_query.h) are accepted at any
+// analysis engine.  Queries (match/analysis_query.h) are accepted at any
 // time; each analysed turn of a query is one search with its own tree, and
 // many searches run at once: every round gathers up to `leaves_per_search`
 // leaves from each tree (virtual loss) and evaluates the leaves of all trees
@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "common/search/mcts.h"
-#include "engine/analysis_query.h"
+#include "match/analysis_query.h"
 #include "match/evaluator_source.h"
 
 namespace gz {
@@ -53,6 +53,7 @@ struct AnalysisEngineOptions {
   int leaves_per_search = 8;  // leaves gathered from each tree per round (virtual loss)
   int max_searches = 64;      // trees searched at once; later turns wait in arrival order
   int pv_length = 20;         // moves of each moveInfo's pv
+  std::string version = "0.1.0";  // query_version's answer (the binary passes kEngineVersion)
   QueryLimits limits;
 };
 

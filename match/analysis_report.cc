@@ -1,4 +1,4 @@
-#include "engine/analysis_report.h"
+#include "match/analysis_report.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "engine/analysis_query.h"
+#include "match/analysis_query.h"
 
 #include <algorithm>
 #include <cctype>
