@@ -99,6 +99,62 @@ std::vector<Rule> ParseRules(const std::string& list) {
   return rules;
 }
 
+// The games against the opponent; appends the brain's failures (forfeits,
+// memory over memory_limit) to *failures and prints a line a game and a summary.
+void PlayMatch(const CliArgs& args, const EngineCommand& engine, const EngineLimits& limits, int games, int size,
+               const std::vector<Rule>& rules, int64_t memory_limit, const std::string& stderr_path,
+               std::vector<std::string>* failures_out) {
+  std::vector<std::string>& failures = *failures_out;
+  const int64_t mb = 1 << 20;
+  EngineLimits opponent_limits;
+  opponent_limits.turn_ms = static_cast<int>(args.get_int("--opponent-turn-ms", limits.turn_ms));
+  opponent_limits.grace_ms = limits.grace_ms;
+  TreeMemoryPeak memory;
+  MeasuredPlayer brain(std::make_unique<EngineMatchPlayer>(engine, limits, stderr_path), memory);
+  EngineMatchPlayer opponent(ParseEngineCommand(args.get("--opponent")), opponent_limits, stderr_path);
+  brain.set_name("brain");  // forfeits name their player; the two commands may read alike
+  opponent.set_name("opponent");
+  std::printf("games: %d, turn %d ms, match %d ms, max_memory %lld MB, grace %d ms\n", games, limits.turn_ms,
+              limits.match_ms, static_cast<long long>(limits.max_memory / mb), limits.grace_ms);
+  int wins = 0, losses = 0, draws = 0, forfeits = 0;
+  int64_t max_used = 0;
+  for (int g = 0; g < games; ++g) {
+    const Rule rule = rules[g % rules.size()];
+    const std::vector<Opening> openings = OpeningSet(size, rule, static_cast<int>(args.get_int("--opening-length", 2)));
+    const bool brain_black = g % 2 == 0;
+    GameResult r = PlayGame(brain_black ? static_cast<MatchPlayer&>(brain) : opponent,
+                            brain_black ? static_cast<MatchPlayer&>(opponent) : brain, size, rule,
+                            OpeningForGame(openings, g));  // games 2k and 2k+1: one opening, colours swapped
+    const int8_t brain_colour = brain_black ? kBlack : kWhite;
+    if (r.winner == 0) ++draws;
+    else if (r.winner == brain_colour) ++wins;
+    else ++losses;
+    const bool brain_forfeit = r.end == "forfeit" && r.forfeit_by == brain.name();
+    if (brain_forfeit) {
+      ++forfeits;
+      failures.push_back("game " + std::to_string(g + 1) + ": forfeit (" + r.forfeit_kind + "): " + r.reason);
+    }
+    max_used = std::max(max_used, brain.used_ms());
+    std::printf("game %d (%s, brain %s): %s by %s, %zu moves, %.0f s; brain clock %lld ms, slowest move so far "
+                "%lld ms, tree peak so far %.1f MB\n",
+                g + 1, RuleName(rule), brain_black ? "black" : "white",
+                r.winner == 0 ? "draw" : (r.winner == brain_colour ? "brain won" : "brain lost"), r.end.c_str(),
+                r.moves.size(), r.seconds, static_cast<long long>(brain.used_ms()),
+                static_cast<long long>(brain.slowest_ms()), memory.peak() / double(mb));
+    std::fflush(stdout);
+  }
+  const int64_t peak = std::max(memory.peak(), brain.process_peak());
+  std::printf("summary: %d games, brain +%d -%d =%d, forfeits %d (time losses included), slowest move %lld ms "
+              "(turn limit %d), largest game clock %lld ms (match limit %d), peak memory %.1f MB (process tree, "
+              "sampled every 100 ms; the main process's own peak %.1f MB), limit %.0f MB\n",
+              games, wins, losses, draws, forfeits, static_cast<long long>(brain.slowest_ms()), limits.turn_ms,
+              static_cast<long long>(max_used), limits.match_ms, peak / double(mb), brain.process_peak() / double(mb),
+              memory_limit / double(mb));
+  if (peak > memory_limit)
+    failures.push_back("peak memory " + std::to_string(peak / mb) + " MB over the limit of " +
+                       std::to_string(memory_limit / mb) + " MB");
+}
+
 int Run(int argc, char** argv) {
   CliArgs args = ParseCli(argc, argv,
                           CliSpec{kUsage,
@@ -136,55 +192,8 @@ int Run(int argc, char** argv) {
     for (const std::string& f : RunProtocolChecks(engine, p, std::cout)) failures.push_back("protocol: " + f);
   }
 
-  if (args.has("--opponent") && games > 0) {
-    EngineLimits opponent_limits;
-    opponent_limits.turn_ms = static_cast<int>(args.get_int("--opponent-turn-ms", limits.turn_ms));
-    opponent_limits.grace_ms = limits.grace_ms;
-    TreeMemoryPeak memory;
-    MeasuredPlayer brain(std::make_unique<EngineMatchPlayer>(engine, limits, stderr_path), memory);
-    EngineMatchPlayer opponent(ParseEngineCommand(args.get("--opponent")), opponent_limits, stderr_path);
-    brain.set_name("brain");  // forfeits name their player; the two commands may read alike
-    opponent.set_name("opponent");
-    std::printf("games: %d, turn %d ms, match %d ms, max_memory %lld MB, grace %d ms\n", games, limits.turn_ms,
-                limits.match_ms, static_cast<long long>(limits.max_memory / mb), limits.grace_ms);
-    int wins = 0, losses = 0, draws = 0, forfeits = 0;
-    int64_t max_used = 0;
-    for (int g = 0; g < games; ++g) {
-      const Rule rule = rules[g % rules.size()];
-      const std::vector<Opening> openings = OpeningSet(size, rule, static_cast<int>(args.get_int("--opening-length", 2)));
-      const bool brain_black = g % 2 == 0;
-      GameResult r = PlayGame(brain_black ? static_cast<MatchPlayer&>(brain) : opponent,
-                              brain_black ? static_cast<MatchPlayer&>(opponent) : brain, size, rule,
-                              OpeningForGame(openings, g));  // games 2k and 2k+1: one opening, colours swapped
-      const int8_t brain_colour = brain_black ? kBlack : kWhite;
-      if (r.winner == 0) ++draws;
-      else if (r.winner == brain_colour) ++wins;
-      else ++losses;
-      const bool brain_forfeit = r.end == "forfeit" && r.forfeit_by == brain.name();
-      if (brain_forfeit) {
-        ++forfeits;
-        failures.push_back("game " + std::to_string(g + 1) + ": forfeit (" + r.forfeit_kind + "): " + r.reason);
-      }
-      max_used = std::max(max_used, brain.used_ms());
-      std::printf("game %d (%s, brain %s): %s by %s, %zu moves, %.0f s; brain clock %lld ms, slowest move so far "
-                  "%lld ms, tree peak so far %.1f MB\n",
-                  g + 1, RuleName(rule), brain_black ? "black" : "white",
-                  r.winner == 0 ? "draw" : (r.winner == brain_colour ? "brain won" : "brain lost"), r.end.c_str(),
-                  r.moves.size(), r.seconds, static_cast<long long>(brain.used_ms()),
-                  static_cast<long long>(brain.slowest_ms()), memory.peak() / double(mb));
-      std::fflush(stdout);
-    }
-    const int64_t peak = std::max(memory.peak(), brain.process_peak());
-    std::printf("summary: %d games, brain +%d -%d =%d, forfeits %d (time losses included), slowest move %lld ms "
-                "(turn limit %d), largest game clock %lld ms (match limit %d), peak memory %.1f MB (process tree, "
-                "sampled every 100 ms; the main process's own peak %.1f MB), limit %.0f MB\n",
-                games, wins, losses, draws, forfeits, static_cast<long long>(brain.slowest_ms()), limits.turn_ms,
-                static_cast<long long>(max_used), limits.match_ms, peak / double(mb), brain.process_peak() / double(mb),
-                memory_limit / double(mb));
-    if (peak > memory_limit)
-      failures.push_back("peak memory " + std::to_string(peak / mb) + " MB over the limit of " +
-                         std::to_string(memory_limit / mb) + " MB");
-  }
+  if (args.has("--opponent") && games > 0)
+    PlayMatch(args, engine, limits, games, size, rules, memory_limit, stderr_path, &failures);
   for (const std::string& f : failures) std::printf("FAIL %s\n", f.c_str());
   std::printf("%s\n", failures.empty() ? "gomocup_check: passed" : "gomocup_check: FAILED");
   return failures.empty() ? 0 : 1;
