@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/game/threats.h"
 
 namespace gz {
 namespace {
@@ -19,7 +18,8 @@ double LowerBound(double winrate, int visits) {
 
 }  // namespace
 
-ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, int64_t vcf_nodes) {
+ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, ThreatSolver& solver,
+                    int64_t vcf_nodes) {
   ProofInfo p;
   p.win = win;
   const int8_t winner = win ? root.to_move() : Opponent(root.to_move());
@@ -40,7 +40,6 @@ ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, i
   if (b.terminal()) return p;
   // The tail: the winner's continuous fours.  With the loser to move the
   // winner attacks after one more (any) loser move: one ply more.
-  ThreatSolver solver;
   const VcfResult vcf = solver.Vcf(b, winner, vcf_nodes);
   if (!vcf.proven_win()) {
     p.complete = false;
@@ -64,6 +63,7 @@ ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, i
 TreeReport ReportTree(const Mcts& mcts, int pv_length) {
   TreeReport r;
   const Board& root = mcts.root_board();
+  ThreatSolver solver;  // one table for every proof of this report
   r.root_visits = mcts.RootVisits();
   r.winrate = WinRate(mcts.RootValue());
   for (const Mcts::RootChild& c : mcts.RootChildren()) {
@@ -75,7 +75,7 @@ TreeReport ReportTree(const Mcts& mcts, int pv_length) {
     m.pv = mcts.PrincipalVariation(c.move, pv_length);
     if (m.pv.empty()) m.pv.push_back(c.move);
     if (c.proven != Proven::kNone) {
-      m.proof = ProveLine(root, m.pv, c.proven == Proven::kWin);
+      m.proof = ProveLine(root, m.pv, c.proven == Proven::kWin, solver);
       m.winrate = m.lcb = m.proof->win ? 1.0 : 0.0;
     } else {
       m.winrate = WinRate(c.q);
@@ -89,19 +89,33 @@ TreeReport ReportTree(const Mcts& mcts, int pv_length) {
     MoveReport m;
     m.move = win;
     m.pv = {win};
-    m.proof = ProveLine(root, m.pv, true);
+    m.proof = ProveLine(root, m.pv, true, solver);
     m.winrate = m.lcb = 1.0;
     for (const Mcts::RootChild& c : mcts.RootChildren())
       if (c.move == win) m.prior = c.prior;
     r.moves.push_back(std::move(m));
   }
-  auto rank = [](const MoveReport& m) { return !m.proof ? 1 : m.proof->win ? 0 : 2; };
-  std::sort(r.moves.begin(), r.moves.end(), [&](const MoveReport& a, const MoveReport& b) {
-    if (rank(a) != rank(b)) return rank(a) < rank(b);
-    if (rank(a) == 0 && a.proof->plies != b.proof->plies) return a.proof->plies < b.proof->plies;
+  // Order by plain keys (rank: proven win, unproven, proven loss).
+  struct Key {
+    int rank, plies, visits, move;
+    size_t index;
+  };
+  std::vector<Key> keys;
+  for (size_t i = 0; i < r.moves.size(); ++i) {
+    const MoveReport& m = r.moves[i];
+    const int rank = !m.proof ? 1 : m.proof->win ? 0 : 2;
+    keys.push_back({rank, rank == 0 ? m.proof->plies : 0, m.visits, m.move, i});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.plies != b.plies) return a.plies < b.plies;
     if (a.visits != b.visits) return a.visits > b.visits;
     return a.move < b.move;
   });
+  std::vector<MoveReport> sorted;
+  sorted.reserve(keys.size());
+  for (const Key& k : keys) sorted.push_back(std::move(r.moves[k.index]));
+  r.moves = std::move(sorted);
   const Proven rp = mcts.RootProven();
   if (rp != Proven::kNone) {
     const bool win = rp == Proven::kWin;
@@ -115,7 +129,7 @@ TreeReport ReportTree(const Mcts& mcts, int pv_length) {
       });
       if (best != r.moves.end()) line = best->pv;
     }
-    r.proof = ProveLine(root, line, win);
+    r.proof = ProveLine(root, line, win, solver);
     r.winrate = win ? 1.0 : 0.0;
   }
   return r;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/game/board.h"
+#include "common/game/threats.h"
 #include "common/search/mcts.h"
 
 namespace gz {
@@ -57,7 +58,9 @@ TreeReport ReportTree(const Mcts& mcts, int pv_length = 20);
 
 // The proof of `line` from `root` where the side to move at `root` wins
 // (`win`) or loses: `line` played, then the winner's VCF if one is found
-// within `vcf_nodes` attacker nodes.
-ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, int64_t vcf_nodes = 200000);
+// within `vcf_nodes` attacker nodes (by `solver`, whose table a report's
+// proofs share).
+ProofInfo ProveLine(const Board& root, const std::vector<int>& line, bool win, ThreatSolver& solver,
+                    int64_t vcf_nodes = 20000);
 
 }  // namespace gz
