@@ -117,7 +117,8 @@ function analysisClick(p) {  // set up a position: a stone of the side to move, 
 function analysisFromViewer() {
   const g = viewer.game;
   if (!g) return;
-  analysisStart(g.moves.slice(0, viewer.step).map((m) => m.point), g.board_size);
+  // The opening's stones first: they are on the viewer's board but not in g.moves.
+  analysisStart(g.opening.concat(g.moves.slice(0, viewer.step).map((m) => m.point)), g.board_size);
   $('analysis').scrollIntoView();
 }
 
