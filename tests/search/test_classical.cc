@@ -63,6 +63,22 @@ TEST_CASE("classical: takes a win in one, at every node limit") {
   }
 }
 
+TEST_CASE("classical: under caro a five blocked at both ends is no win") {
+  // Black X X X X on row 7 (cols 4..7) between white at (7,3) and (7,9):
+  // (7,8) makes a five with white at both ends.
+  std::vector<int8_t> cells(15 * 15, kEmpty);
+  for (int c : {4, 5, 6, 7}) cells[P(15, 7, c)] = kBlack;
+  for (int p : {P(15, 7, 3), P(15, 7, 9), P(15, 0, 0), P(15, 14, 14)}) cells[p] = kWhite;
+  const Board free = Board::FromStones(15, Rule::kFreestyle, cells, kBlack);
+  const ClassicalResult f = ClassicalMove(free, 100);
+  CHECK(f.move == P(15, 7, 8));
+  CHECK(f.score > kClassicWinScore / 2);
+  const Board caro = Board::FromStones(15, Rule::kCaro, cells, kBlack);
+  const ClassicalResult r = ClassicalMove(caro, 100);
+  CHECK(r.score < kClassicWinScore / 2);
+  CHECK(r.reason != "five");
+}
+
 TEST_CASE("classical: blocks a four, and stops an open three from becoming an open four") {
   // White has a closed four O O O O on row 7 (black at its left end): black must block (7,9).
   Board b(15);
