@@ -21,7 +21,7 @@ and scratch folders and test fixtures:
 4. README.md links every docs/*.md (its doc list is complete);
 5. once a GPU figure exists (docs/data/gpu-*.json), no doc says none does;
 6. no doc names a machine's absolute path (/work/, /home/, /root/, ../shared/)
-   or a temporary copy of the binaries (GOMOKU_BIN=/tmp/...);
+   or a named folder under /tmp/ (a run dir, a copy of the binaries);
 7. every link to a match record (a JSON file arena --record wrote: "result"
    and "games") stands in a paragraph or table, or just after one, that states
    the record's W / D / L (player A's wins, draws, losses), and the record's
@@ -45,7 +45,8 @@ GPU_NEVER = [
     r"never (?:ran|run|been run) on a GPU",
     r"no GPU has (?:ever )?(?:run|been used)",
 ]
-MACHINE_PATH = re.compile(r"(?<![\w.~])(?:/(?:work|home|root|Users)/|\.\./shared/|GOMOKU_BIN=/tmp/)")
+# A named folder under /tmp is one machine's run too: a reader has no /tmp/gz-chaos-run1.
+MACHINE_PATH = re.compile(r"(?<![\w.~])(?:/(?:work|home|root|Users)/|/tmp/[\w.-]|\.\./shared/)")
 LINK = re.compile(r"(?<!\!)\[[^\]\n]*\]\(([^)\s]+)\)|!\[[^\]\n]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")
 CITED = re.compile(r"([\w./-]+\.md)\)?,?\s+\(?\"([^\"]{2,120})\"")
