@@ -2,16 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
 
 #include "common/config/config.h"
-#include "common/data/metadata.h"
-#include "common/data/run_layout.h"
 #include "dashboard/http_types.h"
+#include "dashboard/run_net.h"
 #include "match/analysis_engine.h"
 #include "match/analysis_query.h"
 #include "match/evaluator_source.h"
-#include "match/shipped_nets.h"
 
 namespace gz {
 
@@ -81,36 +78,13 @@ void AnalysisService::Output(const std::string& line) {
 }
 
 std::shared_ptr<AnalysisService::Engine> AnalysisService::EngineForNewAnalysis() {
-  RunLayout layout(run_dir_);
-  std::optional<Metadata> md;
-  try {
-    md = ReadMetadata(layout.metadata());
-  } catch (const GomokuError& e) {
-    throw HttpError(503, std::string("metadata.json unreadable: ") + e.what());
-  }
-  if (!md) throw HttpError(503, "the run has no metadata.json yet: nothing to analyse with");
-  const std::vector<int64_t> cps = ListCheckpointIterations(layout.checkpoints());
-  const int64_t newest = cps.empty() ? -1 : cps.back();
-  if (engine_ && (engine_->checkpoint == newest || Running() > 0)) return engine_;
+  RunNet net = NewestRunNet(run_dir_, "nothing to analyse with");
+  if (engine_ && (engine_->checkpoint == net.checkpoint || Running() > 0)) return engine_;
   auto e = std::make_shared<Engine>();
-  try {
-    e->config = Config::FromJson(md->config, "metadata.json");
-  } catch (const GomokuError& err) {
-    throw HttpError(503, std::string("the run's config is unusable: ") + err.what());
-  }
-  std::string weights;
-  e->checkpoint = newest;
-  if (newest >= 0) {
-    weights = layout.checkpoint(newest);
-    e->net = "checkpoint " + std::to_string(newest);
-  } else {
-    weights = NewestShippedNet(ShippedNetDirs(ExecutableDir()), e->config.board.size, e->config.board.rule);
-    if (weights.empty())
-      throw HttpError(503, "the run has no checkpoint yet and nets/ has no " + e->config.board.rule + " net for " +
-                               std::to_string(e->config.board.size) + "x" + std::to_string(e->config.board.size));
-    e->net = "shipped net " + std::filesystem::path(weights).filename().string();
-  }
-  e->source = std::make_unique<EvaluatorSource>(weights, e->config);
+  e->config = std::move(net.config);
+  e->checkpoint = net.checkpoint;
+  e->net = net.name;
+  e->source = std::make_unique<EvaluatorSource>(net.weights, e->config);
   if (const std::string why = e->source->CheckSize(e->config.board.size); !why.empty())
     throw HttpError(503, "the net cannot analyse: " + why);
   e->engine = std::make_unique<AnalysisEngine>(*e->source, e->config.mcts, e->config.run.seed,

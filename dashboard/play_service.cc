@@ -1,18 +1,15 @@
 #include "dashboard/play_service.h"
 
-#include <filesystem>
 #include <random>
 
 #include <spdlog/spdlog.h>
 
 #include "common/config/config.h"
-#include "common/data/metadata.h"
-#include "common/data/run_layout.h"
 #include "common/game/board.h"
 #include "dashboard/http_types.h"
+#include "dashboard/run_net.h"
 #include "match/evaluator_source.h"
 #include "match/search_player.h"
-#include "match/shipped_nets.h"
 
 namespace gz {
 
@@ -128,41 +125,15 @@ nlohmann::json PlayService::NewGame(const std::string& colour) {
     }
   } release{this};
 
-  RunLayout layout(run_dir_);
-  std::optional<Metadata> md;
-  try {
-    md = ReadMetadata(layout.metadata());
-  } catch (const GomokuError& e) {
-    throw HttpError(503, std::string("metadata.json unreadable: ") + e.what());
-  }
-  if (!md) throw HttpError(503, "the run has no metadata.json yet: nothing to play against");
-  const std::vector<int64_t> cps = ListCheckpointIterations(layout.checkpoints());
-
+  RunNet net = NewestRunNet(run_dir_, "nothing to play against");
   auto g = std::make_shared<Game>();
   g->id = NewId();
   g->human = colour == "black" ? kBlack : kWhite;
-  try {
-    g->config = Config::FromJson(md->config, "metadata.json");
-  } catch (const GomokuError& e) {
-    throw HttpError(503, std::string("the run's config is unusable: ") + e.what());
-  }
+  g->config = std::move(net.config);
   g->config.mcts.tree_reuse = false;  // a fresh tree per move, as the evaluator plays
-  std::string weights;
-  if (!cps.empty()) {
-    g->checkpoint = cps.back();
-    g->net = "checkpoint " + std::to_string(g->checkpoint);
-    weights = layout.checkpoint(g->checkpoint);
-  } else {
-    // Before the run's first checkpoint: the newest shipped net of the run's rule and size.
-    weights = NewestShippedNet(ShippedNetDirs(ExecutableDir()), g->config.board.size, g->config.board.rule);
-    if (weights.empty())
-      throw HttpError(503, "the run has no checkpoint yet and nets/ has no " + g->config.board.rule + " net for " +
-                               std::to_string(g->config.board.size) + "x" + std::to_string(g->config.board.size) +
-                               ": nothing to play against");
-    g->checkpoint = -1;
-    g->net = "shipped net " + std::filesystem::path(weights).filename().string();
-  }
-  g->source = std::make_unique<EvaluatorSource>(weights, g->config);
+  g->checkpoint = net.checkpoint;
+  g->net = net.name;
+  g->source = std::make_unique<EvaluatorSource>(net.weights, g->config);
   const int size = g->config.board.size;
   const std::string why = g->source->CheckSize(size);
   if (!why.empty()) throw HttpError(503, "the newest checkpoint cannot play: " + why);
