@@ -136,41 +136,36 @@ Conv3x3 MakeConv3x3(const Tensors& t, const std::string& conv, const std::string
   return out;
 }
 
+// Weight [out][in] transposed into a Dense of k >= in rows, output o scaled
+// by scale[o] and shifted by shift[o] (a folded BN, or 1 and the bias).
+Dense PackDense(const float* w, int in, int k, int out, const std::vector<double>& scale,
+                const std::vector<double>& shift) {
+  Dense d;
+  d.k = k;
+  d.n = out;
+  d.n_p = PadChannels(out);
+  d.w.assign(static_cast<size_t>(k) * d.n_p, 0.0f);
+  d.bias.assign(d.n_p, 0.0f);
+  for (int o = 0; o < out; ++o) {
+    d.bias[o] = static_cast<float>(shift[o]);
+    for (int i = 0; i < in; ++i)
+      d.w[static_cast<size_t>(i) * d.n_p + o] = static_cast<float>(w[static_cast<size_t>(o) * in + i] * scale[o]);
+  }
+  return d;
+}
+
 // A 1x1 convolution (+ BN when `bn` is named) over `cin` channels whose input
 // rows hold `k` (>= cin) floats.
 Dense MakePointwise(const Tensors& t, const std::string& conv, const std::string& bn, int cin, int cout, int k) {
   std::vector<double> scale(cout, 1.0), shift(cout, 0.0);
   if (!bn.empty()) BnAffine(t, bn, cout, &scale, &shift);
-  const float* w = t(conv + ".weight");  // [cout][cin][1][1]
-  Dense d;
-  d.k = k;
-  d.n = cout;
-  d.n_p = PadChannels(cout);
-  d.w.assign(static_cast<size_t>(k) * d.n_p, 0.0f);
-  d.bias.assign(d.n_p, 0.0f);
-  for (int co = 0; co < cout; ++co) {
-    d.bias[co] = static_cast<float>(shift[co]);
-    for (int ci = 0; ci < cin; ++ci)
-      d.w[static_cast<size_t>(ci) * d.n_p + co] = static_cast<float>(w[static_cast<size_t>(co) * cin + ci] * scale[co]);
-  }
-  return d;
+  return PackDense(t(conv + ".weight"), cin, k, cout, scale, shift);  // weight [cout][cin][1][1]
 }
 
 // A linear layer weight [out][in] (+ bias [out]).
 Dense MakeLinear(const Tensors& t, const std::string& name, int in, int out) {
-  const float* w = t(name + ".weight");
   const float* b = t(name + ".bias");
-  Dense d;
-  d.k = in;
-  d.n = out;
-  d.n_p = PadChannels(out);
-  d.w.assign(static_cast<size_t>(in) * d.n_p, 0.0f);
-  d.bias.assign(d.n_p, 0.0f);
-  for (int o = 0; o < out; ++o) {
-    d.bias[o] = b[o];
-    for (int i = 0; i < in; ++i) d.w[static_cast<size_t>(i) * d.n_p + o] = w[static_cast<size_t>(o) * in + i];
-  }
-  return d;
+  return PackDense(t(name + ".weight"), in, in, out, std::vector<double>(out, 1.0), std::vector<double>(b, b + out));
 }
 
 }  // namespace
