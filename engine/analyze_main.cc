@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   }
   gz::InitLogging("analyze", settings.log_file);
   spdlog::info("analyze: search settings {}", settings.config.DescribePlaySettings());
-  gz::EvaluatorSource source(settings.weights, settings.config);
+  gz::EvaluatorSource source(settings.weights, settings.config, settings.league_nets);
   if (const std::string problem = source.CheckSize(15); problem.starts_with("cannot load weights")) {
     spdlog::error("analyze: {}", problem);  // the net did not load: every query would fail
     return 1;

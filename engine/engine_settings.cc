@@ -47,6 +47,13 @@ EngineSettings LoadEngineSettingsFile(const std::string& path) {
     if (key == "weights" || key == "log_file") {
       if (!v.is_string()) GOMOKU_THROW(ConfigError, path << ": key '" << key << "' must be a string");
       (key == "weights" ? s.weights : s.log_file) = ResolveRelative(v.get<std::string>(), dir);
+    } else if (key == "league_nets") {
+      if (!v.is_array()) GOMOKU_THROW(ConfigError, path << ": key 'league_nets' must be a list of checkpoint paths");
+      for (const json& e : v) {
+        if (!e.is_string() || e.get<std::string>().empty())
+          GOMOKU_THROW(ConfigError, path << ": key 'league_nets' must hold non-empty strings (checkpoint paths)");
+        s.league_nets.push_back(ResolveRelative(e.get<std::string>(), dir));
+      }
     } else if (key == "max_simulations") {
       if (!v.is_number_integer() || v.get<long long>() < 2 || v.get<long long>() > 100000000)
         GOMOKU_THROW(ConfigError, path << ": key 'max_simulations' must be an integer in [2, 100000000]");
@@ -55,7 +62,7 @@ EngineSettings LoadEngineSettingsFile(const std::string& path) {
       s.config = Config::FromJson(v, path + " (config)");
     } else {
       GOMOKU_THROW(ConfigError, path << ": unknown key '" << key
-                                     << "' (expected weights, max_simulations, log_file, config)");
+                                     << "' (expected weights, league_nets, max_simulations, log_file, config)");
     }
   }
   return s;
@@ -69,7 +76,10 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
     std::string next_to_binary = (fs::path(executable_dir) / kEngineSettingsFileName).string();
     if (FileExists(next_to_binary)) s = LoadEngineSettingsFile(next_to_binary);
   }
-  if (!cl.weights.empty()) s.weights = cl.weights;
+  if (!cl.weights.empty()) {  // --weights: that net plays every game
+    s.weights = cl.weights;
+    s.league_nets.clear();
+  }
   if (cl.max_simulations > 0) s.max_simulations = cl.max_simulations;
   if (!cl.log_file.empty()) s.log_file = cl.log_file;
   for (const std::string& o : cl.overrides) s.config.ApplyOverride(o);
@@ -92,9 +102,10 @@ const std::map<std::string, std::string>& EngineDefaultPlaySettings() {
 }
 
 void AdoptEnginePlaySettings(EngineSettings& s) {
-  if (!s.weights.empty()) {
+  const std::string& first = !s.weights.empty() ? s.weights : (s.league_nets.empty() ? s.weights : s.league_nets[0]);
+  if (!first.empty()) {
     try {
-      const PlaySettingsFound found = ReadPlaySettings(s.weights, Config::PlaySettingKeys());
+      const PlaySettingsFound found = ReadPlaySettings(first, Config::PlaySettingKeys());
       if (!found.settings.empty()) s.config.AdoptPlaySettings(found.settings, found.source);
     } catch (const ConfigError&) {
       throw;  // a bad sidecar or setting names itself

@@ -9,6 +9,8 @@
 // The settings file is a strict JSON object (unknown keys are ConfigErrors):
 //   {
 //     "weights": "best.ckpt",        // checkpoint; relative = relative to the file; "" = baseline
+//     "league_nets": ["a.pt", ...],  // more checkpoints, one picked per game by rule and size
+//                                    // (match/evaluator_source.h); relative = relative to the file
 //     "max_simulations": 200000,     // cap on new simulations per move
 //     "log_file": "pbrain.log",      // relative = relative to the file
 //     "config": { "mcts": {"c_puct": 1.5}, "inference": {"symmetry": "all8"}, "run": {"seed": 1} }
@@ -35,7 +37,8 @@ constexpr const char* kEngineSettingsFileName = "pbrain-gomoku-zero.json";
 constexpr int kDefaultEngineMaxSimulations = 200000;
 
 struct EngineSettings {
-  std::string weights;      // "" = pure-MCTS baseline (rollout evaluator)
+  std::string weights;      // "" = pure-MCTS baseline (rollout evaluator) unless league_nets
+  std::vector<std::string> league_nets;  // picked per game with `weights` (EvaluatorSource)
   int max_simulations = kDefaultEngineMaxSimulations;
   std::string log_file;     // "" = stderr only
   std::string source_file;  // the settings file that was read, "" if none
@@ -62,7 +65,8 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
 // root (mcts.solver_vct_nodes 1000), one random symmetry per evaluation.
 const std::map<std::string, std::string>& EngineDefaultPlaySettings();
 
-// The play settings layer: with a checkpoint, its run's settings
+// The play settings layer: with a checkpoint (`weights`, else the first league
+// net; the league nets are trained with one recipe), its run's settings
 // (ReadPlaySettings: the header, else a .config.json beside it) for every key
 // the settings file and --set left alone, then EngineDefaultPlaySettings()
 // for the keys still unset.  Each key's origin says which (Config::

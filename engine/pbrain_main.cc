@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   if (!settings.source_file.empty()) spdlog::info("engine: settings from {}", settings.source_file);
   spdlog::info("engine: search settings {}", settings.config.DescribePlaySettings());
 
-  gz::EvaluatorSource source(settings.weights, settings.config);
+  gz::EvaluatorSource source(settings.weights, settings.config, settings.league_nets);
   gz::SearchPlayer player(source, settings.config);
   gz::GomocupSession session(source, player, settings.max_simulations);
   gz::StdinLineReader reader;

@@ -88,11 +88,11 @@ int main(int argc, char** argv) {
     gz::InitLogging("play", settings.log_file);
     if (!std::getenv("GOMOKU_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);  // keep the board readable
 
-    gz::EvaluatorSource source(settings.weights, settings.config);
-    if (size == 0) {  // default: the checkpoint's own size, else 15
+    gz::EvaluatorSource source(settings.weights, settings.config, settings.league_nets);
+    if (size == 0) {  // default: 15 when the net plays it (conv heads play every size), else the net's size
       size = 15;
-      if (source.uses_network())
-        for (int s = gz::kMinBoardSize; s <= gz::kMaxBoardSize; ++s)
+      if (source.uses_network() && !source.CheckSize(15).empty())
+        for (int s = gz::kMinBoardSize; s <= gz::kMaxBoardSize && size == 15; ++s)
           if (source.CheckSize(s).empty()) size = s;
     }
     if (std::string why = source.CheckSize(size); !why.empty()) GOMOKU_THROW(gz::ConfigError, why);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/base/errors.h"
@@ -12,45 +13,73 @@
 
 namespace gz {
 
-EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& config)
-    : weights_(weights),
-      seed_(config.run.seed),
+EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& config,
+                                 const std::vector<std::string>& league_nets)
+    : seed_(config.run.seed),
       device_(config.inference.device),
       threads_(config.inference.threads),
       symmetry_(config.inference.symmetry),
       backend_(config.inference.backend) {
-  if (weights_.empty()) {
+  std::vector<std::string> paths;
+  if (!weights.empty()) paths.push_back(weights);
+  for (const std::string& p : league_nets)
+    if (std::find(paths.begin(), paths.end(), p) == paths.end()) paths.push_back(p);
+  if (paths.empty()) {
     baseline_ = std::make_unique<RolloutEvaluator>(baseline_rule_, 1, seed_);
     return;
   }
-  try {
-    CheckpointInfo info;
-    network_ = LoadNetwork(CheckpointExpect{}, &info);
-    network_board_size_ = info.board_size;
-    network_heads_ = info.heads;
-    network_plays_ = info.board_size;
-    network_rule_ = info.rule;
-    network_iteration_ = info.iteration;
-    spdlog::info("engine: loaded {} ({}x{}, {}, {} ch x {} blocks, {} heads, iteration {}): {}", weights_,
-                 info.board_size, info.board_size, info.rule, info.channels, info.blocks, info.heads, info.iteration,
-                 network_->Describe());
-  } catch (const std::exception& e) {
-    load_error_ = e.what();
-    network_.reset();
-    spdlog::error("engine: cannot load weights {}: {}", weights_, load_error_);
+  for (const std::string& path : paths) {
+    Net net;
+    net.path = path;
+    try {
+      net.evaluator = LoadNetwork(path, CheckpointExpect{}, &net.info);
+      net.plays = net.info.board_size;
+      spdlog::info("engine: loaded {} ({}x{}, {}, {} ch x {} blocks, {} heads, iteration {}): {}", path,
+                   net.info.board_size, net.info.board_size, net.info.rule, net.info.channels, net.info.blocks,
+                   net.info.heads, net.info.iteration, net.evaluator->Describe());
+    } catch (const std::exception& e) {
+      net.load_error = e.what();
+      net.evaluator.reset();
+      spdlog::error("engine: cannot load weights {}: {}", path, net.load_error);
+    }
+    nets_.push_back(std::move(net));
   }
 }
 
 EvaluatorSource::~EvaluatorSource() = default;
 
-std::unique_ptr<Evaluator> EvaluatorSource::LoadNetwork(const CheckpointExpect& expect, CheckpointInfo* info) const {
+std::unique_ptr<Evaluator> EvaluatorSource::LoadNetwork(const std::string& path, const CheckpointExpect& expect,
+                                                        CheckpointInfo* info) const {
   const std::string device = ResolveDevice(device_);
   const bool native = backend_ == "native" || (backend_ == "auto" && device == "cpu");
-  if (!native) return LoadLocalEvaluator(weights_, device, threads_, ParseSymmetryMode(symmetry_), expect, info);
+  if (!native) return LoadLocalEvaluator(path, device, threads_, ParseSymmetryMode(symmetry_), expect, info);
   if (device != "cpu")
     GOMOKU_THROW(ConfigError, "inference.backend native runs on the CPU, but inference.device is '"
                                   << device_ << "' (use inference.backend auto or torch for CUDA)");
-  return std::make_unique<SymmetricEvaluator>(LoadNativeForward(weights_, expect, info), ParseSymmetryMode(symmetry_));
+  return std::make_unique<SymmetricEvaluator>(LoadNativeForward(path, expect, info), ParseSymmetryMode(symmetry_));
+}
+
+int EvaluatorSource::Pick(int size, Rule rule) const {
+  // Best first: the game's rule and trained for the size; the game's rule;
+  // any rule trained for the size; any rule.  Ties: list order.
+  int best = -1, best_rank = 4;
+  for (int i = 0; i < static_cast<int>(nets_.size()); ++i) {
+    const Net& n = nets_[static_cast<size_t>(i)];
+    if (!n.evaluator || !CheckpointPlaysSize(n.info, size)) continue;
+    const bool same_rule = n.info.rule == RuleName(rule);
+    const bool same_size = n.info.board_size == size;
+    const int rank = same_rule ? (same_size ? 0 : 1) : (same_size ? 2 : 3);
+    if (rank < best_rank) {
+      best = i;
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+std::string EvaluatorSource::NetFor(int size, Rule rule) const {
+  const int i = Pick(size, rule);
+  return i < 0 ? "" : nets_[static_cast<size_t>(i)].path;
 }
 
 std::string EvaluatorSource::CheckSize(int size) const {
@@ -59,12 +88,18 @@ std::string EvaluatorSource::CheckSize(int size) const {
     why << "board size " << size << " is not supported (this engine plays " << kMinBoardSize << ".."
         << kMaxBoardSize << ")";
   } else if (uses_network()) {
-    if (!network_)
-      why << "cannot load weights " << weights_ << ": " << load_error_;
-    else if (network_heads_ != "conv" && size != network_board_size_)
-      why << "board size " << size << " is not supported: the checkpoint was trained for " << network_board_size_
-          << "x" << network_board_size_ << " and its " << network_heads_
-          << " heads play only that size (a conv-heads checkpoint plays any size)";
+    for (const Net& n : nets_)
+      if (!n.evaluator) {
+        why << "cannot load weights " << n.path << ": " << n.load_error;
+        break;
+      }
+    if (why.str().empty() && Pick(size, Rule::kFreestyle) < 0) {
+      const Net& n = nets_.front();
+      why << "board size " << size << " is not supported: the checkpoint" << (nets_.size() > 1 ? "s were" : " was")
+          << " trained for " << n.info.board_size << "x" << n.info.board_size;
+      for (size_t i = 1; i < nets_.size(); ++i) why << ", " << nets_[i].info.board_size << "x" << nets_[i].info.board_size;
+      why << " and fc heads play only that size (a conv-heads checkpoint plays any size)";
+    }
   }
   std::string s = why.str();
   for (char& c : s)
@@ -74,24 +109,26 @@ std::string EvaluatorSource::CheckSize(int size) const {
 
 Evaluator& EvaluatorSource::ForGame(int size, Rule rule) {
   if (uses_network()) {
-    GOMOKU_CHECK(network_ != nullptr, "no network loaded: " << load_error_);
-    if (size != network_plays_) {
-      GOMOKU_CHECK(network_heads_ == "conv", "the " << network_heads_ << "-heads checkpoint " << weights_
-                                                   << " plays " << network_plays_ << "x" << network_plays_
-                                                   << ", not " << size << "x" << size);
+    const int i = Pick(size, rule);
+    GOMOKU_CHECK(i >= 0, "no network plays " << size << "x" << size << ": " << CheckSize(size));
+    Net& n = nets_[static_cast<size_t>(i)];
+    if (i != current_) spdlog::info("engine: {} plays this {}x{} {} game", n.path, size, size, RuleName(rule));
+    current_ = i;
+    if (size != n.plays) {
       CheckpointExpect expect;
       expect.board_size = size;  // conv heads: the forward runs at the game's size
-      network_ = LoadNetwork(expect, nullptr);
-      network_plays_ = size;
-      spdlog::info("engine: {} now plays {}x{}: {}", weights_, size, size, network_->Describe());
+      n.evaluator = LoadNetwork(n.path, expect, nullptr);
+      n.plays = size;
+      spdlog::info("engine: {} now plays {}x{}: {}", n.path, size, size, n.evaluator->Describe());
     }
-    if (!warned_rule_ && network_rule_ != RuleName(rule)) {
-      spdlog::warn("engine: the checkpoint was trained for rule '{}' but the game uses '{}'; "
-                   "the search applies the game's rule",
-                   network_rule_, RuleName(rule));
-      warned_rule_ = true;
+    const std::string key = std::string(RuleName(rule)) + "/" + n.path;
+    if (n.info.rule != RuleName(rule) && warned_rule_for_ != key) {
+      spdlog::warn("engine: no net of rule '{}' plays {}x{}; {} (rule '{}') plays it, and the search applies the "
+                   "game's rule",
+                   RuleName(rule), size, size, n.path, n.info.rule);
+      warned_rule_for_ = key;
     }
-    return *network_;
+    return *n.evaluator;
   }
   if (rule != baseline_rule_) {
     baseline_ = std::make_unique<RolloutEvaluator>(rule, 1, seed_);
@@ -104,11 +141,15 @@ std::string EvaluatorSource::Describe() const {
   std::ostringstream os;
   if (!uses_network())
     os << "pure-MCTS baseline: " << baseline_->Describe();
-  else if (!network_)
-    os << "network " << weights_ << " (failed to load: " << load_error_ << ")";
-  else
-    os << "network " << weights_ << " (" << network_board_size_ << "x" << network_board_size_ << ", "
-       << network_heads_ << " heads, " << network_rule_ << ", iteration " << network_iteration_ << ")";
+  else {
+    const Net& n = nets_[static_cast<size_t>(std::max(current_, 0))];
+    if (!n.evaluator)
+      os << "network " << n.path << " (failed to load: " << n.load_error << ")";
+    else
+      os << "network " << n.path << " (" << n.info.board_size << "x" << n.info.board_size << ", " << n.info.heads
+         << " heads, " << n.info.rule << ", iteration " << n.info.iteration << ")";
+    if (nets_.size() > 1) os << " and " << nets_.size() - 1 << " more league net(s)";
+  }
   return os.str();
 }
 

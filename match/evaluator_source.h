@@ -9,17 +9,27 @@
 // faster at the engine's batches (docs/benchmarks.md "The native CPU forward").
 // native with a CUDA device is refused (at START, like any load failure).
 //
-// A network is loaded once, at construction, so START answers quickly; a load
+// League nets (docs/engine.md "Nets for every league"): besides `weights`
+// the source may hold more checkpoints, and each game is played by the one
+// that fits it best: of the game's rule and trained for its size, else of its
+// rule and playing the size (conv heads), else (with a warning) any net that
+// plays the size; ties go to the earlier one (`weights` first, then the list
+// order).  The rule is known only when the game's first search starts (INFO
+// rule comes after START), so the pick is made by ForGame.
+//
+// Networks are loaded at construction, so START answers quickly; a load
 // failure does not throw here but is kept and reported by CheckSize(), which
-// the protocol turns into `ERROR ...` at START.  A network with fc heads
-// plays only the board size it was trained for; one with conv heads
-// (docs/network.md "Heads") plays any size 5..22, re-loaded at a game's size
-// when that differs from the last one; the baseline plays any size 5..22.
+// the protocol turns into `ERROR ...` at START (a folder with one broken net
+// is refused whole).  A network with fc heads plays only the board size it
+// was trained for; one with conv heads (docs/network.md "Heads") plays any
+// size 5..22, re-loaded at a game's size when that differs from the last
+// one; the baseline plays any size 5..22.
 // Thread-safety: none; owned by the engine's main thread.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/config/config.h"
 #include "common/game/board.h"
@@ -30,41 +40,50 @@ namespace gz {
 
 class EvaluatorSource {
  public:
-  // Baseline when `weights` is empty, else the network (loaded now).  Reads
-  // run.seed and inference.device, inference.threads, inference.symmetry,
+  // Baseline when `weights` and `league_nets` are empty, else the networks
+  // (loaded now; `weights` is "" or the first candidate).  Reads run.seed and
+  // inference.device, inference.threads, inference.symmetry,
   // inference.backend from `config`.
-  EvaluatorSource(const std::string& weights, const Config& config);
+  EvaluatorSource(const std::string& weights, const Config& config,
+                  const std::vector<std::string>& league_nets = {});
   ~EvaluatorSource();
 
-  bool uses_network() const { return !weights_.empty(); }
+  bool uses_network() const { return !nets_.empty(); }
   // "" when the engine can play on a size x size board, else why not (one line).
   std::string CheckSize(int size) const;
-  // The evaluator for games of `size` under `rule`.  Precondition:
-  // CheckSize(size) is "".  The reference stays valid until the next ForGame
-  // call with a different size or rule.  Throws GomokuError when a conv
-  // checkpoint cannot be re-loaded at `size`.
+  // The evaluator for games of `size` under `rule` (the best-fitting net, see
+  // above).  Precondition: CheckSize(size) is "".  The reference stays valid
+  // until the next ForGame call with a different size or rule.  Throws
+  // GomokuError when a conv checkpoint cannot be re-loaded at `size`.
   Evaluator& ForGame(int size, Rule rule);
+  // The checkpoint ForGame(size, rule) plays ("" for the baseline or when no
+  // net plays `size`).  Does not load anything.
+  std::string NetFor(int size, Rule rule) const;
   // One line: what plays (network path/iteration or baseline).
   std::string Describe() const;
 
  private:
-  std::string weights_;
+  struct Net {
+    std::string path;
+    CheckpointInfo info;
+    std::unique_ptr<Evaluator> evaluator;  // null when loading failed
+    std::string load_error;
+    int plays = 0;  // the size `evaluator` evaluates
+  };
   uint64_t seed_;
   std::string device_;
   int threads_ = 0;
   std::string symmetry_;
   std::string backend_;
-  // Network mode.
-  std::unique_ptr<Evaluator> network_;
-  std::string load_error_;
-  int network_board_size_ = 0;  // the checkpoint's own size
-  std::string network_heads_;   // "fc" | "conv"
-  int network_plays_ = 0;       // the size network_ evaluates
-  std::string network_rule_;
-  int64_t network_iteration_ = 0;
-  bool warned_rule_ = false;
-  // The network through inference.backend (see above).
-  std::unique_ptr<Evaluator> LoadNetwork(const CheckpointExpect& expect, CheckpointInfo* info) const;
+  // Network mode: the candidates, `weights` first.
+  std::vector<Net> nets_;
+  int current_ = -1;  // index of the net the last ForGame returned (-1: none yet; Describe: the first)
+  std::string warned_rule_for_;  // "rule/path" the rule-mismatch warning was given for
+  // Index of the best-fitting net of nets_ for (size, rule); -1 when none plays size.
+  int Pick(int size, Rule rule) const;
+  // The network of `path` through inference.backend (see above).
+  std::unique_ptr<Evaluator> LoadNetwork(const std::string& path, const CheckpointExpect& expect,
+                                         CheckpointInfo* info) const;
   // Baseline mode.
   std::unique_ptr<Evaluator> baseline_;
   Rule baseline_rule_ = Rule::kFreestyle;

@@ -36,15 +36,19 @@ std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, con
     for (const auto& entry : fs::directory_iterator(dir, ec))
       if (entry.path().extension() == ".pt") names.push_back(entry.path().filename().string());
     std::sort(names.rbegin(), names.rend());  // newest first: names end in their date
+    std::string any_size;  // the newest conv net of the rule made for another size
     for (const std::string& name : names) {
       const std::string path = (fs::path(dir) / name).string();
       try {
         const CheckpointInfo info = ReadCheckpointInfo(path);
-        if (info.rule == rule && (size == 0 || CheckpointPlaysSize(info, size))) return path;
+        if (info.rule != rule) continue;
+        if (size == 0 || info.board_size == size) return path;
+        if (any_size.empty() && CheckpointPlaysSize(info, size)) any_size = path;
       } catch (const GomokuError&) {
         // A damaged file in nets/ is skipped; the next one may do.
       }
     }
+    if (!any_size.empty()) return any_size;
   }
   return "";
 }

@@ -15,8 +15,9 @@ namespace gz {
 // source tree it was built from, for a build folder outside the checkout).
 std::vector<std::string> ShippedNetDirs(const std::string& executable_dir);
 // The newest shipped net (file names end in their date, so the last name in
-// order) of `rule` that plays size x size boards (0: any size), in the first
-// of `dirs` that has one; "" when there is none.
+// order) of `rule` trained for size x size boards, else the newest of `rule`
+// that plays them (conv heads), in the first of `dirs` that has one (size 0:
+// the newest of the rule); "" when there is none.
 std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule);
 
 // Directory of the running executable (/proc/self/exe), "." if unknown.

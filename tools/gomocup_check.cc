@@ -45,8 +45,9 @@ const char* kUsage =
     "  --max-memory-mb MB    INFO max_memory (default 350)\n"
     "  --memory-limit-mb MB  fail when the brain's process tree peaks above it (default 350)\n"
     "  --grace-ms MS         lateness tolerated past a move's limit before it forfeits (default 1000)\n"
-    "  --rules LIST          the games' rules in turn (default freestyle)\n"
-    "  --size N              board size (default 15)\n"
+    "  --rules LIST          the games' rules in turn, RULE or RULE:SIZE each (default freestyle;\n"
+    "                        e.g. freestyle:15,freestyle:20,standard,renju,caro)\n"
+    "  --size N              board size of the protocol script and of --rules entries without one (default 15)\n"
     "  --opening-length N    stones of the opening set's openings (default 2)\n"
     "  --stderr PATH         the brains' stderr, appended (default: inherited)\n"
     "  --no-protocol         skip the protocol script\n";
@@ -91,18 +92,41 @@ class MeasuredPlayer : public MatchPlayer {
   int moves_ = 0;
 };
 
-std::vector<Rule> ParseRules(const std::string& list) {
-  std::vector<Rule> rules;
+// A game's rule and board size.
+struct League {
+  Rule rule;
+  int size;
+};
+
+// --rules LIST: RULE or RULE:SIZE entries (SIZE default `size`), one per game in turn.
+std::vector<League> ParseLeagues(const std::string& list, int size) {
+  std::vector<League> leagues;
   std::istringstream in(list);
-  for (std::string r; std::getline(in, r, ',');) rules.push_back(ParseRule(r));
-  if (rules.empty()) GOMOKU_THROW(ConfigError, "--rules: no rule in '" << list << "'");
-  return rules;
+  for (std::string entry; std::getline(in, entry, ',');) {
+    const auto colon = entry.find(':');
+    League l{ParseRule(entry.substr(0, colon)), size};
+    if (colon != std::string::npos) {
+      const std::string text = entry.substr(colon + 1);
+      size_t used = 0;
+      try {
+        l.size = std::stoi(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != text.size() || l.size < kMinBoardSize || l.size > kMaxBoardSize)
+        GOMOKU_THROW(ConfigError, "--rules: entry '" << entry << "' needs a board size in [" << kMinBoardSize << ", "
+                                                     << kMaxBoardSize << "] after the colon");
+    }
+    leagues.push_back(l);
+  }
+  if (leagues.empty()) GOMOKU_THROW(ConfigError, "--rules: no rule in '" << list << "'");
+  return leagues;
 }
 
 // The games against the opponent; appends the brain's failures (forfeits,
 // memory over memory_limit) to *failures and prints a line a game and a summary.
-void PlayMatch(const CliArgs& args, const EngineCommand& engine, const EngineLimits& limits, int games, int size,
-               const std::vector<Rule>& rules, int64_t memory_limit, const std::string& stderr_path,
+void PlayMatch(const CliArgs& args, const EngineCommand& engine, const EngineLimits& limits, int games,
+               const std::vector<League>& leagues, int64_t memory_limit, const std::string& stderr_path,
                std::vector<std::string>* failures_out) {
   std::vector<std::string>& failures = *failures_out;
   const int64_t mb = 1 << 20;
@@ -119,7 +143,8 @@ void PlayMatch(const CliArgs& args, const EngineCommand& engine, const EngineLim
   int wins = 0, losses = 0, draws = 0, forfeits = 0;
   int64_t max_used = 0;
   for (int g = 0; g < games; ++g) {
-    const Rule rule = rules[g % rules.size()];
+    const Rule rule = leagues[g % leagues.size()].rule;
+    const int size = leagues[g % leagues.size()].size;
     const std::vector<Opening> openings = OpeningSet(size, rule, static_cast<int>(args.get_int("--opening-length", 2)));
     const bool brain_black = g % 2 == 0;
     GameResult r = PlayGame(brain_black ? static_cast<MatchPlayer&>(brain) : opponent,
@@ -135,9 +160,9 @@ void PlayMatch(const CliArgs& args, const EngineCommand& engine, const EngineLim
       failures.push_back("game " + std::to_string(g + 1) + ": forfeit (" + r.forfeit_kind + "): " + r.reason);
     }
     max_used = std::max(max_used, brain.used_ms());
-    std::printf("game %d (%s, brain %s): %s by %s, %zu moves, %.0f s; brain clock %lld ms, slowest move so far "
-                "%lld ms, tree peak so far %.1f MB\n",
-                g + 1, RuleName(rule), brain_black ? "black" : "white",
+    std::printf("game %d (%s %dx%d, brain %s): %s by %s, %zu moves, %.0f s; brain clock %lld ms, slowest move so "
+                "far %lld ms, tree peak so far %.1f MB\n",
+                g + 1, RuleName(rule), size, size, brain_black ? "black" : "white",
                 r.winner == 0 ? "draw" : (r.winner == brain_colour ? "brain won" : "brain lost"), r.end.c_str(),
                 r.moves.size(), r.seconds, static_cast<long long>(brain.used_ms()),
                 static_cast<long long>(brain.slowest_ms()), memory.peak() / double(mb));
@@ -179,7 +204,7 @@ int Run(int argc, char** argv) {
   limits.grace_ms = static_cast<int>(args.get_int("--grace-ms", 1000));
   limits.max_memory = args.get_int("--max-memory-mb", 350) * mb;
   const int64_t memory_limit = args.get_int("--memory-limit-mb", 350) * mb;
-  const std::vector<Rule> rules = ParseRules(args.get("--rules", "freestyle"));
+  const std::vector<League> leagues = ParseLeagues(args.get("--rules", "freestyle"), size);
   std::vector<std::string> failures;
 
   if (!args.has("--no-protocol")) {
@@ -193,7 +218,7 @@ int Run(int argc, char** argv) {
   }
 
   if (args.has("--opponent") && games > 0)
-    PlayMatch(args, engine, limits, games, size, rules, memory_limit, stderr_path, &failures);
+    PlayMatch(args, engine, limits, games, leagues, memory_limit, stderr_path, &failures);
   for (const std::string& f : failures) std::printf("FAIL %s\n", f.c_str());
   std::printf("%s\n", failures.empty() ? "gomocup_check: passed" : "gomocup_check: FAILED");
   return failures.empty() ? 0 : 1;

@@ -7,6 +7,11 @@
 #   OUT/<checkpoint>              the weights: CHECKPOINT, else the newest shipped
 #                                 15x15 freestyle net of nets/ (--baseline: none, the
 #                                 pure-MCTS baseline, settings {})
+#   OUT/<league nets>             without CHECKPOINT: the newest shipped net of every
+#                                 other league of nets/ (one per SIZExSIZE-RULE name),
+#                                 listed as "league_nets" in the settings; the engine
+#                                 plays each game with the net of its rule and size
+#                                 (docs/engine.md "Nets for every league")
 #   OUT/README.txt                what the folder holds and the libraries the machine needs
 #
 # With --bundle-libs the shared libraries the brain links (LibTorch and the
@@ -60,10 +65,17 @@ done
 out="${args[0]}"
 checkpoint="${args[1]:-}"
 if [ -n "$checkpoint" ] && [ "$baseline" = 1 ]; then usage; fi
+league_nets=()
 if [ -z "$checkpoint" ] && [ "$baseline" = 0 ]; then
-  # The newest shipped 15x15 freestyle net (names end in their date).
+  # The newest shipped 15x15 freestyle net (names end in their date), and the
+  # newest of every other league (NAME-SIZExSIZE-RULE-YYYY-MM-DD.pt).
   checkpoint="$(ls "$root"/nets/*15x15-freestyle*.pt 2>/dev/null | sort | tail -n 1 || true)"
   if [ -z "$checkpoint" ]; then echo "$0: no shipped net in $root/nets; making a pure-MCTS baseline folder" >&2; fi
+  while IFS= read -r league; do
+    [ -n "$league" ] || continue
+    newest="$(ls "$root"/nets/*-"$league"-????-??-??.pt | sort | tail -n 1)"
+    [ "$newest" = "$checkpoint" ] || league_nets+=("$newest")
+  done < <(ls "$root"/nets/*.pt 2>/dev/null | sed -n 's/.*-\([0-9]*x[0-9]*-[a-z]*\)-[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\.pt$/\1/p' | sort -u)
 fi
 
 if [ -n "$checkpoint" ] && [ ! -f "$checkpoint" ]; then
@@ -104,10 +116,20 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
 weights=""
+league_names=()
 if [ -n "$checkpoint" ]; then
   weights="$(basename "$checkpoint")"
   cp -f "$checkpoint" "$out/$weights"
-  printf '{"weights": "%s"}\n' "$weights" > "$out/pbrain-gomoku-zero.json"
+  for net in "${league_nets[@]}"; do
+    league_names+=("$(basename "$net")")
+    cp -f "$net" "$out/$(basename "$net")"
+  done
+  if [ ${#league_names[@]} -eq 0 ]; then
+    printf '{"weights": "%s"}\n' "$weights" > "$out/pbrain-gomoku-zero.json"
+  else
+    list="$(printf '"%s", ' "${league_names[@]}")"
+    printf '{"weights": "%s",\n "league_nets": [%s]}\n' "$weights" "${list%, }" > "$out/pbrain-gomoku-zero.json"
+  fi
 else
   printf '{}\n' > "$out/pbrain-gomoku-zero.json"
 fi
@@ -153,11 +175,14 @@ fi
   echo "  pbrain-gomoku-zero.json   settings read at start (relative paths: this folder)"
   if [ -n "$weights" ]; then
     echo "  $weights   the network (plays only the board size and encoder it was trained for)"
+    for name in "${league_names[@]}"; do
+      echo "  $name   a league net (any size 5..22; the engine picks it for its rule and size)"
+    done
   else
     echo "  (no checkpoint: the pure-MCTS baseline, every size 5..22)"
   fi
   echo
-  echo "Rules: INFO rule 0 freestyle, 1 exactly five, 4 renju; bit 2 (continuous game) accepted."
+  echo "Rules: INFO rule 0 freestyle, 1 exactly five, 4 renju, 8 caro; bit 2 (continuous game) accepted."
   echo "Swap2: SWAP2BOARD answered (three stones / SWAP / one or two stones / SWAP or the sixth)."
   echo
   if [ "$flavour" != torch ]; then
@@ -186,4 +211,4 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED, compresslevel=9) as
   fi
   exit 0
 fi
-echo "$out: $exe_name, pbrain-gomoku-zero.json${weights:+, $weights}$([ "$bundle" = 1 ] && echo ", lib/")"
+echo "$out: $exe_name, pbrain-gomoku-zero.json${weights:+, $weights}$(for n in "${league_names[@]}"; do printf ', %s' "$n"; done)$([ "$bundle" = 1 ] && echo ", lib/")"

@@ -9,9 +9,12 @@
 #   3. tools/gomocup_check (from the LibTorch build, build/bin by default)
 #      runs its protocol script (START, INFO time controls and max_memory,
 #      ABOUT, BEGIN, TURN, TAKEBACK, RESTART, BOARD, SWAP2BOARD, renju, END)
-#      and plays GAMES full games against the Linux engine (the same net),
-#      rules freestyle and renju in turn, under a match clock; any forfeit
-#      (timeout, crash, illegal move) or a process tree over 350 MB fails.
+#      and plays one full game of every league the ZIP has a net for
+#      (freestyle 15x15 and 20x20, standard, renju, caro: the folder's
+#      league nets, docs/engine.md "Nets for every league") against the Linux
+#      engine reading the same folder, under a match clock; any forfeit
+#      (timeout, crash, illegal move), a process tree over 350 MB, or a game
+#      not played by its league's net fails.
 # Extra arguments go to gomocup_check (e.g. --turn-ms 5000 --match-ms 120000
 # --games 20 for the tournament measurements of docs/benchmarks.md).
 #
@@ -44,7 +47,6 @@ wineserver="$(dirname "$wine")/wineserver"
 [ -x "$wineserver" ] || wineserver="$(command -v wineserver || echo /usr/lib/wine/wineserver)"
 [ -x "$bin_dir/gomocup_check" ] || { echo "$0: no $bin_dir/gomocup_check (build the LibTorch build first)" >&2; exit 1; }
 [ -x "$bin_dir/pbrain-gomoku-zero" ] || { echo "$0: no $bin_dir/pbrain-gomoku-zero" >&2; exit 1; }
-net="$(ls "$root"/nets/*15x15-freestyle*.pt | sort | tail -n 1)"
 
 work="$(mktemp -d)"
 export WINEPREFIX="$work/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
@@ -65,7 +67,7 @@ if [ -z "$zip" ]; then
         -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" >/dev/null
   cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" --target pbrain-gomoku-zero >/dev/null 2>"$work/build.log" ||
     { cat "$work/build.log" >&2; exit 1; }
-  "$root/tools/make_gomocup_folder.sh" --windows --binary "$build_dir/bin/pbrain-gomoku-zero.exe" "$zip" "$net"
+  "$root/tools/make_gomocup_folder.sh" --windows --binary "$build_dir/bin/pbrain-gomoku-zero.exe" "$zip"
 fi
 t1=$(date +%s)
 
@@ -82,12 +84,30 @@ mkdir -p "$WINEPREFIX"
 "$wine" wineboot --init >/dev/null 2>&1 || true
 t2=$(date +%s)
 
+# The leagues of the folder's nets (NAME-SIZExSIZE-RULE-DATE.pt), one game each.
+leagues="$(ls "$work/engine" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z]*\)-[0-9-]*\.pt$/\2:\1/p' | sort -u | paste -sd, -)"
+[ -n "$leagues" ] || { echo "$0: the ZIP holds no net" >&2; exit 1; }
+games="$(echo "$leagues" | tr ',' '\n' | wc -l)"
+echo "test_windows_engine: leagues $leagues"
+
 set +e
 "$bin_dir/gomocup_check" --engine "$wine $work/engine/pbrain-gomoku-zero.exe" \
-  --opponent "$bin_dir/pbrain-gomoku-zero --weights $net" --stderr "$work/engines.log" \
-  --games 2 --rules freestyle,renju --turn-ms 1000 --match-ms 30000 --opponent-turn-ms 500 "${check_args[@]}"
+  --opponent "$bin_dir/pbrain-gomoku-zero --settings $work/engine/pbrain-gomoku-zero.json" \
+  --stderr "$work/engines.log" --games "$games" --rules "$leagues" \
+  --turn-ms 1000 --match-ms 30000 --opponent-turn-ms 500 "${check_args[@]}"
 status=$?
 set -e
+# Each league's game was played by its own net, in both brains (the engine
+# logs the net it picks for a game: match/evaluator_source.h).
+for net in $(cd "$work/engine" && ls *.pt); do
+  league="$(echo "$net" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z]*\)-[0-9-]*\.pt$/\1x\1 \2/p')"
+  picked="$(grep -c "$net plays this $league game" "$work/engines.log" || true)"
+  if [ "$picked" -lt 2 ]; then
+    echo "FAIL the $league game was not played by $net in both brains ($picked log lines)"
+    status=1
+  fi
+done
+[ $status -eq 0 ] && echo "test_windows_engine: passed"
 t3=$(date +%s)
 echo "test_windows_engine: build+zip $((t1 - t0)) s, unpack+wine prefix $((t2 - t1)) s, checks $((t3 - t2)) s"
 if [ $status -ne 0 ]; then

@@ -1,0 +1,143 @@
+// build/bin/derive_net: a new net of another rule, heads or board size that
+// starts from a trained one: every tensor whose name and shape match is copied
+// (the residual tower, and the heads when they match), the rest is freshly
+// initialised (InitSeeded).  A run then starts from it with
+// train.init_weights (docs/engine.md "Nets for every league"), so a league's
+// net need not learn the shapes of Gomoku from nothing.
+//
+// Exit codes: 0 written, 2 bad input (flags, unreadable checkpoint, nothing
+// to copy), 1 anything else.  The output is written atomically, only when
+// everything succeeded.
+#include <iostream>
+#include <set>
+#include <string>
+
+#include "common/base/cli.h"
+#include "common/base/errors.h"
+#include "common/game/board.h"
+#include "common/net/checkpoint.h"
+#include "common/net/model.h"
+
+namespace {
+
+const char* kUsage = R"(derive_net: a net of another rule / heads / size, started from a trained one.
+
+Usage:
+  derive_net --from CKPT --out NEW.pt [--rule freestyle|standard|renju|caro]
+             [--heads fc|conv] [--board-size N] [--seed S]
+
+Every parameter and BatchNorm buffer of NEW whose name and shape match CKPT's
+is copied from CKPT; the others are initialised from --seed (default 1).
+Defaults: CKPT's rule, heads and board size.  NEW is iteration 0 and carries
+CKPT's play settings.  Prints how many tensors were copied and which were not.
+Exit codes: 0 done, 2 bad input, 1 other.
+)";
+
+struct InputError : gz::GomokuError {
+  using gz::GomokuError::GomokuError;
+};
+
+int ParseIntFlag(const gz::CliArgs& args, const std::string& flag, int fallback, int lo, int hi) {
+  if (!args.has(flag)) return fallback;
+  const std::string text = args.get(flag);
+  try {
+    size_t used = 0;
+    long long v = std::stoll(text, &used);
+    if (used == text.size() && v >= lo && v <= hi) return static_cast<int>(v);
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
+                   text + "'");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gz;
+  try {
+    CliArgs args;
+    try {
+      args = ParseCli(argc, argv, CliSpec{kUsage, {"--from", "--out", "--rule", "--heads", "--board-size", "--seed"}, {}});
+    } catch (const GomokuError& e) {
+      throw InputError(e.what());
+    }
+    if (args.help) {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (!args.config.empty() || !args.sets.empty()) throw InputError("derive_net takes no --config / --set");
+    const std::string from = args.get("--from");
+    const std::string out = args.get("--out");
+    if (from.empty() || out.empty()) throw InputError("--from and --out are required\n" + std::string(kUsage));
+
+    CheckpointInfo src_info;
+    PolicyValueNet src = [&] {
+      try {
+        return LoadCheckpoint(from, {}, &src_info);
+      } catch (const GomokuError& e) {
+        throw InputError(e.what());
+      }
+    }();
+    std::string rule_name = args.has("--rule") ? args.get("--rule") : src_info.rule;
+    Rule rule;
+    try {
+      rule = ParseRule(rule_name);
+    } catch (const GomokuError& e) {
+      throw InputError(std::string("--rule: ") + e.what());
+    }
+    NetHeads heads;
+    try {
+      heads = ParseNetHeads(args.has("--heads") ? args.get("--heads") : src_info.heads);
+    } catch (const GomokuError& e) {
+      throw InputError(std::string("--heads: ") + e.what());
+    }
+    const int size = ParseIntFlag(args, "--board-size", src_info.board_size, kMinBoardSize, kMaxBoardSize);
+    const int seed = ParseIntFlag(args, "--seed", 1, 0, 1 << 30);
+
+    PolicyValueNet dst(size, src_info.channels, src_info.blocks, heads);
+    dst->InitSeeded(static_cast<uint64_t>(seed));
+    torch::NoGradGuard no_grad;
+    auto src_params = src->named_parameters(true);
+    auto src_buffers = src->named_buffers(true);
+    int copied = 0;
+    std::set<std::string> fresh;
+    auto copy_from = [&](torch::OrderedDict<std::string, torch::Tensor>& to,
+                         const torch::OrderedDict<std::string, torch::Tensor>& from_dict) {
+      for (auto& item : to) {
+        const torch::Tensor* s = from_dict.find(item.key());
+        if (s != nullptr && s->sizes() == item.value().sizes()) {
+          item.value().copy_(*s);
+          ++copied;
+        } else {
+          fresh.insert(item.key());
+        }
+      }
+    };
+    auto dst_params = dst->named_parameters(true);
+    auto dst_buffers = dst->named_buffers(true);
+    copy_from(dst_params, src_params);
+    copy_from(dst_buffers, src_buffers);
+    if (copied == 0) throw InputError(from + ": no tensor of it fits the new net; nothing to start from");
+
+    CheckpointInfo info;
+    info.rule = RuleName(rule);
+    info.seed = static_cast<uint64_t>(seed);
+    info.play = src_info.play;
+    SaveCheckpoint(out, dst, info);
+    std::cout << "derive_net: " << out << ": " << RuleName(rule) << ", " << NetHeadsName(heads) << " heads, "
+              << size << "x" << size << ", " << src_info.channels << "x" << src_info.blocks << "; " << copied
+              << " tensors copied from " << from << ", " << fresh.size() << " initialised (seed " << seed << ")";
+    if (!fresh.empty()) {
+      std::cout << ":";
+      for (const std::string& name : fresh) std::cout << " " << name;
+    }
+    std::cout << "\n";
+    return 0;
+  } catch (const InputError& e) {
+    std::cerr << "derive_net: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "derive_net: " << e.what() << "\n";
+    return 1;
+  }
+}
