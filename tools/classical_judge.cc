@@ -11,6 +11,7 @@
 
 #include "common/base/cli.h"
 #include "common/base/errors.h"
+#include "common/base/guarded_main.h"
 #include "common/game/board.h"
 #include "common/search/classical.h"
 
@@ -25,44 +26,41 @@ Each input line: points r*S+c played from the empty board, comma-separated
 "score":..., "move":..., "depth":..., "nodes":..., "solver_nodes":...,
 "reason":...}; score is from the side to move's view.  N defaults to 100000.
 )";
+
+int Run(int argc, char** argv) {
+  using namespace gz;
+  CliSpec spec{kUsage, {"--nodes", "--size", "--rule"}, {}};
+  CliArgs args = ParseCli(argc, argv, spec);
+  if (args.help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const int64_t nodes = args.get_int("--nodes", 100000);
+  const int size = static_cast<int>(args.get_int("--size", 15));
+  const Rule rule = ParseRule(args.get("--rule", "freestyle"));
+  ClassicalSearch search(ClassicalOptions{nodes});
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    Board b(size, rule);
+    std::vector<int> moves;
+    std::stringstream ss(line);
+    for (std::string tok; std::getline(ss, tok, ',');) {
+      moves.push_back(std::stoi(tok));
+      b.Play(moves.back());
+    }
+    const ClassicalResult r = search.Search(b);
+    nlohmann::json j{{"moves", moves},         {"to_move", b.to_move() == kBlack ? "black" : "white"},
+                     {"score", r.score},       {"move", r.move},
+                     {"depth", r.depth},       {"nodes", r.nodes},
+                     {"solver_nodes", r.solver_nodes}, {"reason", r.reason}};
+    std::cout << j.dump() << std::endl;
+  }
+  return 0;
 }
 
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace gz;
-  try {
-    CliSpec spec{kUsage, {"--nodes", "--size", "--rule"}, {}};
-    CliArgs args = ParseCli(argc, argv, spec);
-    if (args.help) {
-      std::cout << kUsage;
-      return 0;
-    }
-    const int64_t nodes = args.get_int("--nodes", 100000);
-    const int size = static_cast<int>(args.get_int("--size", 15));
-    const Rule rule = ParseRule(args.get("--rule", "freestyle"));
-    ClassicalSearch search(ClassicalOptions{nodes});
-    std::string line;
-    while (std::getline(std::cin, line)) {
-      if (line.empty()) continue;
-      Board b(size, rule);
-      std::vector<int> moves;
-      std::stringstream ss(line);
-      for (std::string tok; std::getline(ss, tok, ',');) {
-        moves.push_back(std::stoi(tok));
-        b.Play(moves.back());
-      }
-      const ClassicalResult r = search.Search(b);
-      nlohmann::json j{{"moves", moves},         {"to_move", b.to_move() == kBlack ? "black" : "white"},
-                       {"score", r.score},       {"move", r.move},
-                       {"depth", r.depth},       {"nodes", r.nodes},
-                       {"solver_nodes", r.solver_nodes}, {"reason", r.reason}};
-      std::cout << j.dump() << std::endl;
-    }
-    return 0;
-  } catch (const ConfigError& e) {
-    std::cerr << "classical_judge: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "classical_judge: fatal: " << e.what() << "\n";
-    return 1;
-  }
+  return gz::GuardedToolMain<gz::ConfigError>("classical_judge", [&] { return Run(argc, argv); });
 }

@@ -14,6 +14,7 @@
 
 #include "common/base/cli.h"
 #include "common/base/errors.h"
+#include "common/base/guarded_main.h"
 #include "common/game/board.h"
 #include "common/net/checkpoint.h"
 #include "common/net/model.h"
@@ -50,94 +51,90 @@ int ParseIntFlag(const gz::CliArgs& args, const std::string& flag, int fallback,
                    text + "'");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   using namespace gz;
+  CliArgs args;
   try {
-    CliArgs args;
+    args = ParseCli(argc, argv, CliSpec{kUsage, {"--from", "--out", "--rule", "--heads", "--board-size", "--seed"}, {}});
+  } catch (const GomokuError& e) {
+    throw InputError(e.what());
+  }
+  if (args.help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (!args.config.empty() || !args.sets.empty()) throw InputError("derive_net takes no --config / --set");
+  const std::string from = args.get("--from");
+  const std::string out = args.get("--out");
+  if (from.empty() || out.empty()) throw InputError("--from and --out are required\n" + std::string(kUsage));
+
+  CheckpointInfo src_info;
+  PolicyValueNet src = [&] {
     try {
-      args = ParseCli(argc, argv, CliSpec{kUsage, {"--from", "--out", "--rule", "--heads", "--board-size", "--seed"}, {}});
+      return LoadCheckpoint(from, {}, &src_info);
     } catch (const GomokuError& e) {
       throw InputError(e.what());
     }
-    if (args.help) {
-      std::cout << kUsage;
-      return 0;
-    }
-    if (!args.config.empty() || !args.sets.empty()) throw InputError("derive_net takes no --config / --set");
-    const std::string from = args.get("--from");
-    const std::string out = args.get("--out");
-    if (from.empty() || out.empty()) throw InputError("--from and --out are required\n" + std::string(kUsage));
-
-    CheckpointInfo src_info;
-    PolicyValueNet src = [&] {
-      try {
-        return LoadCheckpoint(from, {}, &src_info);
-      } catch (const GomokuError& e) {
-        throw InputError(e.what());
-      }
-    }();
-    std::string rule_name = args.has("--rule") ? args.get("--rule") : src_info.rule;
-    Rule rule;
-    try {
-      rule = ParseRule(rule_name);
-    } catch (const GomokuError& e) {
-      throw InputError(std::string("--rule: ") + e.what());
-    }
-    NetHeads heads;
-    try {
-      heads = ParseNetHeads(args.has("--heads") ? args.get("--heads") : src_info.heads);
-    } catch (const GomokuError& e) {
-      throw InputError(std::string("--heads: ") + e.what());
-    }
-    const int size = ParseIntFlag(args, "--board-size", src_info.board_size, kMinBoardSize, kMaxBoardSize);
-    const int seed = ParseIntFlag(args, "--seed", 1, 0, 1 << 30);
-
-    PolicyValueNet dst(size, src_info.channels, src_info.blocks, heads);
-    dst->InitSeeded(static_cast<uint64_t>(seed));
-    torch::NoGradGuard no_grad;
-    auto src_params = src->named_parameters(true);
-    auto src_buffers = src->named_buffers(true);
-    int copied = 0;
-    std::set<std::string> fresh;
-    auto copy_from = [&](torch::OrderedDict<std::string, torch::Tensor>& to,
-                         const torch::OrderedDict<std::string, torch::Tensor>& from_dict) {
-      for (auto& item : to) {
-        const torch::Tensor* s = from_dict.find(item.key());
-        if (s != nullptr && s->sizes() == item.value().sizes()) {
-          item.value().copy_(*s);
-          ++copied;
-        } else {
-          fresh.insert(item.key());
-        }
-      }
-    };
-    auto dst_params = dst->named_parameters(true);
-    auto dst_buffers = dst->named_buffers(true);
-    copy_from(dst_params, src_params);
-    copy_from(dst_buffers, src_buffers);
-    if (copied == 0) throw InputError(from + ": no tensor of it fits the new net; nothing to start from");
-
-    CheckpointInfo info;
-    info.rule = RuleName(rule);
-    info.seed = static_cast<uint64_t>(seed);
-    info.play = src_info.play;
-    SaveCheckpoint(out, dst, info);
-    std::cout << "derive_net: " << out << ": " << RuleName(rule) << ", " << NetHeadsName(heads) << " heads, "
-              << size << "x" << size << ", " << src_info.channels << "x" << src_info.blocks << "; " << copied
-              << " tensors copied from " << from << ", " << fresh.size() << " initialised (seed " << seed << ")";
-    if (!fresh.empty()) {
-      std::cout << ":";
-      for (const std::string& name : fresh) std::cout << " " << name;
-    }
-    std::cout << "\n";
-    return 0;
-  } catch (const InputError& e) {
-    std::cerr << "derive_net: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "derive_net: " << e.what() << "\n";
-    return 1;
+  }();
+  std::string rule_name = args.has("--rule") ? args.get("--rule") : src_info.rule;
+  Rule rule;
+  try {
+    rule = ParseRule(rule_name);
+  } catch (const GomokuError& e) {
+    throw InputError(std::string("--rule: ") + e.what());
   }
+  NetHeads heads;
+  try {
+    heads = ParseNetHeads(args.has("--heads") ? args.get("--heads") : src_info.heads);
+  } catch (const GomokuError& e) {
+    throw InputError(std::string("--heads: ") + e.what());
+  }
+  const int size = ParseIntFlag(args, "--board-size", src_info.board_size, kMinBoardSize, kMaxBoardSize);
+  const int seed = ParseIntFlag(args, "--seed", 1, 0, 1 << 30);
+
+  PolicyValueNet dst(size, src_info.channels, src_info.blocks, heads);
+  dst->InitSeeded(static_cast<uint64_t>(seed));
+  torch::NoGradGuard no_grad;
+  auto src_params = src->named_parameters(true);
+  auto src_buffers = src->named_buffers(true);
+  int copied = 0;
+  std::set<std::string> fresh;
+  auto copy_from = [&](torch::OrderedDict<std::string, torch::Tensor>& to,
+                       const torch::OrderedDict<std::string, torch::Tensor>& from_dict) {
+    for (auto& item : to) {
+      const torch::Tensor* s = from_dict.find(item.key());
+      if (s != nullptr && s->sizes() == item.value().sizes()) {
+        item.value().copy_(*s);
+        ++copied;
+      } else {
+        fresh.insert(item.key());
+      }
+    }
+  };
+  auto dst_params = dst->named_parameters(true);
+  auto dst_buffers = dst->named_buffers(true);
+  copy_from(dst_params, src_params);
+  copy_from(dst_buffers, src_buffers);
+  if (copied == 0) throw InputError(from + ": no tensor of it fits the new net; nothing to start from");
+
+  CheckpointInfo info;
+  info.rule = RuleName(rule);
+  info.seed = static_cast<uint64_t>(seed);
+  info.play = src_info.play;
+  SaveCheckpoint(out, dst, info);
+  std::cout << "derive_net: " << out << ": " << RuleName(rule) << ", " << NetHeadsName(heads) << " heads, "
+            << size << "x" << size << ", " << src_info.channels << "x" << src_info.blocks << "; " << copied
+            << " tensors copied from " << from << ", " << fresh.size() << " initialised (seed " << seed << ")";
+  if (!fresh.empty()) {
+    std::cout << ":";
+    for (const std::string& name : fresh) std::cout << " " << name;
+  }
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return gz::GuardedToolMain<InputError>("derive_net", [&] { return Run(argc, argv); });
 }

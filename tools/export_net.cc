@@ -9,6 +9,7 @@
 
 #include "common/base/cli.h"
 #include "common/base/errors.h"
+#include "common/base/guarded_main.h"
 #include "tools/export_net_lib.h"
 
 namespace {
@@ -32,56 +33,53 @@ Format: docs/file-formats.md "Exported nets".  Both files are written
 atomically, and neither is written when anything fails.
 Exit codes: 0 done, 2 bad input (flags, missing or corrupt checkpoint), 1 other.
 )";
+
+int Run(int argc, char** argv) {
+  using namespace gz;
+  CliSpec spec{kUsage,
+               {"--weights", "--out", "--check-positions", "--check-out", "--check-seed", "--check-board-size",
+                "--threads"},
+               {}};
+  CliArgs args;
+  try {
+    args = ParseCli(argc, argv, spec);
+  } catch (const GomokuError& e) {
+    throw ExportInputError(e.what());
+  }
+  if (args.help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  ExportOptions o;
+  try {
+    if (!args.config.empty() || !args.sets.empty())
+      throw ExportInputError("export_net takes no --config / --set (the checkpoint says everything)");
+    o.weights = args.get("--weights");
+    o.out = args.get("--out");
+    o.check_out = args.get("--check-out");
+    o.check_positions = static_cast<int>(args.get_int("--check-positions", 0));
+    o.check_seed = static_cast<uint64_t>(args.get_int("--check-seed", 1));
+    o.check_board_size = static_cast<int>(args.get_int("--check-board-size", 0));
+    o.threads = static_cast<int>(args.get_int("--threads", 1));
+  } catch (const ConfigError& e) {
+    throw ExportInputError(e.what());
+  }
+  const ExportSummary s = ExportNet(o);
+  std::printf("export_net: %s -> %s: %s heads, %dx%d, board %d, rule %s, iteration %lld, generation %lld, "
+              "%d tensors, %llu bytes\n",
+              o.weights.c_str(), o.out.c_str(), s.info.heads.c_str(), s.info.channels, s.info.blocks,
+              s.info.board_size, s.info.rule.c_str(), static_cast<long long>(s.info.iteration),
+              static_cast<long long>(s.info.model_generation), s.tensors,
+              static_cast<unsigned long long>(s.net_bytes));
+  if (o.check_positions > 0)
+    std::printf("export_net: %d check positions (seed %llu) -> %s, %llu bytes\n", o.check_positions,
+                static_cast<unsigned long long>(o.check_seed), o.check_out.c_str(),
+                static_cast<unsigned long long>(s.check_bytes));
+  return 0;
 }
 
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace gz;
-  try {
-    CliSpec spec{kUsage,
-                 {"--weights", "--out", "--check-positions", "--check-out", "--check-seed", "--check-board-size",
-                  "--threads"},
-                 {}};
-    CliArgs args;
-    try {
-      args = ParseCli(argc, argv, spec);
-    } catch (const GomokuError& e) {
-      throw ExportInputError(e.what());
-    }
-    if (args.help) {
-      std::cout << kUsage;
-      return 0;
-    }
-    ExportOptions o;
-    try {
-      if (!args.config.empty() || !args.sets.empty())
-        throw ExportInputError("export_net takes no --config / --set (the checkpoint says everything)");
-      o.weights = args.get("--weights");
-      o.out = args.get("--out");
-      o.check_out = args.get("--check-out");
-      o.check_positions = static_cast<int>(args.get_int("--check-positions", 0));
-      o.check_seed = static_cast<uint64_t>(args.get_int("--check-seed", 1));
-      o.check_board_size = static_cast<int>(args.get_int("--check-board-size", 0));
-      o.threads = static_cast<int>(args.get_int("--threads", 1));
-    } catch (const ConfigError& e) {
-      throw ExportInputError(e.what());
-    }
-    const ExportSummary s = ExportNet(o);
-    std::printf("export_net: %s -> %s: %s heads, %dx%d, board %d, rule %s, iteration %lld, generation %lld, "
-                "%d tensors, %llu bytes\n",
-                o.weights.c_str(), o.out.c_str(), s.info.heads.c_str(), s.info.channels, s.info.blocks,
-                s.info.board_size, s.info.rule.c_str(), static_cast<long long>(s.info.iteration),
-                static_cast<long long>(s.info.model_generation), s.tensors,
-                static_cast<unsigned long long>(s.net_bytes));
-    if (o.check_positions > 0)
-      std::printf("export_net: %d check positions (seed %llu) -> %s, %llu bytes\n", o.check_positions,
-                  static_cast<unsigned long long>(o.check_seed), o.check_out.c_str(),
-                  static_cast<unsigned long long>(s.check_bytes));
-    return 0;
-  } catch (const ExportInputError& e) {
-    std::cerr << "export_net: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "export_net: error: " << e.what() << "\n";
-    return 1;
-  }
+  return gz::GuardedToolMain<gz::ExportInputError>("export_net", [&] { return Run(argc, argv); });
 }
