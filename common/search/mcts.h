@@ -33,7 +33,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <memory>
 #include <random>
 #include <span>
 #include <string>
@@ -41,76 +40,13 @@
 
 #include "common/game/board.h"
 #include "common/search/evaluator.h"
+#include "common/search/mcts_leaf_batch.h"
+#include "common/search/mcts_params.h"
+#include "common/search/mcts_tree.h"
 #include "common/search/node_solver.h"
+#include "common/search/solver_slot.h"
 
 namespace gz {
-
-struct MctsParams {
-  int simulations = 800;          // new simulations per move
-  float c_puct = 1.5f;
-  float dirichlet_alpha = 0.3f;   // root noise; 0 disables
-  float dirichlet_epsilon = 0.25f;
-  float fpu_value = 0.0f;         // Q of unvisited children (parent's view)
-  bool tree_reuse = true;
-  // Threat solver at expansion (common/search/node_solver.h, docs/search.md):
-  // proven wins and losses, moves restricted to forced ones, MCTS-solver
-  // backup.  Off: the search is exactly the plain PUCT search.
-  bool solver = false;
-  int solver_vcf_nodes = 1000;    // attacker nodes per VCF query
-  // Attacker nodes per VCT query (fours and threes, near the root: NodeSolver
-  // steps 6 and 7); 0 = off.
-  int solver_vct_nodes = 0;
-  // Self-play recipe (docs/search.md "Self-play recipe"); each off by default,
-  // and off the search is bit for bit the plain one.
-  // Forced playouts (KataGo): under root noise, a root child with (noised)
-  // prior P and fewer than forced_playouts_k * sqrt(P * total child visits)
-  // visits is selected first.  0 = off.
-  float forced_playouts_k = 0.0f;
-  // With forced playouts: remove from the policy target (and the move choice)
-  // the forced visits that did not earn their place (PrunedVisitCounts).
-  bool policy_target_pruning = false;
-  // FPU reduction: an unvisited child's Q is the parent's Q minus this
-  // (root / below the root separately).  0 = off: fpu_value, as before.
-  float fpu_reduction_root = 0.0f;
-  float fpu_reduction = 0.0f;
-  // Dirichlet alpha scaled to the root's number of moves: alpha = this / legal
-  // (KataGo: 10.83 / legal).  0 = off: dirichlet_alpha.
-  float dirichlet_alpha_scaled = 0.0f;
-  // The engine's search only (match/search_player.h, docs/engine.md
-  // "Batched search"); self-play, the match players and this class ignore
-  // them.  Leaves gathered per evaluation (virtual loss; 1 = the single-leaf
-  // search), and search threads sharing the tree (1 = the calling thread).
-  int engine_batch = 16;
-  int engine_threads = 1;
-};
-
-// Owns a search's NodeSolver.  Copyable so that Mcts stays copyable: a copy
-// gets a fresh solver with the same budget (its table is only a cache, and
-// its counters start at zero).
-class SolverSlot {
- public:
-  SolverSlot() = default;
-  SolverSlot(int64_t vcf_nodes, int64_t vct_nodes)
-      : solver_(std::make_unique<NodeSolver>(vcf_nodes, vct_nodes)), vcf_nodes_(vcf_nodes), vct_nodes_(vct_nodes) {}
-  SolverSlot(const SolverSlot& o) { *this = o; }
-  SolverSlot& operator=(const SolverSlot& o) {
-    if (this != &o) {
-      solver_ = o.solver_ ? std::make_unique<NodeSolver>(o.vcf_nodes_, o.vct_nodes_) : nullptr;
-      vcf_nodes_ = o.vcf_nodes_;
-      vct_nodes_ = o.vct_nodes_;
-    }
-    return *this;
-  }
-  SolverSlot(SolverSlot&&) noexcept = default;
-  SolverSlot& operator=(SolverSlot&&) noexcept = default;
-  explicit operator bool() const { return solver_ != nullptr; }
-  NodeSolver* operator->() const { return solver_.get(); }
-
- private:
-  std::unique_ptr<NodeSolver> solver_;
-  int64_t vcf_nodes_ = 0;
-  int64_t vct_nodes_ = 0;
-};
 
 class Mcts {
  public:
@@ -142,39 +78,8 @@ class Mcts {
   void Search(Evaluator& evaluator, bool add_noise);
 
   // ---- Batch API (virtual loss) ----
-  // The leaves one caller has pending: the positions to evaluate, in order,
-  // and what their expansion needs.  Owned by the caller (one per thread) and
-  // reused between rounds (its buffers keep their capacity).
-  class LeafBatch {
-   public:
-    std::span<const Position> positions() const { return {positions_.data(), static_cast<size_t>(size_)}; }
-    int size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-    // Of the last SelectLeaves: simulations finished at once (terminal or
-    // solver-proven leaves, no evaluation) and descents that ran into a leaf
-    // already pending (collisions; their virtual loss is already reverted).
-    int exact() const { return exact_; }
-    int collisions() const { return collisions_; }
-    // The tree node of leaf i (tests: no node is pending twice).
-    int node(int i) const { return leaves_[static_cast<size_t>(i)].path.back(); }
-
-   private:
-    friend class Mcts;
-    struct Leaf {
-      std::vector<int> path;    // node indices, root first
-      std::vector<int> edges;   // edge index into path[i + 1]
-      Board board;              // the leaf's position (for the expansion)
-      bool restricted = false;  // solver: the children are `moves`
-      std::vector<int> moves;
-    };
-    std::vector<Leaf> leaves_;          // [0, size_) in use
-    std::vector<Position> positions_;   // [0, size_) in use
-    int size_ = 0;
-    int exact_ = 0;
-    int collisions_ = 0;
-    const Mcts* owner_ = nullptr;       // the search whose leaves these are (while size_ > 0)
-    uint64_t epoch_ = 0;                // the owner's tree_epoch_ at SelectLeaves
-  };
+  // The leaves one caller has pending (common/search/mcts_leaf_batch.h).
+  using LeafBatch = MctsLeafBatch;
   // Gathers up to max_leaves (>= 1) leaves for one evaluation into `batch`
   // (which must be empty: a new one, or one handed back through
   // ExpandAndBackupBatch / CancelBatch).  Each descent adds a virtual loss
@@ -311,35 +216,9 @@ class Mcts {
   int64_t evaluations() const { return evaluations_; }
 
  private:
-  // Tree layout (lazy children, as lc0 separates edges from nodes): an
-  // expanded node owns a contiguous run of edges, one per legal move, holding
-  // the prior; a child Node exists only once its edge has been selected.
-  // Invariant per node: edges [0, num_visited) have child nodes, and edge
-  // num_visited is the best unvisited one (highest prior, ties to the lowest
-  // move).  All unvisited children score fpu + c*prior*sqrt(N), so selection
-  // only needs to look at the visited edges plus that one; it makes exactly the
-  // choice a scan over every child (ties to the lowest move) would make.
-  struct Node {                // 24 bytes
-    double value_sum = 0.0;    // from the view of the player who moved into this node
-    int32_t first_edge = -1;   // edges_[first_edge, first_edge + num_edges) once expanded
-    int32_t visits = 0;
-    int16_t num_edges = 0;
-    int16_t num_visited = 0;   // edges with a child node (a prefix, see above)
-    int8_t terminal = -1;      // -1 unknown/ongoing; else Outcome
-    bool expanded = false;
-    // Solver only: +1 the side to move here wins, -1 it loses, 0 unknown.
-    // A proven node other than the root is a leaf with an exact value.
-    int8_t proven = 0;
-  };
-  struct Edge {                // 16 bytes
-    float prior = 0.0f;        // prior used in selection (noised at the root)
-    float raw_prior = 0.0f;    // network prior
-    int32_t child = -1;        // node index once selected
-    int16_t move = kNoMove;
-    // Batch API only (in the padding): descents through this edge whose leaf
-    // is pending (virtual loss).  0 whenever no batch is outstanding.
-    int16_t in_flight = 0;
-  };
+  // The tree: nodes_ and edges_ (layout and invariant: common/search/mcts_tree.h).
+  using Node = MctsNode;
+  using Edge = MctsEdge;
 
   // `parent_in_flight`: the in-flight count of the edge into `node` (the
   // root's own count for node 0); 0 in the single-leaf path.
