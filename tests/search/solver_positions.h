@@ -25,6 +25,25 @@ inline Board Picture(Rule rule, int8_t to_move, const std::vector<std::string>& 
   return Board::FromStones(n, rule, cells, to_move);
 }
 
+// Black's open four on 9x9, white to move (black four stones, white three):
+// row 4, columns 1-4, five points (4,0) and (4,5).  Black to move needs a
+// fourth white stone, e.g. WithRow(kOpenFour, 8, "O........").
+inline const std::vector<std::string> kOpenFour = {".........",
+                                            "....O....",
+                                            ".........",
+                                            "..O......",
+                                            ".XXXX....",
+                                            ".........",
+                                            "......O..",
+                                            ".........",
+                                            "........."};
+
+// `rows` with row r replaced.
+inline std::vector<std::string> WithRow(std::vector<std::string> rows, int r, const std::string& row) {
+  rows.at(r) = row;
+  return rows;
+}
+
 // Black's four-three on 11x11 (as in tests/game/test_threats.cc): (5,6) is a four
 // with five point (5,7) and an open three on column 6.
 inline const std::vector<std::string> kFourThree = {"O.........O",

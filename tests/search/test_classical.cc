@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "common/base/errors.h"
@@ -22,6 +23,13 @@ namespace {
 ClassicalResult ClassicalMove(const Board& b, int64_t nodes) {
   ClassicalSearch s(ClassicalOptions{nodes});
   return s.Search(b);
+}
+
+// A 15x15 board after the moves (row, column), alternately black and white.
+Board ClassicalPlayed(const std::vector<std::pair<int, int>>& moves, Rule rule = Rule::kFreestyle) {
+  Board b(15, rule);
+  for (auto [r, c] : moves) b.Play(P(15, r, c));
+  return b;
 }
 
 // Random mid-game positions: `plies` moves drawn near the centre (a fixed
@@ -51,10 +59,7 @@ std::vector<Board> ClassicalRandomPositions(Rule rule, int count, int plies, uin
 TEST_CASE("classical: takes a win in one, at every node limit") {
   // Black X X X X . on row 7 (closed at the left by white), white to move
   // elsewhere played; black to move wins at (7,8).
-  Board b(15);
-  for (int m : {P(15, 7, 4), P(15, 7, 3), P(15, 7, 5), P(15, 0, 0), P(15, 7, 6), P(15, 0, 14), P(15, 7, 7),
-                P(15, 14, 0)})
-    b.Play(m);
+  Board b = ClassicalPlayed({{7, 4}, {7, 3}, {7, 5}, {0, 0}, {7, 6}, {0, 14}, {7, 7}, {14, 0}});
   REQUIRE(b.to_move() == kBlack);
   for (int64_t n : {1, 10, 1000}) {
     const ClassicalResult r = ClassicalMove(b, n);
@@ -81,17 +86,13 @@ TEST_CASE("classical: under caro a five blocked at both ends is no win") {
 
 TEST_CASE("classical: blocks a four, and stops an open three from becoming an open four") {
   // White has a closed four O O O O on row 7 (black at its left end): black must block (7,9).
-  Board b(15);
-  for (int m : {P(15, 7, 4), P(15, 7, 5), P(15, 3, 3), P(15, 7, 6), P(15, 3, 11), P(15, 7, 7), P(15, 11, 3),
-                P(15, 7, 8)})
-    b.Play(m);
+  Board b = ClassicalPlayed({{7, 4}, {7, 5}, {3, 3}, {7, 6}, {3, 11}, {7, 7}, {11, 3}, {7, 8}});
   REQUIRE(b.to_move() == kBlack);
   for (int64_t n : {1, 100, 1000}) CHECK(ClassicalMove(b, n).move == P(15, 7, 9));
 
   // White's open three . . O O O . . on row 7, black to move with nothing of its own:
   // after black's move white must have no VCF (the open four is stopped).
-  Board t(15);
-  for (int m : {P(15, 2, 2), P(15, 7, 6), P(15, 12, 12), P(15, 7, 7), P(15, 2, 12), P(15, 7, 8)}) t.Play(m);
+  Board t = ClassicalPlayed({{2, 2}, {7, 6}, {12, 12}, {7, 7}, {2, 12}, {7, 8}});
   REQUIRE(t.to_move() == kBlack);
   for (int64_t n : {10, 1000}) {
     const ClassicalResult r = ClassicalMove(t, n);
@@ -121,10 +122,8 @@ TEST_CASE("classical: plays a VCF it can prove, and the line still wins after th
 TEST_CASE("classical: black never plays a renju forbidden point, even the one a freestyle search wants") {
   // Black's double three at (7,7): X X . on row 7 and the column above; under
   // freestyle it is a winning threat, under renju it is forbidden.
-  const std::vector<int> stones = {P(15, 7, 5), P(15, 0, 0), P(15, 7, 6), P(15, 0, 14), P(15, 5, 7), P(15, 14, 0),
-                                   P(15, 6, 7), P(15, 14, 14)};
-  Board renju(15, Rule::kRenju);
-  for (int m : stones) renju.Play(m);
+  const Board renju =
+      ClassicalPlayed({{7, 5}, {0, 0}, {7, 6}, {0, 14}, {5, 7}, {14, 0}, {6, 7}, {14, 14}}, Rule::kRenju);
   REQUIRE(renju.to_move() == kBlack);
   REQUIRE(IsForbiddenForBlack(renju, P(15, 7, 7)));
   for (int64_t n : {1, 100, 3000}) {
@@ -148,16 +147,12 @@ TEST_CASE("classical: the node limit holds and the move is legal at every limit"
     }
   }
   // More nodes search deeper on a quiet position.
-  Board quiet(15);
-  for (int m : {P(15, 7, 7), P(15, 7, 8), P(15, 8, 7)}) quiet.Play(m);
+  Board quiet = ClassicalPlayed({{7, 7}, {7, 8}, {8, 7}});
   const ClassicalResult small = ClassicalMove(quiet, 100), big = ClassicalMove(quiet, 20000);
   CHECK(big.depth > small.depth);
   CHECK(big.nodes > small.nodes);
   CHECK_THROWS_AS(ClassicalSearch(ClassicalOptions{0}), ConfigError);
-  Board over(15);
-  for (int m : {P(15, 0, 0), P(15, 1, 0), P(15, 0, 1), P(15, 1, 1), P(15, 0, 2), P(15, 1, 2), P(15, 0, 3),
-                P(15, 1, 3), P(15, 0, 4)})
-    over.Play(m);
+  Board over = ClassicalPlayed({{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2}, {1, 2}, {0, 3}, {1, 3}, {0, 4}});
   REQUIRE(over.terminal());
   CHECK_THROWS_AS(ClassicalMove(over, 10), RulesError);
 }

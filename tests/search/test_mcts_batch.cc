@@ -84,6 +84,15 @@ Board Opening(int n) {
   return b;
 }
 
+// A search of `sims` simulations (random seed `seed`), at the start of a
+// move from `root` (no noise): ready for SelectLeaves.
+Mcts StartedSearch(const Board& root, int sims, uint64_t seed) {
+  Mcts m(Params(sims), seed);
+  m.Reset(root);
+  m.StartMove(false);
+  return m;
+}
+
 // Everything observable of a search's result.
 struct Snapshot {
   std::vector<int> visits;
@@ -257,9 +266,7 @@ TEST_CASE("no leaf is evaluated twice, in one batch or in two batches pending to
 TEST_CASE("collisions: a pending root stops the gather; a narrow tree collides and reverts") {
   // A fresh root: the first descent makes the root the leaf; the next one
   // collides with it, and the gather stops there.
-  Mcts m(Params(1000), 1);
-  m.Reset(Opening(9));
-  m.StartMove(false);
+  Mcts m = StartedSearch(Opening(9), 1000, 1);
   Mcts::LeafBatch a, b;
   m.SelectLeaves(a, 8);
   CHECK(a.size() == 1);
@@ -279,9 +286,7 @@ TEST_CASE("collisions: a pending root stops the gather; a narrow tree collides a
   // A nearly full 5x5 board: white has two moves, each leaving one reply.
   // A batch of 8 takes both children, then every descent collides.
   const std::vector<std::string> full = {"XOXOX", "XOXOX", "OXOXO", "OXOXO", "XOX.."};
-  Mcts narrow(Params(1000), 1);
-  narrow.Reset(Picture(Rule::kFreestyle, kWhite, full));
-  narrow.StartMove(false);
+  Mcts narrow = StartedSearch(Picture(Rule::kFreestyle, kWhite, full), 1000, 1);
   Mcts::LeafBatch batch;
   narrow.SelectLeaves(batch, 8);  // the root
   REQUIRE(batch.size() == 1);
@@ -308,9 +313,7 @@ TEST_CASE("collisions: a pending root stops the gather; a narrow tree collides a
 }
 
 TEST_CASE("a cancelled batch leaves nothing in flight; the search goes on") {
-  Mcts m(Params(300), 2);
-  m.Reset(Opening(9));
-  m.StartMove(false);
+  Mcts m = StartedSearch(Opening(9), 300, 2);
   MixHashEvaluator ev;
   Mcts::LeafBatch batch;
   std::vector<EvalResult> results(1);
@@ -336,9 +339,7 @@ TEST_CASE("a cancelled batch leaves nothing in flight; the search goes on") {
 }
 
 TEST_CASE("misuse of the batch API is an error, not a crash") {
-  Mcts m(Params(100), 1);
-  m.Reset(Opening(9));
-  m.StartMove(false);
+  Mcts m = StartedSearch(Opening(9), 100, 1);
   Mcts::LeafBatch batch;
   REQUIRE_THROWS(m.SelectLeaves(batch, 0));
   m.SelectLeaves(batch, 4);
@@ -362,8 +363,6 @@ TEST_CASE("misuse of the batch API is an error, not a crash") {
 }
 
 TEST_CASE("the solver still proves with batching") {
-  const std::vector<std::string> open_four = {".........", "....O....", ".........", "..O......", ".XXXX....",
-                                              ".........", "......O..", ".........", "........."};
   auto solver = [](int sims, int vcf) {
     MctsParams p = Params(sims);
     p.solver = true;
@@ -387,12 +386,12 @@ TEST_CASE("the solver still proves with batching") {
   for (int batch : {4, 16}) {
     INFO("batch " << batch);
     // A five point: proven won at the root's expansion.
-    Mcts win = searched(solver(500, 1000), Picture(Rule::kFreestyle, kBlack, open_four), batch);
+    Mcts win = searched(solver(500, 1000), Picture(Rule::kFreestyle, kBlack, gz::testing::kOpenFour), batch);
     CHECK(win.RootProven() == Proven::kWin);
     CHECK(win.ProvenMove() == P(9, 4, 0));
     CHECK(win.RootVisits() == 1);
     // Facing the open four: proven lost, searched among the blocks only.
-    Mcts lost = searched(solver(300, 1000), Picture(Rule::kFreestyle, kWhite, open_four), batch);
+    Mcts lost = searched(solver(300, 1000), Picture(Rule::kFreestyle, kWhite, gz::testing::kOpenFour), batch);
     CHECK(lost.RootProven() == Proven::kLoss);
     CHECK(lost.RootVisits() == 300);
     for (int v : visited(lost.VisitCounts())) CHECK((v == P(9, 4, 0) || v == P(9, 4, 5)));

@@ -18,6 +18,7 @@ using namespace gz;
 using gz::testing::P;
 using gz::testing::Picture;
 using gz::testing::kFourThree;
+using gz::testing::kOpenFour;
 
 namespace {
 
@@ -44,16 +45,6 @@ std::vector<int> Visited(const std::vector<int>& counts) {
     if (counts[m] > 0) out.push_back(m);
   return out;
 }
-
-const std::vector<std::string> kOpenFour = {".........",
-                                            "....O....",
-                                            ".........",
-                                            "..O......",
-                                            ".XXXX....",
-                                            ".........",
-                                            "......O..",
-                                            ".........",
-                                            "........."};
 
 }  // namespace
 

@@ -15,6 +15,8 @@ using namespace gz;
 using gz::testing::P;
 using gz::testing::Picture;
 using gz::testing::kFourThree;
+using gz::testing::kOpenFour;
+using gz::testing::WithRow;
 
 namespace {
 
@@ -38,16 +40,7 @@ bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 
 TEST_CASE("a five point of the side to move: proven win, the five is the only move") {
   for (Rule rule : {Rule::kFreestyle, Rule::kStandard}) {
-    Board b = Picture(rule, kBlack,
-                      {".........",
-                       "....O....",
-                       ".........",
-                       "..O......",
-                       ".XXXX....",
-                       ".........",
-                       "......O..",
-                       ".........",
-                       "O........"});
+    Board b = Picture(rule, kBlack, WithRow(kOpenFour, 8, "O........"));
     NodeSolver s(1000);
     NodeVerdict v = s.Analyse(b);
     CHECK(v.proven == Proven::kWin);
@@ -57,16 +50,7 @@ TEST_CASE("a five point of the side to move: proven win, the five is the only mo
     CHECK(v.moves == std::vector<int>{P(9, 4, 0)});
 
     // The same stones, white to move: an open four against it, proven lost.
-    Board w = Picture(rule, kWhite,
-                      {".........",
-                       "....O....",
-                       ".........",
-                       "..O......",
-                       ".XXXX....",
-                       ".........",
-                       "......O..",
-                       ".........",
-                       "........."});
+    Board w = Picture(rule, kWhite, kOpenFour);
     v = s.Analyse(w);
     CHECK(v.proven == Proven::kLoss);
     CHECK(std::string(v.reason) == "double_five");
