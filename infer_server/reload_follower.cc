@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
-
 #include <spdlog/spdlog.h>
 
 #include "common/base/errors.h"
@@ -22,32 +20,14 @@ ReloadFollower::ReloadFollower(ReloadFollowerOptions options, Reloader* reloader
 ReloadFollower::~ReloadFollower() { Stop(); }
 
 void ReloadFollower::Start() {
-  GOMOKU_CHECK(!thread_.joinable(), "ReloadFollower started twice");
   MakeDirs(RunLayout(options_.run_dir).status_dir(options_.host));
   spdlog::info("host {}: following {} every {:g}s, acknowledging in {}", options_.host,
                RunLayout(options_.run_dir).reload_announcement(), options_.heartbeat_s,
                RunLayout(options_.run_dir).reload_ack(options_.host));
-  thread_ = std::thread([this] { Loop(); });
+  thread_.Start("ReloadFollower", options_.heartbeat_s, PeriodicThread::FirstTick::kNow, [this] { Tick(); });
 }
 
-void ReloadFollower::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void ReloadFollower::Loop() {
-  std::unique_lock<std::mutex> lk(mu_);
-  while (!stopping_) {
-    lk.unlock();
-    Tick();
-    lk.lock();
-    cv_.wait_for(lk, std::chrono::duration<double>(options_.heartbeat_s), [&] { return stopping_; });
-  }
-}
+void ReloadFollower::Stop() { thread_.Stop(); }
 
 void ReloadFollower::Tick() {
   const RunLayout layout(options_.run_dir);
@@ -121,7 +101,6 @@ void ReloadFollower::Tick() {
           spdlog::error("host {}: refused announced generation {}: {}", options_.host, want, announcement_reason_);
         }
       }
-      cv_.notify_all();
     });
   }
   WriteAck();

@@ -16,12 +16,11 @@
 // on any thread (it only stores the outcome under the mutex).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <thread>
 
+#include "common/base/periodic_thread.h"
 #include "infer_server/reloader.h"
 
 namespace gz {
@@ -45,17 +44,13 @@ class ReloadFollower {
   void Stop();  // joins; a reload in flight still completes inside the Reloader
 
  private:
-  void Loop();
   void Tick();
   void WriteAck();
 
   ReloadFollowerOptions options_;
   Reloader* reloader_;
-  std::thread thread_;
 
   std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;            // guarded by mu_
   bool in_flight_ = false;           // a Request is pending; guarded by mu_
   // The newest announcement acted on (guarded by mu_).
   bool has_announcement_ = false;
@@ -69,6 +64,8 @@ class ReloadFollower {
   int64_t seq_ = 0;
   std::string attempted_signature_;  // reload.json contents last acted on
   std::string last_error_;           // last logged read error (logged once)
+
+  PeriodicThread thread_;  // runs Tick every heartbeat_s; last, so it stops first
 };
 
 }  // namespace gz

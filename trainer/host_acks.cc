@@ -1,6 +1,7 @@
 #include "trainer/host_acks.h"
 
 #include <chrono>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -17,30 +18,11 @@ HostMonitor::HostMonitor(std::string run_dir, double host_timeout_s, double poll
 HostMonitor::~HostMonitor() { Stop(); }
 
 void HostMonitor::Start() {
-  GOMOKU_CHECK(!thread_.joinable(), "HostMonitor started twice");
   Poll();
-  thread_ = std::thread([this] { Loop(); });
+  thread_.Start("HostMonitor", poll_s_, PeriodicThread::FirstTick::kAfterPeriod, [this] { Poll(); });
 }
 
-void HostMonitor::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void HostMonitor::Loop() {
-  std::unique_lock<std::mutex> lk(mu_);
-  while (!stopping_) {
-    cv_.wait_for(lk, std::chrono::duration<double>(poll_s_), [&] { return stopping_; });
-    if (stopping_) break;
-    lk.unlock();
-    Poll();
-    lk.lock();
-  }
-}
+void HostMonitor::Stop() { thread_.Stop(); }
 
 void HostMonitor::Poll() {
   const RunLayout layout(run_dir_);

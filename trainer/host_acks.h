@@ -21,16 +21,15 @@
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "common/base/periodic_thread.h"
 #include "common/data/host_reload.h"
 
 namespace gz {
@@ -62,16 +61,12 @@ class HostMonitor {
     double changed_at = 0;  // MonotonicSeconds
     std::string error;      // last unreadable-file message (logged once)
   };
-  void Loop();
-
   std::string run_dir_;
   double host_timeout_s_;
   double poll_s_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
   std::map<std::string, Seen> hosts_;  // guarded by mu_
-  std::thread thread_;
+  PeriodicThread thread_;              // Poll every poll_s; last, so it stops first
 };
 
 struct HostReloadOutcome {
