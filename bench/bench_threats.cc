@@ -40,31 +40,43 @@ void FastQueries(const std::vector<Board>& set) {
   std::printf("    FivePoints %.2f us/query, FourMoves %.2f us/query (checksum %zu)\n", five_us, four_us, sink);
 }
 
+// Times `solve(board, side)` for both sides of every board and hands each
+// result and its seconds to `tally`; returns the slowest query's seconds.
+template <class Solve, class Tally>
+double TimeBothSides(const std::vector<Board>& set, Solve solve, Tally tally) {
+  double worst = 0;
+  for (const Board& b : set)
+    for (int8_t side : {kBlack, kWhite}) {
+      const auto q0 = Clock::now();
+      const auto r = solve(b, side);
+      const double qs = Seconds(q0);
+      worst = std::max(worst, qs);
+      tally(b, side, r, qs);
+    }
+  return worst;
+}
+
 void VcfAtBudget(const std::vector<Board>& set, int64_t budget) {
   ThreatSolver solver;  // one solver for the whole set, as one MCTS thread would keep
   int64_t nodes = 0;
   int win = 0, none = 0, unknown = 0;
-  double worst = 0;
   // Queries that really search (>= 20 nodes): their nodes/s is the search's
   // own speed, without the per-query board copy that dominates short ones.
   int64_t deep_nodes = 0;
   double deep_s = 0;
   auto t0 = Clock::now();
-  for (const Board& b : set)
-    for (int8_t side : {kBlack, kWhite}) {
-      auto q0 = Clock::now();
-      VcfResult r = solver.Vcf(b, side, budget);
-      const double qs = Seconds(q0);
-      worst = std::max(worst, qs);
-      if (r.nodes >= 20) {
-        deep_nodes += r.nodes;
-        deep_s += qs;
-      }
-      nodes += r.nodes;
-      if (r.status == VcfStatus::kWin) ++win;
-      else if (r.status == VcfStatus::kNoVcf) ++none;
-      else ++unknown;
-    }
+  const double worst = TimeBothSides(
+      set, [&](const Board& b, int8_t side) { return solver.Vcf(b, side, budget); },
+      [&](const Board&, int8_t, const VcfResult& r, double qs) {
+        if (r.nodes >= 20) {
+          deep_nodes += r.nodes;
+          deep_s += qs;
+        }
+        nodes += r.nodes;
+        if (r.status == VcfStatus::kWin) ++win;
+        else if (r.status == VcfStatus::kNoVcf) ++none;
+        else ++unknown;
+      });
   const double s = Seconds(t0);
   const double q = 2.0 * set.size();
   std::printf("    budget %6lld: %9.0f nodes/s  %8.2f us/query (worst %8.1f us)  %6.1f nodes/query  "
@@ -92,27 +104,23 @@ void VctAtBudget(const std::vector<Board>& set, int64_t budget) {
   ThreatSolver vcf;
   int64_t nodes = 0;
   int win = 0, beyond_vcf = 0, none = 0, unknown = 0;
-  double worst = 0;
   auto t0 = Clock::now();
   double vcf_s = 0;
-  for (const Board& b : set)
-    for (int8_t side : {kBlack, kWhite}) {
-      auto q0 = Clock::now();
-      VctResult r = solver.Vct(b, side, budget);
-      const double qs = Seconds(q0);
-      worst = std::max(worst, qs);
-      nodes += r.nodes;
-      if (r.status == VctStatus::kWin) {
-        ++win;
-        auto v0 = Clock::now();
-        if (!vcf.Vcf(b, side, budget).proven_win()) ++beyond_vcf;
-        vcf_s += Seconds(v0);
-      } else if (r.status == VctStatus::kNoVct) {
-        ++none;
-      } else {
-        ++unknown;
-      }
-    }
+  const double worst = TimeBothSides(
+      set, [&](const Board& b, int8_t side) { return solver.Vct(b, side, budget); },
+      [&](const Board& b, int8_t side, const VctResult& r, double) {
+        nodes += r.nodes;
+        if (r.status == VctStatus::kWin) {
+          ++win;
+          auto v0 = Clock::now();
+          if (!vcf.Vcf(b, side, budget).proven_win()) ++beyond_vcf;
+          vcf_s += Seconds(v0);
+        } else if (r.status == VctStatus::kNoVct) {
+          ++none;
+        } else {
+          ++unknown;
+        }
+      });
   const double s = Seconds(t0) - vcf_s;
   const double q = 2.0 * set.size();
   std::printf("    VCT budget %6lld: %9.0f nodes/s  %9.2f us/query (worst %9.1f us)  %7.1f nodes/query  "

@@ -20,17 +20,20 @@ namespace {
 
 double NowUs() { return MonotonicSeconds() * 1e6; }
 
-// Reads exactly n bytes; false at end of stream or on an error.
-bool RecvAll(int fd, char* p, size_t n) {
+// Moves exactly n bytes through `io` (one recv or one send call), waiting
+// for `events` when the socket would block; false at end of stream or on an
+// error.  RecvAll and SendAll differ only in the call and the event.
+template <class Ptr, class Io>
+bool TransferAll(int fd, Ptr p, size_t n, short events, Io io) {
   while (n > 0) {
-    ssize_t r = ::recv(fd, p, n, 0);
+    const ssize_t r = io(fd, p, n);
     if (r > 0) {
       p += r;
       n -= static_cast<size_t>(r);
     } else if (r < 0 && errno == EINTR) {
       continue;
     } else if (r < 0 && errno == EAGAIN) {
-      pollfd pf{fd, POLLIN, 0};
+      pollfd pf{fd, events, 0};
       ::poll(&pf, 1, -1);
     } else {
       return false;
@@ -39,24 +42,14 @@ bool RecvAll(int fd, char* p, size_t n) {
   return true;
 }
 
+bool RecvAll(int fd, char* p, size_t n) {
+  return TransferAll(fd, p, n, POLLIN, [](int f, char* q, size_t k) { return ::recv(f, q, k, 0); });
+}
+
 }  // namespace
 
 bool SendAll(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (w > 0) {
-      p += w;
-      n -= static_cast<size_t>(w);
-    } else if (w < 0 && errno == EINTR) {
-      continue;
-    } else if (w < 0 && errno == EAGAIN) {
-      pollfd pf{fd, POLLOUT, 0};
-      ::poll(&pf, 1, -1);
-    } else {
-      return false;
-    }
-  }
-  return true;
+  return TransferAll(fd, p, n, POLLOUT, [](int f, const char* q, size_t k) { return ::send(f, q, k, MSG_NOSIGNAL); });
 }
 
 SocketFloor MeasureSocketFloor(int clients, double work_us, double seconds, size_t request_bytes,

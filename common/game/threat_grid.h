@@ -202,6 +202,24 @@ class Grid {
   // The empty points (padded, unordered, no duplicates) of the windows
   // holding exactly `own` stones of c and nothing of the opponent.
   void WindowEmpties(int8_t c, int own, std::vector<int>* out) {
+    EmptiesOfWindows(c, own, out, [](int) { return true; });
+  }
+
+  // Every five point of c (padded indices, unordered): each lies in a window
+  // holding four of c and nothing of the opponent.
+  void AllFives(int8_t c, std::vector<int>* out) {
+    EmptiesOfWindows(c, 4, out, [&](int p) { return MakesFive(p, c); });
+  }
+
+  // Superset of c's fours (padded, unordered, no duplicates): the empty
+  // points of windows holding three of c and nothing of the opponent.  A four
+  // and its five point always share such a window.
+  void FourCandidates(int8_t c, std::vector<int>* out) { WindowEmpties(c, 3, out); }
+
+ private:
+  // WindowEmpties, keeping only the points `keep(p)` accepts.
+  template <class Keep>
+  void EmptiesOfWindows(int8_t c, int own, std::vector<int>* out, Keep keep) {
     out->clear();
     NextStamp();
     const auto& mine = count_[c - 1];
@@ -211,47 +229,11 @@ class Grid {
       for (int p : g_->windows[w])
         if (cells_[p] == kEmpty && mark_[p] != stamp_) {
           mark_[p] = stamp_;
-          out->push_back(p);
+          if (keep(p)) out->push_back(p);
         }
     }
   }
 
-  // Every five point of c (padded indices, unordered): each lies in a window
-  // holding four of c and nothing of the opponent.
-  void AllFives(int8_t c, std::vector<int>* out) {
-    out->clear();
-    NextStamp();
-    const auto& own = count_[c - 1];
-    const auto& opp = count_[2 - c];
-    for (size_t w = 0; w < own.size(); ++w) {
-      if (own[w] != 4 || opp[w] != 0) continue;
-      for (int p : g_->windows[w])
-        if (cells_[p] == kEmpty && mark_[p] != stamp_) {
-          mark_[p] = stamp_;
-          if (MakesFive(p, c)) out->push_back(p);
-        }
-    }
-  }
-
-  // Superset of c's fours (padded, unordered, no duplicates): the empty
-  // points of windows holding three of c and nothing of the opponent.  A four
-  // and its five point always share such a window.
-  void FourCandidates(int8_t c, std::vector<int>* out) {
-    out->clear();
-    NextStamp();
-    const auto& own = count_[c - 1];
-    const auto& opp = count_[2 - c];
-    for (size_t w = 0; w < own.size(); ++w) {
-      if (own[w] != 3 || opp[w] != 0) continue;
-      for (int p : g_->windows[w])
-        if (cells_[p] == kEmpty && mark_[p] != stamp_) {
-          mark_[p] = stamp_;
-          out->push_back(p);
-        }
-    }
-  }
-
- private:
   void NextStamp() {
     if (++stamp_ == 0) {
       std::fill(mark_.begin(), mark_.end(), 0);
