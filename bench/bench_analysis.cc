@@ -1,4 +1,4 @@
-// bench_analysis: throughput of the JSON analysis engine (match/analysis_engine.h)
+// bench_analysis: throughput of the JSON analysis engine (common/match/analysis_engine.h)
 // with 1 and with N concurrent queries.  The same set of positions (short
 // openings, one query each, --visits simulations) is analysed once with one
 // search at a time (--max-searches 1) and once with N at a time, round by
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "common/base/cli.h"
-#include "match/analysis_engine.h"
+#include "common/match/analysis_engine.h"
 #include "engine/engine_settings.h"
-#include "match/evaluator_source.h"
-#include "match/shipped_nets.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/shipped_nets.h"
 
 using namespace gz;
 

@@ -29,8 +29,8 @@
 #include "common/base/cli.h"
 #include "common/net/net_api.h"
 #include "engine/engine_settings.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
 
 using namespace gz;
 

@@ -2,7 +2,7 @@
 # pbrain-gomoku-zero and the terminal game play, with no LibTorch, Boost or
 # shared library beyond the C library: the Torch-free layers of common/
 # (base, game, data, search, config), the network's native forward
-# (common/net/native/), the engine's player (match/: gomoku_player) and
+# (common/net/native/), the engine's player (common/match/: gomoku_player) and
 # engine/.  Included by the top-level CMakeLists.txt, which then stops.
 #
 #   Linux:   cmake -S . -B build-lite -DGOMOKU_WITH_TORCH=OFF
@@ -42,7 +42,6 @@ set(CMAKE_POSITION_INDEPENDENT_CODE OFF)
 set(CMAKE_UNITY_BUILD ON)
 
 add_subdirectory(common)
-add_subdirectory(match)
 add_subdirectory(engine)
 message(STATUS "gomoku-zero: engine-only build (no LibTorch), ISA ${GOMOKU_ENGINE_ISA}, "
                "${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}")

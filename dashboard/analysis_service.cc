@@ -6,9 +6,9 @@
 #include "common/config/config.h"
 #include "dashboard/http_types.h"
 #include "dashboard/run_net.h"
-#include "match/analysis_engine.h"
-#include "match/analysis_query.h"
-#include "match/evaluator_source.h"
+#include "common/match/analysis_engine.h"
+#include "common/match/analysis_query.h"
+#include "common/match/evaluator_source.h"
 
 namespace gz {
 

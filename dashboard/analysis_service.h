@@ -1,5 +1,5 @@
 // The dashboard's analysis board (docs/dashboard.md "Analysis"): positions
-// from the page analysed by the JSON analysis engine (match/analysis_engine.h)
+// from the page analysed by the JSON analysis engine (common/match/analysis_engine.h)
 // over the run's newest checkpoint -- or, before the first one, the newest
 // shipped net of the run's rule and size -- with the run's own search
 // settings (metadata.json), as the engine plays them.

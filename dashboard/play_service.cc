@@ -8,8 +8,8 @@
 #include "common/game/board.h"
 #include "dashboard/http_types.h"
 #include "dashboard/run_net.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
 
 namespace gz {
 

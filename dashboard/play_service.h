@@ -1,8 +1,8 @@
 // Browser games against the run's newest checkpoint.
 //
 // Each game owns its engine: the newest complete checkpoint when the game
-// starts (loaded through match/evaluator_source.h), played by
-// match/search_player.h as the evaluator plays its player under test: the
+// starts (loaded through common/match/evaluator_source.h), played by
+// common/match/search_player.h as the evaluator plays its player under test: the
 // immediate win, else the block, else MCTS with exactly `simulations`
 // simulations, no noise, a fresh tree per move.  The run's own config
 // (metadata.json) gives board, rule, net and search constants.

@@ -7,7 +7,7 @@
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 #include "dashboard/http_types.h"
-#include "match/shipped_nets.h"
+#include "common/match/shipped_nets.h"
 
 namespace gz {
 

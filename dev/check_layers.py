@@ -5,11 +5,10 @@ The layers and their allowed dependencies are the ones drawn in
 docs/architecture.md and linked in the CMakeLists.txt files:
 
   common/base <- game <- data <- search <- {config <- status, wire, net}
-  executables (worker, infer_server, trainer, engine, match, tools, evaluator,
+  common/match (players and the games between them) <- config, net
+  executables (worker, infer_server, trainer, engine, tools, evaluator,
   dashboard) on top; they use common/ and their own folder, never each
-  other's, except match/ (players and the games between them), which engine,
-  tools, evaluator and dashboard use.  tests/, bench/ and fuzz/ may include
-  anything.
+  other's.  tests/, bench/ and fuzz/ may include anything.
 
 Usage: check_layers.py SOURCE_ROOT.  Prints every violation as
 file:line: LAYER may not include HEADER (LAYER uses: ...), exits 1 if any.
@@ -18,7 +17,7 @@ import os
 import re
 import sys
 
-COMMON = ["base", "game", "data", "search", "config", "status", "wire", "net"]
+COMMON = ["base", "game", "data", "search", "config", "status", "wire", "net", "match"]
 CORE = ["common/base", "common/game", "common/data", "common/search"]
 # What each layer may include besides itself.  wire and net take plain
 # parameter structs, never a Config: the config -> parameters adapters live
@@ -32,16 +31,14 @@ USES = {
     "common/status": CORE + ["common/config"],  # reads the run's config from metadata.json
     "common/wire": CORE,
     "common/net": CORE,
+    # players, refereed games, ratings, shipped nets, the analysis engine:
+    # the library of everything that plays.
+    "common/match": CORE + ["common/config", "common/net"],
 }
 ALL_COMMON = ["common/" + c for c in COMMON]
-EXECUTABLES = ["worker", "infer_server", "trainer", "engine", "match", "tools", "evaluator", "dashboard"]
+EXECUTABLES = ["worker", "infer_server", "trainer", "engine", "tools", "evaluator", "dashboard"]
 for e in EXECUTABLES:
     USES[e] = ALL_COMMON
-# match/ (players, refereed games, head-to-head matches, ratings, shipped
-# nets) is the library of everything that plays: the engine binaries, arena
-# (tools/), the evaluator and the dashboard's browser games.
-for e in ["engine", "tools", "evaluator", "dashboard"]:
-    USES[e] = ALL_COMMON + ["match"]
 FREE = ["tests", "bench", "fuzz"]  # may include anything
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')

@@ -1,4 +1,4 @@
-// analyze: the JSON analysis engine (match/analysis_engine.h,
+// analyze: the JSON analysis engine (common/match/analysis_engine.h,
 // docs/engine.md "Analysis").  Queries on stdin, one JSON object a line;
 // responses on stdout, one JSON object a line (flushed); logs on stderr.
 // At end of input the searches already queued finish, then it exits.
@@ -13,11 +13,11 @@
 
 #include "common/base/errors.h"
 #include "common/base/logging.h"
-#include "match/analysis_engine.h"
+#include "common/match/analysis_engine.h"
 #include "engine/engine_settings.h"
 #include "engine/gomocup_session.h"
-#include "match/evaluator_source.h"
-#include "match/shipped_nets.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/shipped_nets.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 //   {
 //     "weights": "best.ckpt",        // checkpoint; relative = relative to the file; "" = baseline
 //     "league_nets": ["a.pt", ...],  // more checkpoints, one picked per game by rule and size
-//                                    // (match/evaluator_source.h); relative = relative to the file
+//                                    // (common/match/evaluator_source.h); relative = relative to the file
 //     "max_simulations": 200000,     // cap on new simulations per move
 //     "log_file": "pbrain.log",      // relative = relative to the file
 //     "config": { "mcts": {"c_puct": 1.5}, "inference": {"symmetry": "all8"}, "run": {"seed": 1} }

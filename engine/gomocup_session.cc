@@ -11,7 +11,7 @@
 
 #include "common/base/errors.h"
 #include "common/game/renju.h"
-#include "match/analysis_report.h"
+#include "common/match/analysis_report.h"
 #include "engine/yixin_output.h"
 
 namespace gz {

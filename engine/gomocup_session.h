@@ -49,8 +49,8 @@
 
 #include "common/game/board.h"
 #include "engine/time_control.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
 
 namespace gz {
 

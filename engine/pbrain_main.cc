@@ -14,9 +14,9 @@
 #include "engine/engine_settings.h"
 #include "engine/gomocup_session.h"
 #include "engine/line_input.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
-#include "match/shipped_nets.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
+#include "common/match/shipped_nets.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include "common/base/logging.h"
 #include "engine/engine_settings.h"
 #include "engine/terminal_game.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
-#include "match/shipped_nets.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
+#include "common/match/shipped_nets.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/game/board.h"
-#include "match/search_player.h"
+#include "common/match/search_player.h"
 
 namespace gz {
 

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "match/analysis_report.h"
+#include "common/match/analysis_report.h"
 
 namespace gz {
 

@@ -12,7 +12,7 @@
 #include "common/data/metadata.h"
 #include "common/net/net_api.h"
 #include "evaluator/ratings_file.h"
-#include "match/openings.h"
+#include "common/match/openings.h"
 
 namespace gz {
 namespace {
@@ -276,7 +276,7 @@ void EvalLoop::Evaluate(int64_t it) {
   SetStatus("playing", {{"checkpoint", it}, {"games_done", done}, {"games_total", total},
                         {"evaluations", log_.evaluations().size()}, {"last_evaluated", it},
                         {"pinned_checkpoints", PinnedCheckpoints()}});
-  // The even set where the board has one (15x15 freestyle), else 2 random stones (match/openings.h).
+  // The even set where the board has one (15x15 freestyle), else 2 random stones (common/match/openings.h).
   const std::vector<Opening> openings = DefaultOpeningSet(cfg_.board.size, cfg_.rule());
   for (auto& [entry, opponent] : opponents) {
     SetStatus("playing", {{"opponent", opponent->name()}, {"entry", entry}});

@@ -24,7 +24,7 @@
 #include "common/config/config.h"
 #include "common/data/run_layout.h"
 #include "evaluator/results_log.h"
-#include "match/game.h"
+#include "common/match/game.h"
 
 namespace gz {
 

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/fileio.h"
-#include "match/ratings.h"
+#include "common/match/ratings.h"
 
 namespace gz {
 namespace {

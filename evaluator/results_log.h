@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "match/ratings.h"
+#include "common/match/ratings.h"
 
 namespace gz {
 

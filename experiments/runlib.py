@@ -24,7 +24,7 @@ N > 0) whose iteration ended within M minutes of minute zero; "final" = the newe
 
 Match pool: MatchPool plays arena matches (build/bin/arena, or GOMOKU_BIN), at most
 `jobs` processes at a time (default: the number of cores), each single-threaded.  Elo is
-arena's (ComputeElo, match/ratings for the evaluator): nothing here recomputes it.
+arena's (ComputeElo, common/match/ratings for the evaluator): nothing here recomputes it.
 
 Summary shape (summary.json):
   {"kind": "learn"|"compare", "minutes": M, "reference": LABEL or null,
@@ -62,7 +62,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SIMS = 100     # the trained player's simulations in every experiment's matches
-# arena's openings: "default" = arena's default set (the even set on 15x15 freestyle, match/openings.h;
+# arena's openings: "default" = arena's default set (the even set on 15x15 freestyle, common/match/openings.h;
 # else 2 random stones), or K = the random set of K stones (two nets are deterministic: K openings x 2 colours).
 DEFAULT_OPENINGS = "default"
 

@@ -1,4 +1,4 @@
-// Fuzz target: the JSON analysis engine's query parser (match/analysis_query.h),
+// Fuzz target: the JSON analysis engine's query parser (common/match/analysis_query.h),
 // which reads whatever a client sends to `analyze`.  Properties, besides "no
 // crash, no sanitizer report":
 //   - ParseAnalysisQuery never throws, whatever the bytes;
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "match/analysis_query.h"
+#include "common/match/analysis_query.h"
 #include "fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -9,8 +9,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
-#include "match/head_to_head.h"
-#include "match/openings.h"
+#include "common/match/head_to_head.h"
+#include "common/match/openings.h"
 
 namespace {
 const char* kUsage = R"(arena: strength of one player against another.

@@ -23,9 +23,9 @@
 #include "common/base/errors.h"
 #include "common/base/guarded_main.h"
 #include "common/base/logging.h"
-#include "match/engine_player.h"
-#include "match/game.h"
-#include "match/openings.h"
+#include "common/match/engine_player.h"
+#include "common/match/game.h"
+#include "common/match/openings.h"
 #include "tools/gomocup_protocol.h"
 #include "tools/process_memory.h"
 

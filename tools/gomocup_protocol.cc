@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 // How long START may take: wine's first start in a fresh prefix and the net's
-// load (match/engine_player.h's bound).
+// load (common/match/engine_player.h's bound).
 constexpr milliseconds kStartTimeout = kEngineStartTimeout;
 
 std::string Point(int move, int size) { return std::to_string(move % size) + "," + std::to_string(move / size); }

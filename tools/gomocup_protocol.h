@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "match/engine_player.h"
+#include "common/match/engine_player.h"
 
 namespace gz {
 

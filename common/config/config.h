@@ -52,7 +52,7 @@ struct InferenceConfig {
   std::string symmetry = "all8";      // none | random | all8
   std::string device = "auto";        // auto | cpu | cuda | cuda:N
   int threads = 1;                    // intra-op threads for local inference
-  std::string backend = "auto";       // the engine's forward: auto | native | torch (match/evaluator_source.h)
+  std::string backend = "auto";       // the engine's forward: auto | native | torch (common/match/evaluator_source.h)
 };
 struct ServerConfig {
   std::string socket = "";            // "" = <run.dir>/sock/infer.sock; GOMOKU_INFER_SOCK wins

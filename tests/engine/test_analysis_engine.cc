@@ -1,4 +1,4 @@
-// The JSON analysis engine (match/analysis_engine.h, analysis_query.h) over
+// The JSON analysis engine (common/match/analysis_engine.h, analysis_query.h) over
 // the rollout baseline: query parsing and refusals that name the field and
 // id, responses and their fields, proofs, avoided moves, terminate,
 // reports during the search, many queries sharing one evaluation per round,
@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "match/analysis_engine.h"
-#include "match/analysis_query.h"
+#include "common/match/analysis_engine.h"
+#include "common/match/analysis_query.h"
 #include "engine/engine_settings.h"
-#include "match/evaluator_source.h"
+#include "common/match/evaluator_source.h"
 #include "tests/engine/engine_test_util.h"
 #include "tests/support/test_process.h"
 

@@ -19,8 +19,8 @@
 #include "engine/line_input.h"
 #include "engine/terminal_game.h"
 #include "engine/time_control.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
 #include "tests/support/text_checks.h"
 
 using namespace gz;

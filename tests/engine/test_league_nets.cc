@@ -11,9 +11,9 @@
 #include "common/net/net_api.h"
 #include "engine/engine_settings.h"
 #include "engine/gomocup_session.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
-#include "match/shipped_nets.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
+#include "common/match/shipped_nets.h"
 
 using namespace gz;
 using Clock = std::chrono::steady_clock;

@@ -18,9 +18,9 @@
 #include "common/game/board.h"
 #include "common/net/net_api.h"
 #include "engine/engine_settings.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
-#include "match/shipped_nets.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
+#include "common/match/shipped_nets.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 

@@ -14,8 +14,8 @@
 #include "common/game/renju.h"
 #include "engine/engine_settings.h"
 #include "engine/gomocup_session.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
 #include "tests/engine/engine_test_util.h"
 #include "tests/support/test_process.h"
 

@@ -1,4 +1,4 @@
-// The `classical:N` player spec (match/game.h MakeMatchPlayer, match/player.h
+// The `classical:N` player spec (common/match/game.h MakeMatchPlayer, common/match/player.h
 // ClassicalMatchPlayer): parsed, refused by name when malformed, accepted on
 // the evaluator's ladder, and whole refereed games that replay identically.
 #include <catch2/catch.hpp>
@@ -7,8 +7,8 @@
 
 #include "common/base/errors.h"
 #include "common/config/config.h"
-#include "match/game.h"
-#include "match/openings.h"
+#include "common/match/game.h"
+#include "common/match/openings.h"
 
 using namespace gz;
 

@@ -13,9 +13,9 @@
 #include "common/game/tactics.h"
 #include "common/net/net_api.h"
 #include "common/search/simple_evaluators.h"
-#include "match/game.h"
-#include "match/head_to_head.h"
-#include "match/openings.h"
+#include "common/match/game.h"
+#include "common/match/head_to_head.h"
+#include "common/match/openings.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 
@@ -44,7 +44,7 @@ class StubbornPlayer : public MatchPlayer {
 
 // The smallest of the 8 symmetric images of the board's cells: two boards
 // get the same key exactly when one is an image of the other.  (Built from
-// the board, not from the stone list as match/openings.cc does, so that it
+// the board, not from the stone list as common/match/openings.cc does, so that it
 // checks that code rather than repeating it.)
 std::vector<int8_t> CanonicalCells(const Board& b) {
   const int n = b.size();
@@ -249,7 +249,7 @@ TEST_CASE("net players at another size than the checkpoint's: conv heads play, f
   CHECK(j["forfeits"].empty());
 }
 
-TEST_CASE("head-to-head Elo from match results (match/head_to_head.h ComputeElo)") {
+TEST_CASE("head-to-head Elo from match results (common/match/head_to_head.h ComputeElo)") {
   ArenaResult even;
   even.games = 10;
   even.wins = 5;

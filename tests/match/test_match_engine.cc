@@ -1,4 +1,4 @@
-// The manager side of the Gomocup protocol (match/engine_player.h): our own
+// The manager side of the Gomocup protocol (common/match/engine_player.h): our own
 // pbrain-gomoku-zero as an external engine, and misbehaving wrappers written
 // here (an occupied point, garbage, sleeping past the limit, exiting,
 // refusing START), each losing with the right recorded reason.
@@ -11,8 +11,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
-#include "match/engine_player.h"
-#include "match/game.h"
+#include "common/match/engine_player.h"
+#include "common/match/game.h"
 #include "tests/engine/engine_test_util.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"

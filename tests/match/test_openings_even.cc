@@ -1,5 +1,5 @@
-// The even opening set (match/openings.h EvenOpeningSet, the data file
-// match/even_openings_15x15_freestyle.inc made by tools/even_openings.py):
+// The even opening set (common/match/openings.h EvenOpeningSet, the data file
+// common/match/even_openings_15x15_freestyle.inc made by tools/even_openings.py):
 // loaded and validated, and the default set arena and the evaluator play.
 #include <catch2/catch.hpp>
 
@@ -10,7 +10,7 @@
 #include "common/game/symmetry.h"
 #include "common/game/tactics.h"
 #include "common/search/classical.h"
-#include "match/openings.h"
+#include "common/match/openings.h"
 
 using namespace gz;
 

@@ -1,10 +1,10 @@
-// The Elo fit (match/ratings.h) on hand-computable cases.
+// The Elo fit (common/match/ratings.h) on hand-computable cases.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "common/base/errors.h"
-#include "match/ratings.h"
+#include "common/match/ratings.h"
 
 using namespace gz;
 

@@ -1,4 +1,4 @@
-// The engine's batched, multi-threaded search (match/search_player.h;
+// The engine's batched, multi-threaded search (common/match/search_player.h;
 // mcts.engine_batch, mcts.engine_threads): batch 1 on one thread is the single-leaf search; more
 // threads and larger batches keep the tree consistent (every simulation
 // counted once, reused visits kept) and play legal moves, with the rollout
@@ -17,8 +17,8 @@
 #include "common/net/net_api.h"
 #include "common/search/mcts.h"
 #include "common/search/simple_evaluators.h"
-#include "match/evaluator_source.h"
-#include "match/search_player.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
 #include "tests/support/board_points.h"
 
 using namespace gz;

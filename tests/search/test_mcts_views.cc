@@ -1,5 +1,5 @@
 // The read-only analysis views of Mcts (RootChildren, PrincipalVariation) and
-// ExcludeRootMoves (match/analysis_report.h, YXBLOCK, avoidMoves).
+// ExcludeRootMoves (common/match/analysis_report.h, YXBLOCK, avoidMoves).
 #include <catch2/catch.hpp>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "match/openings.h"
+#include "common/match/openings.h"
 
 #include <algorithm>
 #include <set>
@@ -69,7 +69,7 @@ std::vector<Opening> OpeningSet(int size, Rule rule, int length) {
 std::vector<Opening> EvenOpeningSet(int size, Rule rule) {
   if (size != 15 || rule != Rule::kFreestyle) return {};
   return {
-#include "match/even_openings_15x15_freestyle.inc"
+#include "common/match/even_openings_15x15_freestyle.inc"
   };
 }
 

@@ -1,4 +1,4 @@
-#include "match/evaluator_source.h"
+#include "common/match/evaluator_source.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "match/analysis_engine.h"
+#include "common/match/analysis_engine.h"
 
 #include <spdlog/spdlog.h>
 
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "common/base/errors.h"
-#include "match/analysis_report.h"
+#include "common/match/analysis_report.h"
 
 namespace gz {
 namespace {

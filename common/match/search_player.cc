@@ -1,4 +1,4 @@
-#include "match/search_player.h"
+#include "common/match/search_player.h"
 
 #include <spdlog/spdlog.h>
 

@@ -1,6 +1,6 @@
 // A player of a match game: an in-process search (networks, baselines) or an
-// external Gomocup brain (match/engine_player.h).  The referee
-// (match/game.h) owns the board; a player is only asked for moves.
+// external Gomocup brain (common/match/engine_player.h).  The referee
+// (common/match/game.h) owns the board; a player is only asked for moves.
 //
 // Thread-safety: none; a player is used by one game at a time on one thread.
 #pragma once

@@ -1,4 +1,4 @@
-#include "match/analysis_query.h"
+#include "common/match/analysis_query.h"
 
 #include <algorithm>
 #include <cctype>

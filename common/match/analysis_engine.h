@@ -1,6 +1,6 @@
 // The JSON analysis engine (the `analyze` binary; docs/engine.md "Analysis"):
 // queries in, JSON responses out, one line each, modelled on KataGo's
-// analysis engine.  Queries (match/analysis_query.h) are accepted at any
+// analysis engine.  Queries (common/match/analysis_query.h) are accepted at any
 // time; each analysed turn of a query is one search with its own tree, and
 // many searches run at once: every round gathers up to `leaves_per_search`
 // leaves from each tree (virtual loss) and evaluates the leaves of all trees
@@ -44,8 +44,8 @@
 #include <vector>
 
 #include "common/search/mcts.h"
-#include "match/analysis_query.h"
-#include "match/evaluator_source.h"
+#include "common/match/analysis_query.h"
+#include "common/match/evaluator_source.h"
 
 namespace gz {
 

@@ -1,4 +1,4 @@
-#include "match/head_to_head.h"
+#include "common/match/head_to_head.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "match/analysis_report.h"
+#include "common/match/analysis_report.h"
 
 #include <algorithm>
 #include <cmath>

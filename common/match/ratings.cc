@@ -1,4 +1,4 @@
-#include "match/ratings.h"
+#include "common/match/ratings.h"
 
 #include <algorithm>
 #include <cmath>

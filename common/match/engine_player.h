@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/base/child_process.h"
-#include "match/player.h"
+#include "common/match/player.h"
 
 namespace gz {
 

@@ -1,10 +1,10 @@
 // Head-to-head matches between two players, for measuring strength, on the
-// match module (match/game.h, docs/ratings.md).
+// match module (common/match/game.h, docs/ratings.md).
 //
 // Players: net:PATH[:SIMS], rollout:N, classical:N, uniform:N, engine:COMMAND.
 // In-process players use the engine's tactics and fixed simulations without
 // noise.  Games alternate colours; games 2k and 2k+1 share opening k of the
-// opening set (match/openings.h: the default set, or the random set of
+// opening set (common/match/openings.h: the default set, or the random set of
 // `openings` moves).
 #pragma once
 
@@ -15,7 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "common/config/config.h"
-#include "match/game.h"
+#include "common/match/game.h"
 
 namespace gz {
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "common/config/config.h"
-#include "match/engine_player.h"
-#include "match/openings.h"
-#include "match/player.h"
+#include "common/match/engine_player.h"
+#include "common/match/openings.h"
+#include "common/match/player.h"
 
 namespace gz {
 

@@ -1,4 +1,4 @@
-#include "match/game.h"
+#include "common/match/game.h"
 
 #include <spdlog/spdlog.h>
 

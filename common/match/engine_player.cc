@@ -1,4 +1,4 @@
-#include "match/engine_player.h"
+#include "common/match/engine_player.h"
 
 #include <unistd.h>
 

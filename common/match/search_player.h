@@ -38,7 +38,7 @@
 #include "common/config/config.h"
 #include "common/game/board.h"
 #include "common/search/mcts.h"
-#include "match/evaluator_source.h"
+#include "common/match/evaluator_source.h"
 
 namespace gz {
 
@@ -95,7 +95,7 @@ class SearchPlayer {
   // evaluator fails (the tree is then discarded).
   MoveDecision ChooseMove(const Board& board, const SearchLimits& limits);
   // The tree of the last search (its root is the position searched until
-  // the next ChooseMove), for analysis reports (match/analysis_report.h).
+  // the next ChooseMove), for analysis reports (common/match/analysis_report.h).
   const Mcts& tree() const { return mcts_; }
   // Search threads from now on (Yixin's INFO thread_num); clamped to >= 1.
   void set_threads(int threads) { threads_ = threads < 1 ? 1 : threads; }

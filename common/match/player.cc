@@ -1,4 +1,4 @@
-#include "match/player.h"
+#include "common/match/player.h"
 
 #include <random>
 

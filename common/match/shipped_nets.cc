@@ -1,4 +1,4 @@
-#include "match/shipped_nets.h"
+#include "common/match/shipped_nets.h"
 
 #if defined(_WIN32)
 #include <windows.h>
