@@ -8,6 +8,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/jsonl.h"
+#include "common/data/record_fields.h"
+#include "common/data/record_format.h"
 #include "common/data/run_layout.h"
 #include "common/status/run_status.h"
 
@@ -33,15 +35,20 @@ nlohmann::json Ratio(const nlohmann::json& a, const nlohmann::json& b) {
   return a.get<double>() / b.get<double>();
 }
 
-// A file that exists but cannot be read is as good as empty here, with a count.
-JsonLines ReadLinesOrEmpty(const std::string& path) {
+// A file that exists but cannot be read is as good as empty here, with a
+// count; one with a record of a format_version this build does not read is
+// refused whole (common/data/record_format.h), its error in *error.
+JsonLines ReadLinesOrEmpty(const std::string& path, const RecordFormat& format, nlohmann::json* error) {
+  JsonLines out;
+  *error = nullptr;
   try {
-    return ReadJsonLines(path);
-  } catch (const GomokuError&) {
-    JsonLines none;
-    none.bad_lines = 1;
-    return none;
+    out.records = ReadRecordLines(path, format, &out.bad_lines);
+  } catch (const GomokuError& e) {
+    out.records.clear();
+    out.bad_lines = 1;
+    *error = e.what();
   }
+  return out;
 }
 
 // Both records' server figures come from one server process.
@@ -144,7 +151,8 @@ bool IsGameFileName(const std::string& name) { return ParseGameFileName(name).ha
 
 nlohmann::json SeriesJson(const std::string& run_dir) {
   RunLayout layout(run_dir);
-  JsonLines lines = ReadLinesOrEmpty(layout.generations());
+  nlohmann::json error;
+  JsonLines lines = ReadLinesOrEmpty(layout.generations(), kGenerationRecord, &error);
   // One record per iteration, the last line wins (a resumed trainer may repeat one).
   std::map<int64_t, nlohmann::json> by_it;
   int bad = lines.bad_lines;
@@ -159,7 +167,7 @@ nlohmann::json SeriesJson(const std::string& run_dir) {
   const char* keys[] = {"policy_loss", "value_loss", "entropy", "games_per_min", "avg_batch",
                         "batch_fill", "forward_busy", "selfplay_s", "training_s", "reload_s",
                         "avg_game_length", "black_share", "white_share", "draw_share"};
-  nlohmann::json out = {{"iterations", nlohmann::json::array()}, {"bad_lines", bad}};
+  nlohmann::json out = {{"iterations", nlohmann::json::array()}, {"bad_lines", bad}, {"error", error}};
   for (const char* k : keys) out[k] = nlohmann::json::array();
   const nlohmann::json* previous = nullptr;
   for (const auto& [it, r] : by_it) {
@@ -191,11 +199,13 @@ nlohmann::json SeriesJson(const std::string& run_dir) {
 }
 
 nlohmann::json RatingsJson(const std::string& run_dir) {
-  JsonLines lines = ReadLinesOrEmpty(run_dir + "/ratings.jsonl");
+  namespace f = fields::rating;
+  nlohmann::json error;
+  JsonLines lines = ReadLinesOrEmpty(RunLayout(run_dir).ratings(), kRatingRecord, &error);
   int bad = lines.bad_lines;
   std::vector<const nlohmann::json*> rows;
   for (const auto& r : lines.records) {
-    if (!r.contains("iteration") || !r["iteration"].is_number_integer()) {
+    if (!r.contains(f::kIteration) || !r[f::kIteration].is_number_integer()) {
       ++bad;
       continue;
     }
@@ -203,19 +213,20 @@ nlohmann::json RatingsJson(const std::string& run_dir) {
   }
   // Evaluation order is the file's; the chart's x axis is numeric, so sort (stable).
   std::stable_sort(rows.begin(), rows.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
-    return (*a)["iteration"].get<int64_t>() < (*b)["iteration"].get<int64_t>();
+    return (*a)[f::kIteration].get<int64_t>() < (*b)[f::kIteration].get<int64_t>();
   });
   nlohmann::json out = {{"iterations", nlohmann::json::array()}, {"elo", nlohmann::json::array()},
                         {"elo_low", nlohmann::json::array()},    {"elo_high", nlohmann::json::array()},
                         {"complete", nlohmann::json::array()},   {"opponents", nlohmann::json::object()},
-                        {"anchor", nullptr},                     {"bad_lines", bad}};
+                        {"anchor", nullptr},                     {"bad_lines", bad},
+                        {"error", error}};
   // First pass: every opponent entry seen, so each one's arrays align with iterations.
   std::vector<std::string> entries;
   for (const auto* r : rows)
-    if (r->contains("opponents") && (*r)["opponents"].is_array())
-      for (const auto& o : (*r)["opponents"])
-        if (o.is_object() && o.contains("entry") && o["entry"].is_string()) {
-          std::string e = o["entry"].get<std::string>();
+    if (r->contains(f::kOpponents) && (*r)[f::kOpponents].is_array())
+      for (const auto& o : (*r)[f::kOpponents])
+        if (o.is_object() && o.contains(f::kEntry) && o[f::kEntry].is_string()) {
+          std::string e = o[f::kEntry].get<std::string>();
           if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
         }
   const std::map<std::string, std::string> labels = ShortEntryNames(entries);
@@ -224,30 +235,30 @@ nlohmann::json RatingsJson(const std::string& run_dir) {
                            {"elo_low", nlohmann::json::array()}, {"elo_high", nlohmann::json::array()},
                            {"score", nlohmann::json::array()},   {"games", nlohmann::json::array()}};
   for (const auto* r : rows) {
-    out["iterations"].push_back((*r)["iteration"]);
-    out["elo"].push_back(Num(*r, {"elo"}));
-    out["elo_low"].push_back(Num(*r, {"elo_low"}));
-    out["elo_high"].push_back(Num(*r, {"elo_high"}));
-    out["complete"].push_back(r->contains("complete") && (*r)["complete"].is_boolean() ? (*r)["complete"]
-                                                                                         : nlohmann::json(nullptr));
-    if (r->contains("anchor") && (*r)["anchor"].is_string()) out["anchor"] = (*r)["anchor"];
+    out["iterations"].push_back((*r)[f::kIteration]);
+    out["elo"].push_back(Num(*r, {f::kElo}));
+    out["elo_low"].push_back(Num(*r, {f::kEloLow}));
+    out["elo_high"].push_back(Num(*r, {f::kEloHigh}));
+    out["complete"].push_back(r->contains(f::kComplete) && (*r)[f::kComplete].is_boolean() ? (*r)[f::kComplete]
+                                                                                             : nlohmann::json(nullptr));
+    if (r->contains(f::kAnchor) && (*r)[f::kAnchor].is_string()) out["anchor"] = (*r)[f::kAnchor];
     for (const auto& e : entries) {
       const nlohmann::json* found = nullptr;
-      if (r->contains("opponents") && (*r)["opponents"].is_array())
-        for (const auto& o : (*r)["opponents"])
-          if (o.is_object() && o.value("entry", nlohmann::json(nullptr)) == e) found = &o;
+      if (r->contains(f::kOpponents) && (*r)[f::kOpponents].is_array())
+        for (const auto& o : (*r)[f::kOpponents])
+          if (o.is_object() && o.value(f::kEntry, nlohmann::json(nullptr)) == e) found = &o;
       auto& dst = out["opponents"][e];
       if (!found) {
         for (const char* k : {"name", "elo", "elo_low", "elo_high", "score", "games"}) dst[k].push_back(nullptr);
         continue;
       }
       const auto& o = *found;
-      dst["name"].push_back(o.contains("name") && o["name"].is_string() ? o["name"] : nlohmann::json(nullptr));
-      dst["elo"].push_back(Num(o, {"elo"}));
-      dst["elo_low"].push_back(Num(o, {"elo_low"}));
-      dst["elo_high"].push_back(Num(o, {"elo_high"}));
-      const double wins = Or(Num(o, {"wins"}), 0), draws = Or(Num(o, {"draws"}), 0),
-                   losses = Or(Num(o, {"losses"}), 0);
+      dst["name"].push_back(o.contains(f::kName) && o[f::kName].is_string() ? o[f::kName] : nlohmann::json(nullptr));
+      dst["elo"].push_back(Num(o, {f::kElo}));
+      dst["elo_low"].push_back(Num(o, {f::kEloLow}));
+      dst["elo_high"].push_back(Num(o, {f::kEloHigh}));
+      const double wins = Or(Num(o, {f::kWins}), 0), draws = Or(Num(o, {f::kDraws}), 0),
+                   losses = Or(Num(o, {f::kLosses}), 0);
       const double n = wins + draws + losses;
       dst["score"].push_back(n > 0 ? nlohmann::json((wins + draws / 2) / n) : nlohmann::json(nullptr));
       dst["games"].push_back(n);
@@ -257,13 +268,16 @@ nlohmann::json RatingsJson(const std::string& run_dir) {
 }
 
 nlohmann::json EvaluatorJson(const std::string& run_dir) {
-  nlohmann::json st = ReadJsonFileOrNull(RunLayout(run_dir).status_dir() + "/evaluator.json");
-  if (!st.is_object()) return {{"present", false}, {"alive", false}};
+  namespace f = fields::evaluator_status;
+  nlohmann::json warnings = nlohmann::json::array();
+  nlohmann::json st = ReadStatusRecord(RunLayout(run_dir).evaluator_status(), kEvaluatorStatusRecord, warnings);
+  if (!st.is_object())
+    return {{"present", false}, {"alive", false}, {"error", warnings.empty() ? nlohmann::json(nullptr) : warnings[0]}};
   st["present"] = true;
-  const double hb = Or(Num(st, {"heartbeat"}), 0);
+  const double hb = Or(Num(st, {f::kHeartbeat}), 0);
   const double age = NowSeconds() - hb;
-  const std::string state = st.contains("state") && st["state"].is_string() ? st["state"].get<std::string>() : "";
-  const int pid = static_cast<int>(Or(Num(st, {"pid"}), 0));
+  const std::string state = st.contains(f::kState) && st[f::kState].is_string() ? st[f::kState].get<std::string>() : "";
+  const int pid = static_cast<int>(Or(Num(st, {f::kPid}), 0));
   st["heartbeat_age_s"] = hb > 0 ? nlohmann::json(age) : nlohmann::json(nullptr);
   // docs/ratings.md: a heartbeat older than about 10 s outside stopped/error means dead.
   st["alive"] = hb > 0 && age <= 10.0 && state != "stopped" && state != "error" && PidAlive(pid, "evaluator");
@@ -284,7 +298,7 @@ nlohmann::json IterationsJson(const std::string& run_dir) {
   std::vector<int64_t> its;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(layout.games(), ec)) {
-    auto n = ParseIterationNumber(e.path().filename().string(), "it", "");
+    auto n = ParseIterationNumber(e.path().filename().string(), RunLayout::kGamesDirPrefix, "");
     if (n && e.is_directory(ec)) its.push_back(*n);
   }
   std::sort(its.begin(), its.end());

@@ -2,7 +2,9 @@
 // only (docs/file-formats.md, docs/trainer.md, docs/ratings.md): never logs,
 // never written to.  Every reader tolerates missing and empty files and torn
 // or foreign lines (skipped and counted in "bad_lines"), because the run's
-// processes write these files while we read them.
+// processes write these files while we read them.  A file of a format_version
+// this build does not read (common/data/record_format.h) shows as empty, with
+// the reason in "error" (null otherwise).
 // Thread-safety: free functions over the file system; safe from any thread.
 #pragma once
 

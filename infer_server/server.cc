@@ -9,6 +9,7 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/data/record_format.h"
 
 namespace gz {
 namespace {
@@ -116,6 +117,7 @@ void InferServer::PublishStats(bool reset_interval, const char* state) {
   s["state"] = state;
   spdlog::info("{}", ServerStats::LogLine(s));
   if (options_.status_file.empty()) return;
+  StampRecordVersion(s, kServerStatusRecord);
   try {
     WriteFileAtomic(options_.status_file, s.dump(2) + "\n");
   } catch (const std::exception& e) {

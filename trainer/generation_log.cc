@@ -7,12 +7,15 @@
 #include <ostream>
 
 #include "common/base/fileio.h"
-#include "common/base/jsonl.h"
+#include "common/data/record_fields.h"
+#include "common/data/record_format.h"
 
 namespace gz {
 
 void AppendGenerationRecord(const std::string& path, const nlohmann::json& record) {
-  std::string line = record.dump();
+  nlohmann::json stamped = record;
+  StampRecordVersion(stamped, kGenerationRecord);
+  std::string line = stamped.dump();
   // Close a torn last line first; only the last byte is read, not the log.
   if (std::ifstream in(path, std::ios::binary | std::ios::ate); in && in.tellg() > 0) {
     in.seekg(-1, std::ios::end);
@@ -23,15 +26,16 @@ void AppendGenerationRecord(const std::string& path, const nlohmann::json& recor
 
 GenerationLog ReadGenerationLog(const std::string& path) {
   GenerationLog log;
-  JsonLines lines = ReadJsonLines(path);  // torn and non-object lines skipped and counted
-  log.bad_lines = lines.bad_lines;
+  // Torn and non-object lines skipped and counted; a newer build's record throws.
+  std::vector<nlohmann::json> records = ReadRecordLines(path, kGenerationRecord, &log.bad_lines);
   std::map<int64_t, nlohmann::json> by_iteration;  // the last line of an iteration wins
-  for (auto& j : lines.records) {
-    if (!j.contains("iteration") || !j["iteration"].is_number_integer()) {
+  for (auto& j : records) {
+    const char* key = fields::generation::kIteration;
+    if (!j.contains(key) || !j[key].is_number_integer()) {
       ++log.bad_lines;
       continue;
     }
-    const int64_t it = j["iteration"].get<int64_t>();
+    const int64_t it = j[key].get<int64_t>();
     by_iteration[it] = std::move(j);
   }
   for (auto& [it, j] : by_iteration) log.records.push_back(std::move(j));

@@ -15,13 +15,15 @@
 
 namespace gz {
 
+// Appends `record` stamped with its format_version (common/data/record_format.h).
 void AppendGenerationRecord(const std::string& path, const nlohmann::json& record);
 
 struct GenerationLog {
   std::vector<nlohmann::json> records;  // one per iteration (the last line wins), ascending iteration
   int bad_lines = 0;                    // unparseable or without an integer "iteration"
 };
-// Missing file = empty log.  Throws IoError only when the file exists but cannot be read.
+// Missing file = empty log.  Throws IoError when the file exists but cannot be
+// read, or holds a record of a format_version this build does not read.
 GenerationLog ReadGenerationLog(const std::string& path);
 
 // Prints the per-iteration table (self-play / training / total seconds, games,

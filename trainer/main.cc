@@ -74,7 +74,7 @@ int Train(const gz::CliArgs& args) {
   if (rank > 0) return Follow(config, static_cast<int>(rank), args);
   gz::RunLayout run(config.run.dir);
   gz::MakeDirs(run.logs());
-  gz::InitLogging("trainer", args.get(gz::kLogFileFlag, run.logs() + "/trainer.log"));
+  gz::InitLogging("trainer", args.get(gz::kLogFileFlag, run.log_file("trainer")));
   spdlog::info("config set by: {}", config.DescribeOrigins());
   const std::atomic<bool>& g_stop = gz::InstallStopSignals(/*restart_syscalls=*/false);
   try {

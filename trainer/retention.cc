@@ -9,6 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common/base/fileio.h"
+#include "common/data/record_fields.h"
+#include "common/data/record_format.h"
 #include "common/data/run_layout.h"
 
 namespace gz {
@@ -34,9 +36,12 @@ std::vector<int64_t> EvaluatorPinnedCheckpoints(const std::string& status_path) 
   if (!FileExists(status_path)) return {};
   std::vector<int64_t> out;
   try {
+    const char* key = fields::evaluator_status::kPinnedCheckpoints;
     const nlohmann::json status = nlohmann::json::parse(ReadFileOrThrow(status_path));
-    if (!status.is_object() || !status.contains("pinned_checkpoints")) return {};
-    const nlohmann::json& pins = status.at("pinned_checkpoints");
+    if (!status.is_object()) return {};
+    CheckRecordVersion(status, kEvaluatorStatusRecord, status_path);  // a newer evaluator's file: warned, ignored
+    if (!status.contains(key)) return {};
+    const nlohmann::json& pins = status.at(key);
     if (!pins.is_array()) throw std::runtime_error("\"pinned_checkpoints\" is not a list");
     for (const auto& p : pins) {
       if (!p.is_number_integer()) throw std::runtime_error("\"pinned_checkpoints\" holds " + p.dump());
@@ -53,7 +58,7 @@ std::vector<int64_t> ApplyCheckpointRetention(const std::string& checkpoint_dir,
                                               const std::vector<int64_t>& protect) {
   std::vector<int64_t> deleted;
   for (int64_t it : CheckpointsToDelete(ListCheckpointIterations(checkpoint_dir), keep_last, keep_every, protect)) {
-    std::string path = checkpoint_dir + "/weights_it" + std::to_string(it) + ".pt";
+    std::string path = checkpoint_dir + "/" + RunLayout::checkpoint_name(it);
     std::error_code ec;
     if (std::filesystem::remove(path, ec)) {
       deleted.push_back(it);

@@ -20,7 +20,8 @@ std::vector<int64_t> CheckpointsToDelete(std::vector<int64_t> iterations, int ke
 
 // The iterations the evaluator pins in its status file (`status_path`, i.e.
 // RUN/status/evaluator.json).  No file: none.  A file that cannot be parsed,
-// or whose "pinned_checkpoints" is not a list of integers, is logged (warn)
+// of a format_version this build does not read, or whose "pinned_checkpoints"
+// is not a list of integers, is logged (warn)
 // and pins none: retention then runs as if no evaluator were there.
 std::vector<int64_t> EvaluatorPinnedCheckpoints(const std::string& status_path);
 

@@ -398,7 +398,7 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
   if (stats) record["server"] = *stats;
   if (multi_host) record["hosts"] = hosts.ToJson();
   AppendGenerationRecord(run_.generations(), record);
-  std::vector<int64_t> protect = EvaluatorPinnedCheckpoints(run_.status_dir() + "/evaluator.json");
+  std::vector<int64_t> protect = EvaluatorPinnedCheckpoints(run_.evaluator_status());
   protect.push_back(n);
   std::vector<int64_t> deleted = ApplyCheckpointRetention(run_.checkpoints(), config_.train.keep_last,
                                                           config_.train.keep_every, protect);

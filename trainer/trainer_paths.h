@@ -15,7 +15,7 @@ namespace gz {
 
 struct TrainerPaths {
   std::string dir;
-  explicit TrainerPaths(const RunLayout& run) : dir(run.dir + "/trainer") {}
+  explicit TrainerPaths(const RunLayout& run) : dir(run.trainer_dir()) {}
   std::string state() const { return dir + "/state.json"; }
   std::string optimizer(int64_t it) const { return dir + "/optimizer_it" + std::to_string(it) + ".pt"; }
   std::string manifest(int64_t it) const { return dir + "/games_it" + std::to_string(it) + ".json"; }

@@ -1,4 +1,5 @@
 // Trainer: preparing the run directory, cold start and resume (trainer.h).
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -64,8 +65,10 @@ void Trainer::Prepare() {
 // trainer writes (it runs alone on a run directory).  Readers skip temp
 // names anyway; this keeps them from piling up (docs/reliability.md).
 void Trainer::RemoveOwnTempFiles() {
-  const std::set<std::string> root_files = {"metadata.json", "config.json", "reload.json"};
-  int removed = RemoveTempFilesOf(run_.dir, [&](const std::string& name) { return root_files.count(name) > 0; });
+  const std::vector<std::string> root_files = RunLayout::TrainerRootFiles();
+  int removed = RemoveTempFilesOf(run_.dir, [&](const std::string& name) {
+    return std::find(root_files.begin(), root_files.end(), name) != root_files.end();
+  });
   for (const std::string& d : {run_.checkpoints(), paths_.dir})
     removed += RemoveTempFilesOf(d, [](const std::string&) { return true; });
   if (removed > 0) spdlog::info("removed {} temp file(s) left by an earlier trainer killed mid-write", removed);

@@ -1,24 +1,41 @@
 #include "trainer/trainer_state.h"
 
+#include <stdexcept>
+
 #include <spdlog/spdlog.h>
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/data/record_format.h"
 
 namespace gz {
+namespace {
+
+// `path` parsed; a JSON object of a format_version this build does not read
+// throws IoError (a newer trainer's file is refused, never guessed at); any
+// other unreadable text comes back as a discarded value for the caller's
+// warning.
+nlohmann::json ParseChecked(const std::string& path, const RecordFormat& format) {
+  nlohmann::json j = nlohmann::json::parse(ReadFileOrThrow(path), nullptr, /*allow_exceptions=*/false);
+  if (j.is_object()) CheckRecordVersion(j, format, path);
+  return j;
+}
+
+}  // namespace
 
 void WriteTrainerState(const std::string& path, const TrainerState& s) {
-  nlohmann::json j = {{"format_version", 1},
-                      {"trained_iteration", s.trained_iteration},
+  nlohmann::json j = {{"trained_iteration", s.trained_iteration},
                       {"optimizer", s.optimizer_file},
                       {"record", s.record}};
+  StampRecordVersion(j, kTrainerStateRecord);
   WriteFileAtomic(path, j.dump(2) + "\n");
 }
 
 std::optional<TrainerState> ReadTrainerState(const std::string& path) {
   if (!FileExists(path)) return std::nullopt;
+  const nlohmann::json j = ParseChecked(path, kTrainerStateRecord);
   try {
-    auto j = nlohmann::json::parse(ReadFileOrThrow(path));
+    if (j.is_discarded()) throw std::runtime_error("not JSON");
     TrainerState s;
     s.trained_iteration = j.at("trained_iteration").get<int64_t>();
     s.optimizer_file = j.value("optimizer", "");
@@ -62,13 +79,15 @@ void WriteGameManifest(const std::string& path, const GameManifest& m) {
                       {"late_ignored", LateJson(m.late_ignored)},
                       {"run_positions", m.run_positions},
                       {"run_never_trained", m.run_never_trained}};
+  StampRecordVersion(j, kGameManifestRecord);
   WriteFileAtomic(path, j.dump(1) + "\n");
 }
 
 std::optional<GameManifest> ReadGameManifest(const std::string& path) {
   if (!FileExists(path)) return std::nullopt;
+  const nlohmann::json j = ParseChecked(path, kGameManifestRecord);
   try {
-    auto j = nlohmann::json::parse(ReadFileOrThrow(path));
+    if (j.is_discarded()) throw std::runtime_error("not JSON");
     GameManifest m;
     m.iteration = j.at("iteration").get<int64_t>();
     m.used = j.at("used").get<std::vector<std::string>>();

@@ -1,5 +1,6 @@
 // The trainer's own resume files under <run>/trainer/ (trainer_paths.h).
 //
+// Both carry "format_version" (common/data/record_format.h).
 // state.json: {"format_version":1, "trained_iteration":N, "optimizer":"<file>",
 //              "record":{...generations.jsonl record of N...}}
 //   written (atomically) right after checkpoints/weights_it{N}.pt and the
@@ -37,7 +38,8 @@ struct TrainerState {
 };
 void WriteTrainerState(const std::string& path, const TrainerState& s);
 // nullopt when missing or unreadable (a warning is logged for the latter:
-// the state is an optimisation, the checkpoints are the truth).
+// the state is an optimisation, the checkpoints are the truth).  IoError for a
+// format_version this build does not read (common/data/record_format.h).
 std::optional<TrainerState> ReadTrainerState(const std::string& path);
 
 // A game file of iteration `iteration` that arrived after it closed.
@@ -60,7 +62,8 @@ struct GameManifest {
   int64_t run_never_trained = 0;         // cumulative through this step
 };
 void WriteGameManifest(const std::string& path, const GameManifest& m);
-// nullopt when missing or unreadable (logged).
+// nullopt when missing or unreadable (logged); IoError for a format_version
+// this build does not read (a manifest without one is version 1).
 std::optional<GameManifest> ReadGameManifest(const std::string& path);
 
 }  // namespace gz

@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     std::string log_file = args.get(kLogFileFlag);
     if (log_file.empty() && !standalone) {
       MakeDirs(RunLayout(cfg.run.dir).logs());
-      log_file = RunLayout(cfg.run.dir).logs() + "/worker_" + std::to_string(id) + ".log";
+      log_file = RunLayout(cfg.run.dir).log_file(RunLayout::worker_name(id));
     }
     InitLogging("worker" + std::to_string(id), log_file);
     spdlog::info("worker {} starting (pid {}); effective config: {}", id, ::getpid(), cfg.ToJson().dump());

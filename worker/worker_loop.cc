@@ -12,6 +12,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/data/metadata.h"
+#include "common/data/record_fields.h"
+#include "common/data/record_format.h"
 #include "common/data/run_layout.h"
 #include "common/search/selfplay.h"
 
@@ -87,18 +89,20 @@ int SelfPlayWorker::PlayGames(const Config& cfg, int64_t iteration, int64_t gene
 
 void SelfPlayWorker::WriteStatus(const std::string& run_dir, int64_t iteration, int games_this_iteration) {
   RunLayout layout(run_dir);
-  nlohmann::json j = {{"id", id_},
-                      {"host", config_.run.host},
-                      {"pid", static_cast<int>(::getpid())},
-                      {"mode", evals_->mode()},
-                      {"fallbacks_total", evals_->fallbacks ? evals_->fallbacks() : 0},
-                      {"reconnects_total", evals_->reconnects ? evals_->reconnects() : 0},
-                      {"iteration", iteration},
-                      {"games_this_iteration", games_this_iteration},
-                      {"games_total", games_total_},
-                      {"last_game_at", last_game_at_},
-                      {"started_at", started_at_},
-                      {"updated_at", NowSeconds()}};
+  namespace f = fields::worker_status;
+  nlohmann::json j = {{f::kId, id_},
+                      {f::kHost, config_.run.host},
+                      {f::kPid, static_cast<int>(::getpid())},
+                      {f::kMode, evals_->mode()},
+                      {f::kFallbacksTotal, evals_->fallbacks ? evals_->fallbacks() : 0},
+                      {f::kReconnectsTotal, evals_->reconnects ? evals_->reconnects() : 0},
+                      {f::kIteration, iteration},
+                      {f::kGamesThisIteration, games_this_iteration},
+                      {f::kGamesTotal, games_total_},
+                      {f::kLastGameAt, last_game_at_},
+                      {f::kStartedAt, started_at_},
+                      {f::kUpdatedAt, NowSeconds()}};
+  StampRecordVersion(j, kWorkerStatusRecord);
   try {
     MakeDirs(layout.status_dir(config_.run.host));
     WriteFileAtomic(layout.worker_status(id_, config_.run.host), j.dump() + "\n");

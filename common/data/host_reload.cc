@@ -7,39 +7,31 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/data/record_format.h"
+#include "common/data/run_layout.h"
 
 namespace gz {
 namespace {
 
-constexpr int kFormatVersion = 1;
-
-nlohmann::json ParseVersioned(const std::string& path, const char* what) {
-  const std::string text = ReadFileOrThrow(path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    GOMOKU_THROW(IoError, path << ": " << what << " is not JSON: " << e.what());
-  }
-  if (!j.is_object()) GOMOKU_THROW(IoError, path << ": " << what << " is not a JSON object");
-  const int version = j.value("format_version", -1);
-  if (version != kFormatVersion)
-    GOMOKU_THROW(IoError, path << ": " << what << " has format_version " << version << ", this build reads "
-                               << kFormatVersion);
-  return j;
+// The file at `path` (it exists), checked as a `format` record.
+nlohmann::json ParseVersioned(const std::string& path, const RecordFormat& format) {
+  std::optional<nlohmann::json> j = ReadRecordFile(path, format);
+  if (!j) GOMOKU_THROW(IoError, path << ": " << format.name << " vanished while being read");
+  return std::move(*j);
 }
 
 }  // namespace
 
 void WriteReloadAnnouncement(const std::string& path, const ReloadAnnouncement& a) {
-  nlohmann::json j = {{"format_version", kFormatVersion}, {"iteration", a.iteration}, {"weights", a.weights},
-                      {"generation", a.generation},       {"announced_at", a.announced_at}};
+  nlohmann::json j = {{"iteration", a.iteration},   {"weights", a.weights},
+                      {"generation", a.generation}, {"announced_at", a.announced_at}};
+  StampRecordVersion(j, kReloadAnnouncementRecord);
   WriteFileAtomic(path, j.dump(2) + "\n");
 }
 
 std::optional<ReloadAnnouncement> ReadReloadAnnouncement(const std::string& path) {
   if (!FileExists(path)) return std::nullopt;
-  nlohmann::json j = ParseVersioned(path, "reload announcement");
+  nlohmann::json j = ParseVersioned(path, kReloadAnnouncementRecord);
   try {
     ReloadAnnouncement a;
     a.iteration = j.at("iteration").get<int64_t>();
@@ -58,20 +50,20 @@ void WriteHostAck(const std::string& path, const HostAck& a) {
   if (a.has_announcement)
     ann = {{"generation", a.announced_generation}, {"ok", a.announcement_ok},
            {"reason", a.announcement_reason},     {"at", a.announcement_at}};
-  nlohmann::json j = {{"format_version", kFormatVersion},
-                      {"host", a.host},
+  nlohmann::json j = {{"host", a.host},
                       {"pid", a.pid},
                       {"seq", a.seq},
                       {"updated_at", a.updated_at},
                       {"serving_generation", a.serving_generation},
                       {"serving_weights", a.serving_weights},
                       {"announcement", ann}};
+  StampRecordVersion(j, kHostAckRecord);
   WriteFileAtomic(path, j.dump(2) + "\n");
 }
 
 std::optional<HostAck> ReadHostAck(const std::string& path) {
   if (!FileExists(path)) return std::nullopt;
-  nlohmann::json j = ParseVersioned(path, "reload acknowledgement");
+  nlohmann::json j = ParseVersioned(path, kHostAckRecord);
   try {
     HostAck a;
     a.host = j.at("host").get<std::string>();
@@ -100,7 +92,7 @@ std::vector<std::string> ListAckingHosts(const std::string& status_dir) {
   for (std::filesystem::directory_iterator it(status_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code ec2;
     if (!it->is_directory(ec2)) continue;
-    if (std::filesystem::exists(it->path() / "reload_ack.json", ec2)) hosts.push_back(it->path().filename().string());
+    if (std::filesystem::exists(it->path() / RunLayout::kReloadAckFile, ec2)) hosts.push_back(it->path().filename().string());
   }
   std::sort(hosts.begin(), hosts.end());
   return hosts;

@@ -2,13 +2,15 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/data/record_format.h"
 
 namespace gz {
 
 void WriteMetadata(const std::string& path, const Metadata& m) {
-  nlohmann::json j = {{"format_version", 1},          {"iteration", m.iteration},
-                      {"weights", m.weights},         {"model_generation", m.model_generation},
-                      {"updated_at", m.updated_at},   {"config", m.config}};
+  nlohmann::json j = {{"iteration", m.iteration},       {"weights", m.weights},
+                      {"model_generation", m.model_generation}, {"updated_at", m.updated_at},
+                      {"config", m.config}};
+  StampRecordVersion(j, kMetadataRecord);
   WriteFileAtomic(path, j.dump(2) + "\n");
 }
 
@@ -17,8 +19,8 @@ std::optional<Metadata> ReadMetadata(const std::string& path) {
   std::string text = ReadFileOrThrow(path);
   try {
     auto j = nlohmann::json::parse(text);
+    CheckRecordVersion(j, kMetadataRecord, path);
     Metadata m;
-    if (j.at("format_version").get<int>() != 1) GOMOKU_THROW(IoError, path << ": unsupported format_version");
     m.iteration = j.at("iteration").get<int64_t>();
     m.weights = j.at("weights").get<std::string>();
     m.model_generation = j.at("model_generation").get<int64_t>();

@@ -53,9 +53,47 @@ std::vector<int64_t> ListCheckpointIterations(const std::string& checkpoint_dir)
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(checkpoint_dir, ec)) {
     if (!e.is_regular_file()) continue;
-    if (auto n = ParseIterationNumber(e.path().filename().string(), "weights_it", ".pt")) out.push_back(*n);
+    if (auto n = ParseIterationNumber(e.path().filename().string(), RunLayout::kCheckpointPrefix,
+                                      RunLayout::kCheckpointSuffix)) out.push_back(*n);
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> RunLayoutExamples() {
+  const RunLayout l("");
+  const std::vector<std::pair<std::string, std::string>> full = {
+      {"metadata", l.metadata()},
+      {"config", l.config()},
+      {"checkpoints", l.checkpoints()},
+      {"checkpoint", l.checkpoint(7)},
+      {"games", l.games()},
+      {"games_for", l.games_for(7)},
+      {"game_file", l.game_file(7, 2, 3)},
+      {"game_file_host", l.game_file(7, 2, 3, "hostA")},
+      {"generations", l.generations()},
+      {"status_dir", l.status_dir()},
+      {"status_dir_host", l.status_dir("hostA")},
+      {"worker_status", l.worker_status(2)},
+      {"worker_status_host", l.worker_status(2, "hostA")},
+      {"server_status", l.server_status()},
+      {"server_status_host", l.server_status("hostA")},
+      {"evaluator_status", l.evaluator_status()},
+      {"reload_ack", l.reload_ack("hostA")},
+      {"reload_announcement", l.reload_announcement()},
+      {"eval_results", l.eval_results()},
+      {"ratings", l.ratings()},
+      {"trainer_dir", l.trainer_dir()},
+      {"logs", l.logs()},
+      {"log_file", l.log_file("trainer")},
+      {"pids", l.pids()},
+      {"pid_file", l.pid_file("trainer")},
+      {"worker_pid_file", l.pid_file(RunLayout::worker_name(2))},
+      {"default_socket", l.default_socket()},
+      {"default_socket_host", l.default_socket("hostA")},
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, path] : full) out.emplace_back(name, path.substr(1));  // drop the "/" after dir ""
   return out;
 }
 

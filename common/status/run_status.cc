@@ -15,9 +15,9 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
-#include "common/base/jsonl.h"
 #include "common/config/config.h"
 #include "common/data/metadata.h"
+#include "common/data/record_fields.h"
 #include "common/data/run_layout.h"
 
 namespace gz {
@@ -70,6 +70,18 @@ nlohmann::json ReadJsonFileOrNull(const std::string& path) {
   }
 }
 
+nlohmann::json ReadStatusRecord(const std::string& path, const RecordFormat& format, nlohmann::json& warnings) {
+  nlohmann::json j = ReadJsonFileOrNull(path);
+  if (!j.is_object()) return nullptr;
+  try {
+    CheckRecordVersion(j, format, path);
+  } catch (const GomokuError& e) {
+    warnings.push_back(e.what());
+    return nullptr;
+  }
+  return j;
+}
+
 bool PidAlive(int pid, const std::string& needle) {
   if (pid <= 0 || ::kill(pid, 0) != 0) return false;
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
@@ -108,7 +120,7 @@ namespace {
 
 // One self-play host's server: its reload ack (heartbeat) and its stats.
 nlohmann::json HostServer(const RunLayout& layout, const std::string& h, const nlohmann::json& ack,
-                          double host_timeout_s, double now) {
+                          double host_timeout_s, double now, nlohmann::json& warnings) {
   nlohmann::json hs = {{"alive", false}};
   if (ack.is_object()) {
     const double age = now - ack.value("updated_at", 0.0);
@@ -118,7 +130,7 @@ nlohmann::json HostServer(const RunLayout& layout, const std::string& h, const n
     hs["pid"] = ack.value("pid", int64_t{0});
     if (ack.contains("announcement")) hs["announcement"] = ack["announcement"];
   }
-  nlohmann::json hstat = ReadJsonFileOrNull(layout.server_status(h));
+  nlohmann::json hstat = ReadStatusRecord(layout.server_status(h), kServerStatusRecord, warnings);
   if (hstat.is_object())
     for (const char* key : {"avg_batch", "positions_per_s", "avg_forward_ms", "device"})
       if (hstat.contains(key)) hs[key] = hstat[key];
@@ -127,21 +139,22 @@ nlohmann::json HostServer(const RunLayout& layout, const std::string& h, const n
 
 // One self-play host's workers, from their status/{host}/worker_*.json, by id.
 nlohmann::json HostWorkers(const RunLayout& layout, const std::string& h, double worker_stale_s, double now,
-                           int* alive_count) {
+                           int* alive_count, nlohmann::json& warnings) {
+  namespace f = fields::worker_status;
   nlohmann::json hw = nlohmann::json::array();
   int hw_alive = 0;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(layout.status_dir(h), ec)) {
-    auto wid = ParseIterationNumber(e.path().filename().string(), "worker_", ".json");
+    auto wid = ParseIterationNumber(e.path().filename().string(), RunLayout::kWorkerPrefix, RunLayout::kJsonSuffix);
     if (!wid) continue;
-    nlohmann::json st = ReadJsonFileOrNull(e.path().string());
+    nlohmann::json st = ReadStatusRecord(e.path().string(), kWorkerStatusRecord, warnings);
     if (!st.is_object()) continue;
-    const double age = now - st.value("updated_at", 0.0);
+    const double age = now - st.value(f::kUpdatedAt, 0.0);
     const bool alive = age <= worker_stale_s;
     hw_alive += alive ? 1 : 0;
-    hw.push_back({{"id", *wid}, {"alive", alive}, {"status_age_s", age}, {"mode", st.value("mode", "unknown")},
-                  {"games_total", st.value("games_total", int64_t{0})},
-                  {"fallbacks_total", st.value("fallbacks_total", int64_t{0})}});
+    hw.push_back({{"id", *wid}, {"alive", alive}, {"status_age_s", age}, {"mode", st.value(f::kMode, "unknown")},
+                  {"games_total", st.value(f::kGamesTotal, int64_t{0})},
+                  {"fallbacks_total", st.value(f::kFallbacksTotal, int64_t{0})}});
   }
   std::sort(hw.begin(), hw.end(), [](const auto& a, const auto& b) { return a["id"] < b["id"]; });
   *alive_count = hw_alive;
@@ -163,11 +176,11 @@ nlohmann::json CollectHosts(const RunLayout& layout, const IterationGames& games
   nlohmann::json hosts = nlohmann::json::array();
   for (const std::string& h : host_names) {
     nlohmann::json host = {{"host", h}};
-    nlohmann::json ack = ReadJsonFileOrNull(layout.reload_ack(h));
-    nlohmann::json hs = HostServer(layout, h, ack, host_timeout_s, now);
+    nlohmann::json ack = ReadStatusRecord(layout.reload_ack(h), kHostAckRecord, warnings);
+    nlohmann::json hs = HostServer(layout, h, ack, host_timeout_s, now, warnings);
     host["server"] = hs;
     int hw_alive = 0;
-    host["workers"] = HostWorkers(layout, h, worker_stale_s, now, &hw_alive);
+    host["workers"] = HostWorkers(layout, h, worker_stale_s, now, &hw_alive, warnings);
     host["workers_alive"] = hw_alive;
     const auto ht = games.host_times.find(h);
     host["games_this_iteration"] = ht == games.host_times.end() ? 0 : static_cast<int>(ht->second.size());
@@ -180,11 +193,11 @@ nlohmann::json CollectHosts(const RunLayout& layout, const IterationGames& games
   return hosts;
 }
 
-nlohmann::json CollectServer(const RunLayout& layout, double stale_s, double now) {
+nlohmann::json CollectServer(const RunLayout& layout, double stale_s, double now, nlohmann::json& warnings) {
   nlohmann::json server = {{"alive", false}};
-  int spid = ReadPidFile(layout.pids() + "/server.pid");
+  int spid = ReadPidFile(layout.pid_file("server"));
   bool server_proc = PidAlive(spid, "infer_server");
-  nlohmann::json sstat = ReadJsonFileOrNull(layout.server_status());
+  nlohmann::json sstat = ReadStatusRecord(layout.server_status(), kServerStatusRecord, warnings);
   if (sstat.is_object()) {
     double age = now - sstat.value("updated_at", sstat.value("timestamp", 0.0));
     server["stats_age_s"] = age;
@@ -205,13 +218,14 @@ nlohmann::json CollectWorkers(const RunLayout& layout, int worker_count, const I
   int local_while_server = 0;
   for (int id = 0; id < worker_count; ++id) {
     nlohmann::json w = {{"id", id}};
-    int pid = ReadPidFile(layout.pids() + "/worker_" + std::to_string(id) + ".pid");
-    nlohmann::json st = ReadJsonFileOrNull(layout.worker_status(id));
-    if (pid == 0 && st.is_object()) pid = st.value("pid", 0);
+    int pid = ReadPidFile(layout.pid_file(RunLayout::worker_name(id)));
+    nlohmann::json st = ReadStatusRecord(layout.worker_status(id), kWorkerStatusRecord, warnings);
+    namespace f = fields::worker_status;
+    if (pid == 0 && st.is_object()) pid = st.value(f::kPid, 0);
     w["pid"] = pid;
     w["alive"] = PidAlive(pid, "worker");
-    w["mode"] = st.is_object() ? st.value("mode", "unknown") : "unknown";
-    w["fallbacks_total"] = st.is_object() ? st.value("fallbacks_total", int64_t{0}) : int64_t{0};
+    w["mode"] = st.is_object() ? st.value(f::kMode, "unknown") : "unknown";
+    w["fallbacks_total"] = st.is_object() ? st.value(f::kFallbacksTotal, int64_t{0}) : int64_t{0};
     const auto n = games.per_worker.find(id);
     w["games_this_iteration"] = n != games.per_worker.end() ? n->second : 0;
     const auto last = games.last_game.find(id);
@@ -227,18 +241,19 @@ nlohmann::json CollectWorkers(const RunLayout& layout, int worker_count, const I
 }
 
 // Evaluator (docs/ratings.md): liveness from its status file.
-nlohmann::json CollectEvaluator(const RunLayout& layout, bool enabled, double now) {
+nlohmann::json CollectEvaluator(const RunLayout& layout, bool enabled, double now, nlohmann::json& warnings) {
+  namespace f = fields::evaluator_status;
   nlohmann::json ev = {{"alive", false}, {"enabled", enabled}};
-  const int epid = ReadPidFile(layout.pids() + "/evaluator.pid");
-  nlohmann::json est = ReadJsonFileOrNull(layout.status_dir() + "/evaluator.json");
+  const int epid = ReadPidFile(layout.pid_file("evaluator"));
+  nlohmann::json est = ReadStatusRecord(layout.evaluator_status(), kEvaluatorStatusRecord, warnings);
   if (est.is_object()) {
-    const std::string state = est.value("state", "unknown");
-    const double age = now - est.value("heartbeat", 0.0);
+    const std::string state = est.value(f::kState, "unknown");
+    const double age = now - est.value(f::kHeartbeat, 0.0);
     ev["state"] = state;
     ev["heartbeat_age_s"] = age;
-    ev["pid"] = est.value("pid", epid);
+    ev["pid"] = est.value(f::kPid, epid);
     ev["alive"] = state != "stopped" && state != "error" && age <= 10.0 && PidAlive(ev["pid"].get<int>(), "evaluator");
-    for (const char* key : {"checkpoint", "opponent", "games_done", "games_total", "message"})
+    for (const char* key : {f::kCheckpoint, f::kOpponent, f::kGamesDone, f::kGamesTotal, f::kMessage})
       if (est.contains(key)) ev[key] = est[key];
   }
   return ev;
@@ -246,43 +261,45 @@ nlohmann::json CollectEvaluator(const RunLayout& layout, bool enabled, double no
 
 // The newest rating, from the last line of ratings.jsonl that names a player.
 nlohmann::json CollectNewestRating(const RunLayout& layout, nlohmann::json& warnings) {
+  namespace f = fields::rating;
   nlohmann::json newest = nullptr;
   try {
-    for (auto& j : ReadJsonLines(layout.dir + "/ratings.jsonl").records)
-      if (j.is_object() && j.contains("player")) newest = std::move(j);
+    for (auto& j : ReadRecordLines(layout.ratings(), kRatingRecord))
+      if (j.contains(f::kPlayer)) newest = std::move(j);
   } catch (const GomokuError& e) {
     warnings.push_back(std::string("ratings.jsonl unreadable: ") + e.what());
   }
   if (!newest.is_object()) return nullptr;
-  return {{"iteration", newest.value("iteration", int64_t{-1})},
-          {"player", newest.value("player", "")},
-          {"elo", newest.value("elo", nlohmann::json())},
-          {"elo_low", newest.value("elo_low", nlohmann::json())},
-          {"elo_high", newest.value("elo_high", nlohmann::json())},
-          {"anchor", newest.value("anchor", "")},
-          {"complete", newest.value("complete", false)}};
+  return {{"iteration", newest.value(f::kIteration, int64_t{-1})},
+          {"player", newest.value(f::kPlayer, "")},
+          {"elo", newest.value(f::kElo, nlohmann::json())},
+          {"elo_low", newest.value(f::kEloLow, nlohmann::json())},
+          {"elo_high", newest.value(f::kEloHigh, nlohmann::json())},
+          {"anchor", newest.value(f::kAnchor, "")},
+          {"complete", newest.value(f::kComplete, false)}};
 }
 
 // Time table: last N iterations, numeric order.
 nlohmann::json CollectGenerations(const RunLayout& layout, int count, nlohmann::json& warnings) {
+  namespace f = fields::generation;
   std::vector<nlohmann::json> gens;
   try {
-    for (auto& j : ReadJsonLines(layout.generations()).records)  // a torn last line is skipped
-      if (j.contains("iteration") && j["iteration"].is_number_integer()) gens.push_back(std::move(j));
+    for (auto& j : ReadRecordLines(layout.generations(), kGenerationRecord))  // a torn last line is skipped
+      if (j.contains(f::kIteration) && j[f::kIteration].is_number_integer()) gens.push_back(std::move(j));
   } catch (const GomokuError& e) {
     warnings.push_back(std::string("generations.jsonl unreadable: ") + e.what());
   }
   std::sort(gens.begin(), gens.end(), [](const auto& a, const auto& b) {
-    return a["iteration"].template get<int64_t>() < b["iteration"].template get<int64_t>();
+    return a[f::kIteration].template get<int64_t>() < b[f::kIteration].template get<int64_t>();
   });
   if (static_cast<int>(gens.size()) > count) gens.erase(gens.begin(), gens.end() - count);
   nlohmann::json table = nlohmann::json::array();
   for (auto& g : gens)
-    table.push_back({{"iteration", g["iteration"]},
-                     {"selfplay_s", g.value("selfplay_s", 0.0)},
-                     {"training_s", g.value("training_s", 0.0)},
-                     {"total_s", g.value("total_s", 0.0)},
-                     {"games_used", g.value("games_used", 0)}});
+    table.push_back({{"iteration", g[f::kIteration]},
+                     {"selfplay_s", g.value(f::kSelfplayS, 0.0)},
+                     {"training_s", g.value(f::kTrainingS, 0.0)},
+                     {"total_s", g.value(f::kTotalS, 0.0)},
+                     {"games_used", g.value(f::kGamesUsed, 0)}});
   return table;
 }
 
@@ -350,7 +367,7 @@ nlohmann::json CollectStatus(const StatusOptions& opt) {
 
   s["hosts"] = CollectHosts(layout, games, window, cfg.run.host_timeout_s, opt.server_stale_s, now, warnings);
   const bool multi_host = !s["hosts"].empty();
-  const nlohmann::json server = CollectServer(layout, opt.server_stale_s, now);
+  const nlohmann::json server = CollectServer(layout, opt.server_stale_s, now, warnings);
   s["server"] = server;
   const bool server_alive = server["alive"].get<bool>();
   s["workers"] = CollectWorkers(layout, cfg.run.worker_count, games, server_alive, now, warnings);
@@ -364,7 +381,7 @@ nlohmann::json CollectStatus(const StatusOptions& opt) {
   if (!server_alive && local_selfplay) warnings.push_back("inference server not alive (stats older than " +
                                         std::to_string(static_cast<int>(opt.server_stale_s)) + " s or missing)");
 
-  const nlohmann::json ev = CollectEvaluator(layout, cfg.eval.enabled, now);
+  const nlohmann::json ev = CollectEvaluator(layout, cfg.eval.enabled, now, warnings);
   s["evaluator"] = ev;
   s["newest_rating"] = CollectNewestRating(layout, warnings);
   if (cfg.eval.enabled && ev.contains("state") && !ev["alive"].get<bool>() && ev.value("state", "") != "stopped")

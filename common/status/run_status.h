@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/data/record_format.h"
 #include "common/data/run_layout.h"
 
 namespace gz {
@@ -36,6 +37,12 @@ bool PidAlive(int pid, const std::string& needle);
 
 // The JSON document in `path`, or null when it is missing or not JSON.
 nlohmann::json ReadJsonFileOrNull(const std::string& path);
+
+// A record another process wrote (status file, reload ack), checked as
+// `format` (common/data/record_format.h): null when missing or not JSON (a
+// writer that has not started yet), null plus a line in `warnings` naming the
+// file and its version when this build does not read that version.
+nlohmann::json ReadStatusRecord(const std::string& path, const RecordFormat& format, nlohmann::json& warnings);
 
 // The pid in a pid file, 0 when missing or unreadable.
 int ReadPidFile(const std::string& path);
@@ -67,12 +74,13 @@ struct GameRateWindow {
 nlohmann::json CollectHosts(const RunLayout& layout, const IterationGames& games, const GameRateWindow& rate,
                             double host_timeout_s, double worker_stale_s, double now, nlohmann::json& warnings);
 // "server": this machine's inference server from its pid file and status/server.json.
-nlohmann::json CollectServer(const RunLayout& layout, double stale_s, double now);
+nlohmann::json CollectServer(const RunLayout& layout, double stale_s, double now, nlohmann::json& warnings);
 // "workers": ids 0..worker_count-1, each from its pid file, status file and game files.
 nlohmann::json CollectWorkers(const RunLayout& layout, int worker_count, const IterationGames& games,
                               bool server_alive, double now, nlohmann::json& warnings);
-// "evaluator": liveness from status/evaluator.json (no warning: see CollectStatus).
-nlohmann::json CollectEvaluator(const RunLayout& layout, bool enabled, double now);
+// "evaluator": liveness from status/evaluator.json (no liveness warning, see
+// CollectStatus; a warning only for a file of an unknown version).
+nlohmann::json CollectEvaluator(const RunLayout& layout, bool enabled, double now, nlohmann::json& warnings);
 // "newest_rating": the last rating line of ratings.jsonl, or null.
 nlohmann::json CollectNewestRating(const RunLayout& layout, nlohmann::json& warnings);
 // "generations": the last `count` lines of generations.jsonl in iteration order.

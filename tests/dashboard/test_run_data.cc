@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/fileio.h"
+#include "common/data/run_layout.h"
 #include "dashboard/run_data.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/text_checks.h"
 
 using namespace gz;
 
@@ -31,7 +33,7 @@ TEST_CASE("the batch chart plots each iteration's average, not the server's last
                       {"positions_forwarded_total", 500}, {"forwards_total", 20}}).dump() + "\n";
   lines += Record(4, {{"avg_batch", 6.0}, {"max_batch", 80}}).dump() + "\n";
   lines += nlohmann::json({{"iteration", 5}}).dump() + "\n";
-  WriteFileAtomic(run + "/generations.jsonl", lines);
+  WriteFileAtomic(RunLayout(run).generations(), lines);
   const nlohmann::json s = SeriesJson(run);
   REQUIRE(s["avg_batch"].size() == 5);
   CHECK(s["avg_batch"][0].get<double>() == Approx(10.0));  // a server's first iteration: its total average
@@ -50,7 +52,7 @@ TEST_CASE("the batch chart plots each iteration's average, not the server's last
 TEST_CASE("the busy chart reads each iteration's forward time, not the just-reset interval") {
   const std::string run = testing::FreshTestDir("run_data_busy");
   std::filesystem::copy_file(std::string(GZ_SOURCE_DIR) + "/tests/dashboard/fixtures/generations-cpu-live.jsonl",
-                             run + "/generations.jsonl");
+                             RunLayout(run).generations());
   const nlohmann::json s = SeriesJson(run);
   REQUIRE(s["forward_busy"].size() == 3);
   // Iteration 1, the server's first: its forward time over its uptime, 3587 x 13.1494 ms / 67.399 s.
@@ -73,7 +75,7 @@ TEST_CASE("the busy chart does not difference across a server restart and has ga
                       {"forward_busy_fraction", 0.0}}).dump() + "\n";
   lines += Record(3, {{"pid", 8}, {"uptime_s", 40.0}, {"forwards_total", 200}, {"forward_busy_fraction", 0.9}}).dump() + "\n";
   lines += Record(4, {{"forward_busy_fraction", 0.7}}).dump() + "\n";
-  WriteFileAtomic(run + "/generations.jsonl", lines);
+  WriteFileAtomic(RunLayout(run).generations(), lines);
   const nlohmann::json s = SeriesJson(run);
   REQUIRE(s["forward_busy"].size() == 4);
   CHECK(s["forward_busy"][0].get<double>() == Approx(0.5));  // 50 s of forwards in 100 s
@@ -102,8 +104,29 @@ TEST_CASE("ladder entries get short, distinct names for the legends") {
   const nlohmann::json line = {{"iteration", 3},
                                {"opponents", {{{"entry", "net:/x/one/ref.pt"}, {"name", "net:/x/one/ref.pt"}},
                                               {{"entry", "net:/y/two/ref.pt"}, {"name", "net:/y/two/ref.pt"}}}}};
-  WriteFileAtomic(run + "/ratings.jsonl", line.dump() + "\n");
+  WriteFileAtomic(RunLayout(run).ratings(), line.dump() + "\n");
   const nlohmann::json r = RatingsJson(run);
   CHECK(r["opponents"]["net:/x/one/ref.pt"]["label"] == "net:one/ref.pt");
   CHECK(r["opponents"]["net:/y/two/ref.pt"]["label"] == "net:two/ref.pt");
+}
+
+TEST_CASE("files of a newer format_version show as empty, with the reason naming file and version") {
+  RunLayout run(testing::FreshTestDir("run_data_versions"));
+  WriteFileAtomic(run.generations(), "{\"iteration\": 1}\n{\"format_version\": 2, \"iteration\": 2}\n");
+  WriteFileAtomic(run.ratings(), "{\"format_version\": 2, \"iteration\": 1}\n");
+  MakeDirs(run.status_dir());
+  WriteFileAtomic(run.evaluator_status(), "{\"format_version\": 2, \"state\": \"playing\"}");
+  const nlohmann::json series = SeriesJson(run.dir), ratings = RatingsJson(run.dir), ev = EvaluatorJson(run.dir);
+  CHECK(series["iterations"].empty());
+  CHECK(ratings["iterations"].empty());
+  CHECK(ev["present"] == false);
+  testing::RequireContainsAll(series["error"].get<std::string>(),
+                              {run.generations(), "generations.jsonl record has format_version 2"});
+  testing::RequireContainsAll(ratings["error"].get<std::string>(),
+                              {run.ratings(), "ratings.jsonl record has format_version 2"});
+  testing::RequireContainsAll(ev["error"].get<std::string>(), {run.evaluator_status(), "evaluator status has format_version 2"});
+
+  WriteFileAtomic(run.ratings(), "{\"format_version\": 1, \"iteration\": 1}\n");
+  CHECK(RatingsJson(run.dir)["error"].is_null());
+  CHECK(RatingsJson(run.dir)["iterations"] == nlohmann::json::array({1}));
 }

@@ -71,7 +71,7 @@ TEST_CASE("malformed reload files are refused with the file and the problem name
   };
   refused("not json", "not JSON");
   refused("[1,2]", "not a JSON object");
-  refused("{\"iteration\": 1}", "format_version -1");
+  refused("{\"iteration\": 1}", "has no format_version");
   refused("{\"format_version\": 2, \"iteration\": 1, \"weights\": \"w\", \"generation\": 1}", "format_version 2");
   refused("{\"format_version\": 1, \"weights\": \"w\", \"generation\": 1}", "malformed");
   refused("{\"format_version\": 1, \"iteration\": 1, \"weights\": \"\", \"generation\": 1}", "names no weights");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
@@ -73,6 +74,30 @@ TEST_CASE("game file names carry the host on a shared run directory, and parse b
     INFO(bad);
     CHECK_FALSE(ParseGameFileName(bad));
   }
+}
+
+TEST_CASE("every run path comes from one accessor, and the examples list them all") {
+  RunLayout run("/r");
+  CHECK(run.checkpoint(12) == "/r/checkpoints/weights_it12.pt");
+  CHECK(ParseIterationNumber(RunLayout::checkpoint_name(12), RunLayout::kCheckpointPrefix,
+                             RunLayout::kCheckpointSuffix) == 12);
+  CHECK(run.eval_results() == "/r/eval/results.jsonl");
+  CHECK(run.ratings() == "/r/ratings.jsonl");
+  CHECK(run.evaluator_status() == "/r/status/evaluator.json");
+  CHECK(run.log_file("trainer") == "/r/logs/trainer.log");
+  CHECK(run.pid_file(RunLayout::worker_name(3)) == "/r/pids/worker_3.pid");
+  CHECK(run.trainer_dir() == "/r/trainer");
+  // The examples are relative and unique (gz_status --layout, runlib.py --check-layout).
+  std::set<std::string> names, paths;
+  for (const auto& [name, path] : RunLayoutExamples()) {
+    INFO(name << " " << path);
+    CHECK(names.insert(name).second);
+    CHECK(paths.insert(path).second);
+    CHECK(!path.empty());
+    CHECK(path[0] != '/');
+  }
+  CHECK(paths.count("metadata.json") == 1);
+  CHECK(paths.count("checkpoints/weights_it7.pt") == 1);
 }
 
 TEST_CASE("host names in game file names cannot name a path") {

@@ -10,6 +10,7 @@
 #include "common/data/run_layout.h"
 #include "common/status/run_status.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/text_checks.h"
 
 namespace gz {
 namespace {
@@ -53,11 +54,12 @@ TEST_CASE("GameRateWindow counts the games finished in the window, per minute of
 
 TEST_CASE("CollectHosts: one entry per host, heartbeat from its ack, its workers and games, a warning when silent") {
   RunLayout layout(FreshTestDir("run_status/hosts"));
-  WriteJson(layout.reload_ack("hostA"), {{"updated_at", kNow - 5}, {"serving_generation", 3}, {"pid", 77}});
+  WriteJson(layout.reload_ack("hostA"),
+            {{"format_version", 1}, {"updated_at", kNow - 5}, {"serving_generation", 3}, {"pid", 77}});
   WriteJson(layout.server_status("hostA"), {{"avg_batch", 12.5}, {"requests_per_s", 1.0}});
   WriteJson(layout.worker_status(1, "hostA"), {{"updated_at", kNow - 1}, {"mode", "remote"}, {"games_total", 4}});
   WriteJson(layout.worker_status(0, "hostA"), {{"updated_at", kNow - 500}, {"mode", "local"}});
-  WriteJson(layout.reload_ack("hostB"), {{"updated_at", kNow - 100}});
+  WriteJson(layout.reload_ack("hostB"), {{"format_version", 1}, {"updated_at", kNow - 100}});
   IterationGames games;
   games.host_times["hostA"] = {kNow - 10, kNow - 400};
   games.host_times["hostC"] = {kNow - 10};  // game files only
@@ -98,26 +100,28 @@ TEST_CASE("CollectHosts: one entry per host, heartbeat from its ack, its workers
 
 TEST_CASE("CollectServer: alive while its stats are fresh and no pid file says otherwise") {
   RunLayout layout(FreshTestDir("run_status/server"));
-  json none = CollectServer(layout, 180, kNow);
+  json warnings = json::array();
+  json none = CollectServer(layout, 180, kNow, warnings);
   CHECK(none["alive"] == false);
   CHECK(none["pid"] == 0);
   CHECK(none["process_alive"] == false);
   CHECK_FALSE(none.contains("stats_age_s"));
 
   WriteJson(layout.server_status(), {{"updated_at", kNow - 2}, {"avg_batch", 7.0}, {"device", "cpu"}, {"other", 1}});
-  json fresh = CollectServer(layout, 180, kNow);
+  json fresh = CollectServer(layout, 180, kNow, warnings);
   CHECK(fresh["alive"] == true);
   CHECK(fresh["stats_age_s"] == 2.0);
   CHECK(fresh["avg_batch"] == 7.0);
   CHECK(fresh["device"] == "cpu");
   CHECK_FALSE(fresh.contains("other"));
-  CHECK(CollectServer(layout, 1.0, kNow)["alive"] == false);  // stale
+  CHECK(CollectServer(layout, 1.0, kNow, warnings)["alive"] == false);  // stale
 
   MakeDirs(layout.pids());
-  WriteFileAtomic(layout.pids() + "/server.pid", "999999999\n");  // a pid file of a process that is gone
-  json gone = CollectServer(layout, 180, kNow);
+  WriteFileAtomic(layout.pid_file("server"), "999999999\n");  // a pid file of a process that is gone
+  json gone = CollectServer(layout, 180, kNow, warnings);
   CHECK(gone["pid"] == 999999999);
   CHECK(gone["alive"] == false);
+  CHECK(warnings.empty());
 }
 
 TEST_CASE("CollectWorkers: every id of the run, with its status file and its games of the iteration") {
@@ -145,15 +149,15 @@ TEST_CASE("CollectWorkers: every id of the run, with its status file and its gam
 TEST_CASE("CollectEvaluator, CollectNewestRating and CollectGenerations read their files") {
   RunLayout layout(FreshTestDir("run_status/evaluator"));
   json warnings = json::array();
-  json ev = CollectEvaluator(layout, true, kNow);
+  json ev = CollectEvaluator(layout, true, kNow, warnings);
   CHECK(ev == json{{"alive", false}, {"enabled", true}});
   CHECK(CollectNewestRating(layout, warnings).is_null());
   CHECK(CollectGenerations(layout, 5, warnings) == json::array());
   CHECK(warnings.empty());
 
-  WriteJson(layout.status_dir() + "/evaluator.json",
+  WriteJson(layout.evaluator_status(),
             {{"state", "playing"}, {"heartbeat", kNow - 3}, {"checkpoint", 4}, {"games_done", 6}, {"other", 1}});
-  ev = CollectEvaluator(layout, false, kNow);
+  ev = CollectEvaluator(layout, false, kNow, warnings);
   CHECK(ev["enabled"] == false);
   CHECK(ev["state"] == "playing");
   CHECK(ev["heartbeat_age_s"] == 3.0);
@@ -163,9 +167,9 @@ TEST_CASE("CollectEvaluator, CollectNewestRating and CollectGenerations read the
   CHECK(ev["games_done"] == 6);
   CHECK_FALSE(ev.contains("other"));
 
-  AppendLine(layout.dir + "/ratings.jsonl", R"({"iteration": 2, "player": "it2", "elo": 10.5, "anchor": "rollout:1000"})");
-  AppendLine(layout.dir + "/ratings.jsonl", R"({"iteration": 3, "player": "it3", "elo": 20.0, "complete": true})");
-  AppendLine(layout.dir + "/ratings.jsonl", R"({"note": "no player"})");
+  AppendLine(layout.ratings(), R"({"iteration": 2, "player": "it2", "elo": 10.5, "anchor": "rollout:1000"})");
+  AppendLine(layout.ratings(), R"({"iteration": 3, "player": "it3", "elo": 20.0, "complete": true})");
+  AppendLine(layout.ratings(), R"({"note": "no player"})");
   const json r = CollectNewestRating(layout, warnings);
   CHECK(r["iteration"] == 3);
   CHECK(r["player"] == "it3");
@@ -185,6 +189,48 @@ TEST_CASE("CollectEvaluator, CollectNewestRating and CollectGenerations read the
   CHECK(table[1]["training_s"] == 0.0);
   CHECK(table[1]["games_used"] == 4);
   CHECK(warnings.empty());
+}
+
+TEST_CASE("status and ratings files of a newer format_version are refused, each warning naming file and version") {
+  RunLayout layout(FreshTestDir("run_status/versions"));
+  const json newer = {{"format_version", 2}, {"updated_at", kNow}, {"heartbeat", kNow}, {"state", "playing"},
+                      {"mode", "local"}, {"avg_batch", 3.0}};
+  WriteJson(layout.server_status(), newer);
+  WriteJson(layout.worker_status(0), newer);
+  WriteJson(layout.evaluator_status(), newer);
+  WriteJson(layout.reload_ack("hostA"), newer);
+  WriteJson(layout.server_status("hostA"), newer);
+  AppendLine(layout.ratings(), json{{"format_version", 2}, {"iteration", 1}, {"player", "checkpoint:1"}}.dump());
+  AppendLine(layout.generations(), json{{"format_version", 1}, {"iteration", 1}}.dump());
+  AppendLine(layout.generations(), json{{"format_version", 3}, {"iteration", 2}}.dump());
+  json warnings = json::array();
+  const json server = CollectServer(layout, 180, kNow, warnings);
+  CHECK_FALSE(server.contains("avg_batch"));
+  const json workers = CollectWorkers(layout, 1, IterationGames{}, false, kNow, warnings);
+  CHECK(workers[0]["mode"] == "unknown");
+  const json ev = CollectEvaluator(layout, true, kNow, warnings);
+  CHECK_FALSE(ev.contains("state"));
+  const json hosts = CollectHosts(layout, IterationGames{}, GameRateWindow{}, 60, 180, kNow, warnings);
+  REQUIRE(hosts.size() == 1);
+  CHECK(hosts[0]["server"]["alive"] == false);
+  CHECK(CollectNewestRating(layout, warnings).is_null());
+  CHECK(CollectGenerations(layout, 5, warnings) == json::array());
+  const std::string all = warnings.dump();
+  INFO(all);
+  REQUIRE(warnings.size() == 7);
+  testing::RequireContainsAll(warnings[0].get<std::string>(),
+                              {layout.server_status(), "server status has format_version 2", "this build reads version 1"});
+  testing::RequireContainsAll(warnings[1].get<std::string>(), {layout.worker_status(0), "worker status has format_version 2"});
+  testing::RequireContainsAll(warnings[2].get<std::string>(),
+                              {layout.evaluator_status(), "evaluator status has format_version 2"});
+  testing::RequireContainsAll(warnings[3].get<std::string>(),
+                              {layout.reload_ack("hostA"), "reload acknowledgement has format_version 2"});
+  testing::RequireContainsAll(warnings[4].get<std::string>(),
+                              {layout.server_status("hostA"), "server status has format_version 2"});
+  testing::RequireContainsAll(warnings[5].get<std::string>(),
+                              {layout.ratings(), "ratings.jsonl record has format_version 2"});
+  testing::RequireContainsAll(warnings[6].get<std::string>(),
+                              {layout.generations(), "(record 2)", "generations.jsonl record has format_version 3"});
 }
 
 }  // namespace

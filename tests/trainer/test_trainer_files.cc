@@ -11,6 +11,8 @@
 #include <spdlog/spdlog.h>
 
 #include "common/base/errors.h"
+#include "common/data/record_format.h"
+#include "tests/support/text_checks.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/game_collector.h"
 #include "trainer/game_files.h"
@@ -278,7 +280,7 @@ TEST_CASE("checkpoints are ordered numerically: 1..12 and 99..101 -> latest 101"
     CHECK(CheckpointsToDelete({0, 10, 20, 25}, 1, 10, {25}) == std::vector<int64_t>{});
   }
   SECTION("the evaluator's pins survive retention; a bad status file pins none") {
-    const std::string status = run.status_dir() + "/evaluator.json";
+    const std::string status = run.evaluator_status();
     CHECK(EvaluatorPinnedCheckpoints(status).empty());  // no evaluator
     MakeDirs(run.status_dir());
     WriteFileAtomic(status, R"({"state":"waiting","pinned_checkpoints":[0,7,9]})");
@@ -291,7 +293,7 @@ TEST_CASE("checkpoints are ordered numerically: 1..12 and 99..101 -> latest 101"
     CHECK(std::find(del.begin(), del.end(), 8) != del.end());
     CHECK(del.size() == its.size() - 5);
     for (const char* bad : {R"({"pinned_checkpoints":"7"})", R"({"pinned_checkpoints":[7,"x"]})", "{not json",
-                            R"({"state":"waiting"})"}) {
+                            R"({"state":"waiting"})", R"({"format_version":2,"pinned_checkpoints":[7]})"}) {
       INFO(bad);
       WriteFileAtomic(status, bad);
       CHECK(EvaluatorPinnedCheckpoints(status).empty());
@@ -379,6 +381,39 @@ TEST_CASE("trainer state and game manifests round-trip; broken ones read as abse
   CHECK(old->used == std::vector<std::string>{"x.npz"});
   CHECK(old->late.empty());
   CHECK(old->run_positions == 0);
+}
+
+TEST_CASE("the trainer's records carry format_version; a newer one is refused, naming the file and version") {
+  RunLayout run(FreshTestDir("record_versions"));
+  AppendGenerationRecord(run.generations(), {{"iteration", 1}});
+  CHECK(ReadGenerationLog(run.generations()).records.at(0)["format_version"] == kGenerationRecord.version);
+  AppendLine(run.generations(), R"({"format_version": 2, "iteration": 2})");
+  try {
+    ReadGenerationLog(run.generations());
+    FAIL("a newer generations.jsonl record was read");
+  } catch (const IoError& e) {
+    RequireContainsAll(e.what(), {run.generations(), "(record 2)", "generations.jsonl record has format_version 2",
+                                  "this build reads version 1"});
+  }
+
+  const std::string dir = FreshTestDir("record_versions_trainer");
+  WriteTrainerState(dir + "/state.json", TrainerState{});
+  WriteGameManifest(dir + "/games_it1.json", GameManifest{});
+  for (const auto& [file, name] : {std::pair<std::string, std::string>{"state.json", "trainer state"},
+                                   {"games_it1.json", "game manifest"}}) {
+    const std::string path = dir + "/" + file;
+    nlohmann::json j = nlohmann::json::parse(ReadFileOrThrow(path));
+    CHECK(j["format_version"] == 1);
+    j["format_version"] = 2;
+    WriteFileAtomic(path, j.dump());
+    try {
+      if (file == "state.json") ReadTrainerState(path);
+      else ReadGameManifest(path);
+      FAIL("a newer " << name << " was read");
+    } catch (const IoError& e) {
+      RequireContainsAll(e.what(), {path, name + " has format_version 2"});
+    }
+  }
 }
 
 TEST_CASE("abandoned temp files are removed once old enough; game files and fresh temp files stay") {

@@ -1,0 +1,107 @@
+// Field names of the run's JSON records that one program writes and others
+// read (docs/file-formats.md).  The writer and every reader spell a field
+// through these constants, so a renamed field is renamed everywhere; the
+// records' versions are in record_format.h.  Records written and read in one
+// file (metadata.json, reload.json and the acks, the trainer's state.json)
+// keep their names in that file's write/read pair.
+#pragma once
+
+namespace gz::fields {
+
+// status/worker_{id}.json (worker/worker_loop.cc; common/status/run_status.cc).
+namespace worker_status {
+inline constexpr const char* kId = "id";
+inline constexpr const char* kHost = "host";
+inline constexpr const char* kPid = "pid";
+inline constexpr const char* kMode = "mode";
+inline constexpr const char* kFallbacksTotal = "fallbacks_total";
+inline constexpr const char* kReconnectsTotal = "reconnects_total";
+inline constexpr const char* kIteration = "iteration";
+inline constexpr const char* kGamesThisIteration = "games_this_iteration";
+inline constexpr const char* kGamesTotal = "games_total";
+inline constexpr const char* kLastGameAt = "last_game_at";
+inline constexpr const char* kStartedAt = "started_at";
+inline constexpr const char* kUpdatedAt = "updated_at";
+}  // namespace worker_status
+
+// status/evaluator.json (evaluator/eval_loop.cc; run_status.cc, dashboard/run_data.cc,
+// trainer/retention.cc).
+namespace evaluator_status {
+inline constexpr const char* kPid = "pid";
+inline constexpr const char* kState = "state";
+inline constexpr const char* kStarted = "started";
+inline constexpr const char* kHeartbeat = "heartbeat";
+inline constexpr const char* kCheckpoint = "checkpoint";
+inline constexpr const char* kOpponent = "opponent";
+inline constexpr const char* kEntry = "entry";
+inline constexpr const char* kGamesDone = "games_done";
+inline constexpr const char* kGamesTotal = "games_total";
+inline constexpr const char* kEvaluations = "evaluations";
+inline constexpr const char* kLastEvaluated = "last_evaluated";
+inline constexpr const char* kMessage = "message";
+inline constexpr const char* kPinnedCheckpoints = "pinned_checkpoints";
+}  // namespace evaluator_status
+
+// ratings.jsonl, one line per evaluated checkpoint (evaluator/ratings_file.cc;
+// run_status.cc, dashboard/run_data.cc, experiments/runlib.py).  An opponent
+// object carries kEntry, kName, kWins, kDraws, kLosses, kGames and the Elo fields.
+namespace rating {
+inline constexpr const char* kIteration = "iteration";
+inline constexpr const char* kGeneration = "generation";
+inline constexpr const char* kPlayer = "player";
+inline constexpr const char* kComplete = "complete";
+inline constexpr const char* kGames = "games";
+inline constexpr const char* kOpponents = "opponents";
+inline constexpr const char* kAnchor = "anchor";
+inline constexpr const char* kTime = "time";
+inline constexpr const char* kElo = "elo";
+inline constexpr const char* kEloLow = "elo_low";
+inline constexpr const char* kEloHigh = "elo_high";
+inline constexpr const char* kEntry = "entry";
+inline constexpr const char* kName = "name";
+inline constexpr const char* kWins = "wins";
+inline constexpr const char* kDraws = "draws";
+inline constexpr const char* kLosses = "losses";
+}  // namespace rating
+
+// eval/results.jsonl: an "evaluation" line when an evaluation starts, then one
+// "game" line per game (evaluator/eval_loop.cc writes, evaluator/results_log.cc reads).
+namespace eval_result {
+inline constexpr const char* kType = "type";
+inline constexpr const char* kTypeEvaluation = "evaluation";  // values of kType
+inline constexpr const char* kTypeGame = "game";
+inline constexpr const char* kIteration = "iteration";
+inline constexpr const char* kGeneration = "generation";
+inline constexpr const char* kPlayer = "player";
+inline constexpr const char* kTime = "time";
+// evaluation lines
+inline constexpr const char* kOpponents = "opponents";  // [{kEntry, kName}]
+inline constexpr const char* kName = "name";
+inline constexpr const char* kGames = "games";
+inline constexpr const char* kSimulations = "simulations";
+// game lines
+inline constexpr const char* kEntry = "entry";
+inline constexpr const char* kOpponent = "opponent";
+inline constexpr const char* kGame = "game";
+inline constexpr const char* kColour = "colour";
+inline constexpr const char* kOpening = "opening";
+inline constexpr const char* kMoves = "moves";
+inline constexpr const char* kResult = "result";
+inline constexpr const char* kScore = "score";
+inline constexpr const char* kEnd = "end";
+inline constexpr const char* kForfeitKind = "forfeit_kind";
+inline constexpr const char* kReason = "reason";
+inline constexpr const char* kSeconds = "seconds";
+}  // namespace eval_result
+
+// generations.jsonl: the fields read outside the trainer's own code (the
+// status view's time table); the full list is docs/trainer.md's.
+namespace generation {
+inline constexpr const char* kIteration = "iteration";
+inline constexpr const char* kSelfplayS = "selfplay_s";
+inline constexpr const char* kTrainingS = "training_s";
+inline constexpr const char* kTotalS = "total_s";
+inline constexpr const char* kGamesUsed = "games_used";
+}  // namespace generation
+
+}  // namespace gz::fields
