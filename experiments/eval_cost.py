@@ -50,8 +50,8 @@ def main(argv):
                 sys.stderr.write(open(log_path).read())
                 return 2
         runlib.mark_minute_zero(run)
-        evaluator = int(open(os.path.join(run, "pids", "evaluator.pid")).read())
-        games = lambda: len(glob.glob(os.path.join(run, "games", "**", "*.npz"), recursive=True))
+        evaluator = int(open(runlib.pid_path(run, "evaluator")).read())
+        games = lambda: len(glob.glob(os.path.join(runlib.games_dir(run), "**", "*.npz"), recursive=True))
         print("eval_cost: %s UTC, %d cores, config %s, windows of %ds" %
               (time.strftime("%F %T", time.gmtime()), os.cpu_count(), a.config, a.window))
         time.sleep(a.warmup)
@@ -75,10 +75,10 @@ def main(argv):
                   (rate["on"] / rate["off"], 100 * (1 - rate["on"] / rate["off"])))
         # What a user of this run saw: the first Elo point, and the dashboard serving it.
         zero, _ = runlib.minute_zero(run)
-        results = [json.loads(l) for l in open(os.path.join(run, "eval", "results.jsonl")) if l.strip()] \
-            if os.path.exists(os.path.join(run, "eval", "results.jsonl")) else []
-        ratings = [json.loads(l) for l in open(os.path.join(run, "ratings.jsonl")) if l.strip()] \
-            if os.path.exists(os.path.join(run, "ratings.jsonl")) else []
+        results = [json.loads(l) for l in open(runlib.eval_results_path(run)) if l.strip()] \
+            if os.path.exists(runlib.eval_results_path(run)) else []
+        ratings = [json.loads(l) for l in open(runlib.ratings_path(run)) if l.strip()] \
+            if os.path.exists(runlib.ratings_path(run)) else []
         first = results[0].get("time") if results else None
         print("evaluated checkpoints: %d; first finished evaluator game %s" %
               (len(ratings), "%.0f s after minute zero" % (first - zero) if first else "(none)"))

@@ -50,6 +50,7 @@ As a command:
       the run's own evaluator curve in blocks of SIZE iterations: iterations, minutes, W/D/L
       against the rung whose name contains OPPONENT, the range of the run's Elo (a markdown table)
   experiments/runlib.py --self-test                          checks this module on a synthetic run
+  experiments/runlib.py --check-layout build/bin/gz_status   its run-directory names against RunLayout's
 """
 import argparse
 import json
@@ -132,6 +133,64 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
+# ---- the run directory's names: a copy of common/data/run_layout.h; --check-layout compares ----
+
+CHECKPOINT_RE = r"weights_it(\d+)\.pt"
+
+
+def metadata_path(run_dir):
+    return os.path.join(run_dir, "metadata.json")
+
+
+def generations_path(run_dir):
+    return os.path.join(run_dir, "generations.jsonl")
+
+
+def ratings_path(run_dir):
+    return os.path.join(run_dir, "ratings.jsonl")
+
+
+def eval_results_path(run_dir):
+    return os.path.join(run_dir, "eval", "results.jsonl")
+
+
+def checkpoints_dir(run_dir):
+    return os.path.join(run_dir, "checkpoints")
+
+
+def checkpoint_path(run_dir, iteration):
+    return os.path.join(checkpoints_dir(run_dir), "weights_it%d.pt" % iteration)
+
+
+def games_dir(run_dir, iteration=None):
+    return os.path.join(run_dir, "games") if iteration is None else os.path.join(run_dir, "games", "it%d" % iteration)
+
+
+def pids_dir(run_dir):
+    return os.path.join(run_dir, "pids")
+
+
+def pid_path(run_dir, process):
+    return os.path.join(pids_dir(run_dir), process + ".pid")
+
+
+def check_layout(gz_status):
+    """0 when the names above agree with `gz_status --layout` (RunLayout's), else 1 after
+    printing each difference."""
+    names = json.loads(subprocess.check_output([gz_status, "--layout"]))
+    mine = {"metadata": metadata_path(""), "generations": generations_path(""), "ratings": ratings_path(""),
+            "eval_results": eval_results_path(""), "checkpoints": checkpoints_dir(""),
+            "checkpoint": checkpoint_path("", 7), "games": games_dir(""), "games_for": games_dir("", 7),
+            "pids": pids_dir(""), "pid_file": pid_path("", "trainer"), "worker_pid_file": pid_path("", "worker_2")}
+    bad = [(k, v, names.get(k)) for k, v in mine.items() if names.get(k) != v]
+    bad += [("checkpoint name pattern", CHECKPOINT_RE, names.get("checkpoint"))] \
+        if not re.fullmatch(CHECKPOINT_RE, os.path.basename(names.get("checkpoint", ""))) else []
+    for k, v, want in bad:
+        print("runlib.py: %s is %r here but %r in RunLayout" % (k, v, want))
+    print("runlib layout check: %d names, %d differ" % (len(mine), len(bad)))
+    return 1 if bad else 0
+
+
 # ---- reading a run ----
 
 def generations(run_dir):
@@ -139,7 +198,7 @@ def generations(run_dir):
     skipped, as the trainer skips it; {} when there is no file."""
     out = {}
     try:
-        f = open(os.path.join(run_dir, "generations.jsonl"))
+        f = open(generations_path(run_dir))
     except OSError:
         return out
     with f:
@@ -172,18 +231,14 @@ def minute_zero(run_dir):
     return None, None
 
 
-def checkpoint_path(run_dir, iteration):
-    return os.path.join(run_dir, "checkpoints", "weights_it%d.pt" % iteration)
-
-
 def kept_checkpoints(run_dir):
     """Iterations (> 0) with a kept checkpoint, in numeric order."""
     try:
-        names = os.listdir(os.path.join(run_dir, "checkpoints"))
+        names = os.listdir(checkpoints_dir(run_dir))
     except OSError:
         return []
     return sorted(int(m.group(1)) for n in names
-                  if (m := re.fullmatch(r"weights_it(\d+)\.pt", n)) and int(m.group(1)) > 0)
+                  if (m := re.fullmatch(CHECKPOINT_RE, n)) and int(m.group(1)) > 0)
 
 
 def checkpoint_at(run_dir, minute):
@@ -219,7 +274,7 @@ def own_curve(run_dir):
     gens = generations(run_dir)
     out = []
     try:
-        lines = open(os.path.join(run_dir, "ratings.jsonl")).read().splitlines()
+        lines = open(ratings_path(run_dir)).read().splitlines()
     except OSError:
         return out
     for line in lines:
@@ -271,7 +326,7 @@ def data_record(out_dir, name="run", **about):
     commit: free text), the config and sets of OUT/summary.json, the run's stats and own
     evaluator curve (run_stats) and its self-play rows (selfplay_rows)."""
     run_dir = os.path.join(out_dir, name)
-    if not os.path.exists(os.path.join(run_dir, "generations.jsonl")):
+    if not os.path.exists(generations_path(run_dir)):
         raise RuntimeError("%s has no generations.jsonl: not a run directory" % run_dir)
     try:
         summary = json.load(open(os.path.join(out_dir, "summary.json")))
@@ -319,7 +374,7 @@ def openings(run_dir, first, last, balanced_stones=4):
     import numpy as np
     kinds = {}
     for it in range(first, last + 1):
-        for path in glob.glob(os.path.join(run_dir, "games", "it%d" % it, "*.npz")):
+        for path in glob.glob(os.path.join(games_dir(run_dir, it), "*.npz")):
             try:
                 g = np.load(path)
                 stones = len(g["opening"])
@@ -344,7 +399,7 @@ def openings(run_dir, first, last, balanced_stones=4):
 def start_run(config, run_dir, sets=(), workers=None, evaluator=True):
     """Starts a training run that keeps every checkpoint and never stops by itself, marks
     its minute zero; raises RuntimeError (naming the log) when start.sh fails."""
-    if os.path.exists(os.path.join(run_dir, "metadata.json")):
+    if os.path.exists(metadata_path(run_dir)):
         raise RuntimeError("%s holds a run: remove it, use another --out, or --rate-only" % run_dir)
     cmd = [os.path.join(ROOT, "launch", "start.sh"), "--config", config, "--run-dir", run_dir, "--no-dashboard",
            "--set", "run.max_iterations=0", "--set", "train.keep_every=1"]
@@ -369,7 +424,7 @@ def stop_run(run_dir):
 def trainer_exited(run_dir):
     """True once every trainer pid file of the run (pids/trainer*.pid, written by start.sh)
     names a process that is gone; False while one lives or when there is no pid file."""
-    pids = os.path.join(run_dir, "pids")
+    pids = pids_dir(run_dir)
     files = [n for n in (os.listdir(pids) if os.path.isdir(pids) else []) if re.fullmatch(r"trainer(_\d+)?\.pid", n)]
     for name in files:
         try:
@@ -541,16 +596,16 @@ def self_test():
     try:
         out = os.path.join(tmp, "exp")
         run = os.path.join(out, "a")
-        os.makedirs(os.path.join(run, "checkpoints"))
+        os.makedirs(checkpoints_dir(run))
         t0 = 1000000.0
-        with open(os.path.join(run, "generations.jsonl"), "w") as f:
+        with open(generations_path(run), "w") as f:
             for it in range(1, 7):  # iteration `it` runs over minutes [it, it + 1)
                 f.write(json.dumps({"iteration": it, "start": t0 + 60 * it, "end": t0 + 60 * it + 59,
                                     "games_used": 10, "late_games_used": 1, "never_trained_share": 0.125 * it}) + "\n")
             f.write('{"iteration": 7, "sta')  # torn last line: skipped
         for it in (0, 2, 4, 6, 10):  # it0 (untrained) never counts; it10 has no iteration record
             open(checkpoint_path(run, it), "w").close()
-        with open(os.path.join(run, "ratings.jsonl"), "w") as f:
+        with open(ratings_path(run), "w") as f:
             f.write(json.dumps({"complete": True, "player": "checkpoint:4", "iteration": 4, "elo": 12.0,
                                 "elo_low": 2.0, "elo_high": 22.0, "opponents": [
                                     {"name": "rollout:1000", "wins": 3, "draws": 0, "losses": 1}]}) + "\n")
@@ -577,12 +632,12 @@ def self_test():
         st = run_stats(run)
         check("stats", (st["iterations"], st["games"], st["late_games_used"], st["never_trained_share"]), (6, 60, 6, 0.75))
         check("no trainer pid file: not exited", trainer_exited(run), False)
-        os.makedirs(os.path.join(run, "pids"))
+        os.makedirs(pids_dir(run))
         dead = subprocess.Popen(["true"])
         dead.wait()
-        write_atomic(os.path.join(run, "pids", "trainer.pid"), "%d\n" % dead.pid)
+        write_atomic(pid_path(run, "trainer"), "%d\n" % dead.pid)
         check("trainer pid gone: exited", trainer_exited(run), True)
-        write_atomic(os.path.join(run, "pids", "trainer_1.pid"), "%d\n" % os.getpid())
+        write_atomic(pid_path(run, "trainer_1"), "%d\n" % os.getpid())
         check("one trainer rank alive: not exited", trainer_exited(run), False)
         # learn_run.sh's layout: OUT/run with OUT/t0.
         legacy = os.path.join(tmp, "old", "run")
@@ -667,6 +722,8 @@ def record_command(args):
 def main(argv):
     if argv[1:2] == ["--self-test"]:
         return self_test()
+    if len(argv) == 3 and argv[1] == "--check-layout":
+        return check_layout(argv[2])
     if argv[1:2] in (["-h"], ["--help"]):
         print(__doc__.strip())
         return 0
