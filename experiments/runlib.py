@@ -193,9 +193,22 @@ def check_layout(gz_status):
 
 # ---- reading a run ----
 
+# The newest format_version of the records read here (common/data/record_format.h; a record
+# without the field is version 1).  A newer record is refused, never guessed at.
+RECORD_VERSIONS = {"generations.jsonl record": 1, "ratings.jsonl record": 1}
+
+
+def check_version(record, name, path):
+    v = record.get("format_version", 1) if isinstance(record, dict) else None
+    if not isinstance(v, int) or not 1 <= v <= RECORD_VERSIONS[name]:
+        raise RuntimeError("%s: %s has format_version %r; runlib reads version %d (written by a newer build?)"
+                           % (path, name, v, RECORD_VERSIONS[name]))
+
+
 def generations(run_dir):
     """{iteration: record} from RUN/generations.jsonl; a torn line (a kill mid-append) is
-    skipped, as the trainer skips it; {} when there is no file."""
+    skipped, as the trainer skips it; {} when there is no file; RuntimeError for a record of
+    a newer format_version."""
     out = {}
     try:
         f = open(generations_path(run_dir))
@@ -205,9 +218,13 @@ def generations(run_dir):
         for line in f:
             try:
                 r = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(r, dict):
+                continue
+            check_version(r, "generations.jsonl record", generations_path(run_dir))
+            if isinstance(r.get("iteration"), int):
                 out[r["iteration"]] = r
-            except (ValueError, KeyError, TypeError):
-                pass
     return out
 
 
@@ -282,6 +299,9 @@ def own_curve(run_dir):
             e = json.loads(line)
         except ValueError:
             continue
+        if not isinstance(e, dict):
+            continue
+        check_version(e, "ratings.jsonl record", ratings_path(run_dir))
         if not e.get("complete") or not str(e.get("player", "")).startswith("checkpoint:") or e.get("iteration") not in gens:
             continue
         out.append({"iteration": e["iteration"], "minutes": minutes_of(run_dir, e["iteration"]),
@@ -681,6 +701,16 @@ def self_test():
             check("record refuses an option where OUT goes, naming it", "'--out'" in str(e.code), True)
         check("own blocks", own_blocks(run, 2, "rollout"), [{"iterations": [3, 4], "minutes": [4.98, 4.98], "wins": 3,
                                                              "draws": 0, "losses": 1, "score": 0.75, "elo": [12, 12]}])
+        newer = os.path.join(tmp, "newer")
+        os.makedirs(newer)
+        with open(generations_path(newer), "w") as f:
+            f.write(json.dumps({"format_version": 2, "iteration": 1}) + "\n")
+        try:
+            generations(newer)
+            check("a newer generations record is refused", False, True)
+        except RuntimeError as e:
+            check("a newer generations record is refused, naming file and version",
+                  (generations_path(newer) in str(e), "format_version 2" in str(e)), (True, True))
         bad = [(n, g, w) for n, g, w in checks if g != w]
         for n, g, w in bad:
             print("FAIL %s: got %r, want %r" % (n, g, w))
