@@ -6,6 +6,7 @@
 #include "common/base/errors.h"
 #include "common/game/renju.h"
 #include "common/game/threat_grid.h"
+#include "common/game/threat_solver_core.h"
 
 namespace gz {
 using namespace threat_detail;  // the scratch grid, shared with vct.cc
@@ -78,19 +79,23 @@ std::vector<int> OpenFourMoves(const Board& board, int8_t colour) {
 // ends the search.  Positions only gain stones, so exact results are
 // path-independent and can be shared through the table.
 
-struct ThreatSolver::Impl {
-  struct Entry {
-    uint64_t key = 0;
-    int16_t best = -1;  // padded index of the winning move (kWin entries)
-    int8_t status = -1; // VcfStatus, -1 = empty slot
-  };
+namespace {
+struct VcfEntry {
+  uint64_t key = 0;
+  int16_t best = -1;  // padded index of the winning move (kWin entries)
+  int8_t status = -1; // VcfStatus, -1 = empty slot
+};
+}  // namespace
+
+struct ThreatSolver::Impl : SolverCore<VcfEntry> {
+  using Entry = VcfEntry;
   struct Cand {
     int move;
     int fives;
     int block;
   };
 
-  explicit Impl(int tt_log2) : table(size_t{1} << tt_log2), mask((uint64_t{1} << tt_log2) - 1) {}
+  explicit Impl(int tt_log2) : SolverCore(tt_log2) {}
 
   VcfStatus Attack(int forced, int depth, std::vector<int>* pv) {
     if (nodes >= budget) return VcfStatus::kUnknown;
@@ -169,64 +174,25 @@ struct ThreatSolver::Impl {
     e.best = static_cast<int16_t>(best);
   }
 
-  std::vector<Entry> table;
-  uint64_t mask;
-  Grid grid;
-  int8_t attacker = kBlack;
-  uint64_t salt = 0;
-  int64_t nodes = 0;
-  int64_t budget = 0;
   std::vector<int> probe;
   std::vector<std::vector<Cand>> scratch;
-  std::vector<int> root_fives;
 };
 
 ThreatSolver::ThreatSolver(ThreatSolverOptions options) {
-  if (options.tt_log2 < 4 || options.tt_log2 > 26)
-    GOMOKU_THROW(ConfigError, "threat solver tt_log2 " << options.tt_log2 << " out of range [4, 26]");
+  CheckTableLog2("threat solver", options.tt_log2);
   impl_ = std::make_unique<Impl>(options.tt_log2);
 }
 
 ThreatSolver::~ThreatSolver() = default;
 
-void ThreatSolver::ClearTable() { std::fill(impl_->table.begin(), impl_->table.end(), Impl::Entry{}); }
+void ThreatSolver::ClearTable() { impl_->ClearTable(); }
 
 VcfResult ThreatSolver::Vcf(const Board& board, int8_t attacker, int64_t node_budget) {
-  CheckColour(attacker);
-  GOMOKU_CHECK(node_budget >= 1, "VCF node budget must be >= 1, got " << node_budget);
   VcfResult res;
-  if (board.terminal()) {
-    res.status = VcfStatus::kNoVcf;
-    return res;
-  }
   Impl& s = *impl_;
-  s.grid.Load(board);
-  s.attacker = attacker;
-  uint64_t seed = (static_cast<uint64_t>(board.size()) << 16) ^ (static_cast<uint64_t>(board.rule()) << 8) ^
-                  static_cast<uint64_t>(attacker);
-  s.salt = SplitMix(seed);
-  s.nodes = 0;
-  s.budget = node_budget;
-
-  s.grid.AllFives(attacker, &s.root_fives);
-  if (!s.root_fives.empty()) {
-    res.status = VcfStatus::kWin;
-    res.line = {s.grid.geo().to_board[*std::min_element(s.root_fives.begin(), s.root_fives.end())]};
-    res.nodes = 1;
+  int forced = -1;
+  if (s.DecidedAtRoot("VCF", board, attacker, node_budget, /*salt_tag=*/0, VcfStatus::kNoVcf, &res, &forced))
     return res;
-  }
-  if (board.rule() == Rule::kCaro) {  // see threats.h "Caro"
-    res.status = VcfStatus::kUnknown;
-    res.nodes = 1;
-    return res;
-  }
-  s.grid.AllFives(Opponent(attacker), &s.root_fives);
-  if (s.root_fives.size() >= 2) {
-    res.status = VcfStatus::kNoVcf;
-    res.nodes = 1;
-    return res;
-  }
-  const int forced = s.root_fives.empty() ? -1 : s.root_fives[0];
   if (forced >= 0 && attacker == kBlack && s.grid.ForbiddenForBlack(forced)) {
     res.status = VcfStatus::kNoVcf;  // renju: black cannot block the five
     res.nodes = 1;

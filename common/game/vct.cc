@@ -4,6 +4,7 @@
 
 #include "common/base/errors.h"
 #include "common/game/threat_grid.h"
+#include "common/game/threat_solver_core.h"
 
 namespace gz {
 using namespace threat_detail;  // the scratch grid shared with threats.cc
@@ -25,14 +26,18 @@ const char* VctStatusName(VctStatus s) {
 // Positions only gain stones, so results are path-independent and shared
 // through the table.  A "no" result carries the depth (threes left) it was
 // proven for; kExact when no depth cut touched it.
-struct VctSolver::Impl {
+namespace {
+struct VctEntry {
+  uint64_t key = 0;
+  int16_t best = -1;   // padded index of the winning move (wins)
+  int8_t status = -1;  // VctStatus, -1 = empty slot
+  int8_t depth = 0;    // kNoVct: threes left it holds for (kExact: any)
+};
+}  // namespace
+
+struct VctSolver::Impl : SolverCore<VctEntry> {
   static constexpr int8_t kExact = 127;
-  struct Entry {
-    uint64_t key = 0;
-    int16_t best = -1;   // padded index of the winning move (wins)
-    int8_t status = -1;  // VctStatus, -1 = empty slot
-    int8_t depth = 0;    // kNoVct: threes left it holds for (kExact: any)
-  };
+  using Entry = VctEntry;
   struct Res {
     VctStatus status;
     bool exact;  // kNoVct: no depth cut involved
@@ -42,8 +47,7 @@ struct VctSolver::Impl {
     int score;  // fours first (1000), threes by their number of winning fours
   };
 
-  Impl(int tt_log2, int max_threes)
-      : table(size_t{1} << tt_log2), mask((uint64_t{1} << tt_log2) - 1), max_threes(max_threes) {}
+  Impl(int tt_log2, int max_threes) : SolverCore(tt_log2), max_threes(max_threes) {}
 
   bool Forbidden(int p, int8_t c) { return c == kBlack && grid.ForbiddenForBlack(p); }
 
@@ -279,21 +283,13 @@ struct VctSolver::Impl {
     return r;
   }
 
-  std::vector<Entry> table;
-  uint64_t mask;
   int max_threes;
-  Grid grid;
-  int8_t attacker = kBlack;
-  uint64_t salt = 0;
-  int64_t nodes = 0;
-  int64_t budget = 0;
-  std::vector<int> probe, three_probe, qs, root_fives;
+  std::vector<int> probe, three_probe, qs;
   std::vector<std::vector<Cand>> scratch;
 };
 
 VctSolver::VctSolver(VctSolverOptions options) {
-  if (options.tt_log2 < 4 || options.tt_log2 > 26)
-    GOMOKU_THROW(ConfigError, "VCT solver tt_log2 " << options.tt_log2 << " out of range [4, 26]");
+  CheckTableLog2("VCT solver", options.tt_log2);
   if (options.max_threes < 0 || options.max_threes > 64)
     GOMOKU_THROW(ConfigError, "VCT solver max_threes " << options.max_threes << " out of range [0, 64]");
   impl_ = std::make_unique<Impl>(options.tt_log2, options.max_threes);
@@ -301,38 +297,14 @@ VctSolver::VctSolver(VctSolverOptions options) {
 
 VctSolver::~VctSolver() = default;
 
-void VctSolver::ClearTable() { std::fill(impl_->table.begin(), impl_->table.end(), Impl::Entry{}); }
+void VctSolver::ClearTable() { impl_->ClearTable(); }
 
 VctResult VctSolver::Vct(const Board& board, int8_t attacker, int64_t node_budget) {
-  CheckColour(attacker);
-  GOMOKU_CHECK(node_budget >= 1, "VCT node budget must be >= 1, got " << node_budget);
   VctResult res;
-  if (board.terminal()) {
-    res.status = VctStatus::kNoVct;
-    return res;
-  }
   Impl& s = *impl_;
-  s.grid.Load(board);
-  s.attacker = attacker;
-  uint64_t seed = 0x5C7ULL ^ (static_cast<uint64_t>(board.size()) << 16) ^
-                  (static_cast<uint64_t>(board.rule()) << 8) ^ static_cast<uint64_t>(attacker);
-  s.salt = SplitMix(seed);
-  s.nodes = 0;
-  s.budget = node_budget;
-  res.nodes = 1;
-  s.grid.AllFives(attacker, &s.root_fives);
-  if (!s.root_fives.empty()) {
-    res.status = VctStatus::kWin;
-    res.line = {s.grid.geo().to_board[*std::min_element(s.root_fives.begin(), s.root_fives.end())]};
+  int forced = -1;
+  if (s.DecidedAtRoot("VCT", board, attacker, node_budget, /*salt_tag=*/0x5C7ULL, VctStatus::kNoVct, &res, &forced))
     return res;
-  }
-  if (board.rule() == Rule::kCaro) return res;  // kUnknown: see threats.h "Caro"
-  s.grid.AllFives(Opponent(attacker), &s.root_fives);
-  if (s.root_fives.size() >= 2) {
-    res.status = VctStatus::kNoVct;
-    return res;
-  }
-  const int forced = s.root_fives.empty() ? -1 : s.root_fives[0];
   for (int left = 0; left <= s.max_threes; ++left) {
     res.line.clear();
     const Impl::Res r = s.Attack(forced, left, 0, &res.line);
