@@ -167,6 +167,35 @@ size_t WriteAllowance(size_t n, int* err) {
   return 0;
 }
 
+// Sets errno to `e` and returns -1, as a failing call does.
+int Fail(int e) {
+  errno = e;
+  return -1;
+}
+
+// A write-like call of `n` bytes on `fd`: `real(allow)` writes the first
+// `allow` bytes for real.  On a matching file the write fails, or is cut
+// short, as WriteAllowance says; what goes through while armed is counted.
+template <class Real>
+ssize_t WriteLike(const char* op, int fd, size_t n, Real real) {
+  char path[4096];
+  if (!OpEnabled("write") || !FdMatches(fd, path, sizeof path)) return real(n);
+  int err;
+  const size_t allow = WriteAllowance(n, &err);
+  if (err) {
+    Report(err, op, path);
+    return Fail(err);
+  }
+  const ssize_t w = real(allow);
+  if (w > 0 && Armed()) g_written.fetch_add(w);
+  return w;
+}
+
+// The mode argument of open/openat: passed only with O_CREAT or O_TMPFILE.
+mode_t ModeArg(int flags, va_list ap) {
+  return (flags & (O_CREAT | O_TMPFILE)) ? static_cast<mode_t>(va_arg(ap, int)) : 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -177,52 +206,23 @@ void gz_fault_reset_bytes(void) { g_written.store(0); }
 
 ssize_t write(int fd, const void* buf, size_t n) {
   static auto real = Next<ssize_t (*)(int, const void*, size_t)>("write");
-  char path[4096];
-  if (!OpEnabled("write") || !FdMatches(fd, path, sizeof path)) return real(fd, buf, n);
-  int err;
-  size_t allow = WriteAllowance(n, &err);
-  if (err) {
-    Report(err, "write", path);
-    errno = err;
-    return -1;
-  }
-  ssize_t w = real(fd, buf, allow);
-  if (w > 0 && Armed()) g_written.fetch_add(w);
-  return w;
+  return WriteLike("write", fd, n, [&](size_t allow) { return real(fd, buf, allow); });
 }
 
 ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
   static auto real = Next<ssize_t (*)(int, const void*, size_t, off_t)>("pwrite");
-  char path[4096];
-  if (!OpEnabled("write") || !FdMatches(fd, path, sizeof path)) return real(fd, buf, n, off);
-  int err;
-  size_t allow = WriteAllowance(n, &err);
-  if (err) {
-    Report(err, "pwrite", path);
-    errno = err;
-    return -1;
-  }
-  ssize_t w = real(fd, buf, allow, off);
-  if (w > 0 && Armed()) g_written.fetch_add(w);
-  return w;
+  return WriteLike("pwrite", fd, n, [&](size_t allow) { return real(fd, buf, allow, off); });
 }
 
 ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) { return pwrite(fd, buf, n, off); }
 
 ssize_t writev(int fd, const struct iovec* iov, int cnt) {
   static auto real = Next<ssize_t (*)(int, const struct iovec*, int)>("writev");
-  char path[4096];
-  if (!OpEnabled("write") || !FdMatches(fd, path, sizeof path)) return real(fd, iov, cnt);
   size_t n = 0;
   for (int i = 0; i < cnt; ++i) n += iov[i].iov_len;
-  int err;
-  size_t allow = WriteAllowance(n, &err);
-  if (err) {
-    Report(err, "writev", path);
-    errno = err;
-    return -1;
-  }
-  if (allow < n) {  // a short write: the first `allow` bytes, in order
+  return WriteLike("writev", fd, n, [&](size_t allow) -> ssize_t {
+    if (allow == n) return real(fd, iov, cnt);
+    // A short write: the first `allow` bytes, in order.
     static auto real_write = Next<ssize_t (*)(int, const void*, size_t)>("write");
     size_t done = 0;
     for (int i = 0; i < cnt && done < allow; ++i) {
@@ -230,14 +230,10 @@ ssize_t writev(int fd, const struct iovec* iov, int cnt) {
       ssize_t w = real_write(fd, iov[i].iov_base, part);
       if (w < 0) return done > 0 ? static_cast<ssize_t>(done) : -1;
       done += static_cast<size_t>(w);
-      g_written.fetch_add(w);
       if (static_cast<size_t>(w) < part) break;
     }
     return static_cast<ssize_t>(done);
-  }
-  ssize_t w = real(fd, iov, cnt);
-  if (w > 0 && Armed()) g_written.fetch_add(w);
-  return w;
+  });
 }
 
 static int SyncLike(const char* op, int fd, int (*real)(int)) {
@@ -247,8 +243,7 @@ static int SyncLike(const char* op, int fd, int (*real)(int)) {
   const int e = FaultErrno();
   if (OpEnabled("fsync") && e != 0 && Armed()) {
     Report(e, op, path);
-    errno = e;
-    return -1;
+    return Fail(e);
   }
   return real(fd);
 }
@@ -271,8 +266,7 @@ int close(int fd) {
   const int rc = real(fd);  // the descriptor is released either way, as close(2) does
   if (rc != 0 || e == 0 || !Armed()) return rc;
   Report(e, "close", path);
-  errno = e;
-  return -1;
+  return Fail(e);
 }
 
 int rename(const char* from, const char* to) {
@@ -282,8 +276,7 @@ int rename(const char* from, const char* to) {
   const int e = FaultErrno();
   if (OpEnabled("rename") && e != 0 && Armed()) {
     Report(e, "rename", to);
-    errno = e;
-    return -1;
+    return Fail(e);
   }
   return real(from, to);
 }
@@ -298,44 +291,29 @@ static int OpenFault(const char* path, int flags) {
 
 int open(const char* path, int flags, ...) {
   static auto real = Next<int (*)(const char*, int, ...)>("open");
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
-  if (int e = OpenFault(path, flags)) {
-    errno = e;
-    return -1;
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = ModeArg(flags, ap);
+  va_end(ap);
+  if (int e = OpenFault(path, flags)) return Fail(e);
   return real(path, flags, mode);
 }
 
 int open64(const char* path, int flags, ...) {
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = ModeArg(flags, ap);
+  va_end(ap);
   return open(path, flags, mode);
 }
 
 int openat(int dirfd, const char* path, int flags, ...) {
   static auto real = Next<int (*)(int, const char*, int, ...)>("openat");
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = static_cast<mode_t>(va_arg(ap, int));
-    va_end(ap);
-  }
-  if (int e = OpenFault(path, flags)) {
-    errno = e;
-    return -1;
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const mode_t mode = ModeArg(flags, ap);
+  va_end(ap);
+  if (int e = OpenFault(path, flags)) return Fail(e);
   return real(dirfd, path, flags, mode);
 }
 
