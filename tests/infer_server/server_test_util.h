@@ -103,6 +103,19 @@ inline std::vector<std::string> ServerArgs(const std::string& socket, const std:
   return a;
 }
 
+// Evaluates `ps` through `fb` (a FallbackEvaluator on local inference) until
+// it is back on the remote server; false after limit_s (a hang guard, not a
+// timing check).
+template <class Fallback>
+bool WaitRemoteRestored(Fallback& fb, const std::vector<Position>& ps, std::vector<EvalResult>& got, double limit_s) {
+  return WaitUntil(
+      [&] {
+        fb.Evaluate(ps, got);
+        return fb.remote_active();
+      },
+      limit_s);
+}
+
 // The answers of local CPU inference (all 8 symmetries) with `ckpt` to `ps`.
 inline std::vector<EvalResult> LocalAnswers(const std::string& ckpt, const std::vector<Position>& ps) {
   auto local = LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8);

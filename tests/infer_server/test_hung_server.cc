@@ -139,12 +139,7 @@ TEST_CASE("a SIGSTOPped server: a pending request times out within call_timeout_
 
   // SIGCONT: the next retry finds the server again.
   ContinueServer(srv.server);
-  REQUIRE(WaitUntil(
-      [&] {
-        fb.Evaluate(ps, got);
-        return fb.remote_active();
-      },
-      30));
+  REQUIRE(WaitRemoteRestored(fb, ps, got, 30));
   CHECK(fb.reconnects() == 1);
   CHECK(fb.fallbacks() == 1);
   CHECK(logs.Count("remote batched inference restored: " + srv.sock) == 1);

@@ -99,12 +99,7 @@ TEST_CASE("FallbackEvaluator survives kill -9 of the server and reconnects when 
   // The server comes back on the same (now stale) socket path.
   server = std::make_unique<InferServerProcess>(ServerArgs(sock, dir + "/run", {"--weights", ckpt}), dir + "/s2.log");
   REQUIRE(WaitServing(sock, 6));
-  REQUIRE(WaitUntil(
-      [&] {
-        fb.Evaluate(ps, got);
-        return fb.remote_active();
-      },
-      10));
+  REQUIRE(WaitRemoteRestored(fb, ps, got, 10));
   CHECK(fb.reconnects() == 1);
   CHECK(logs.Count("remote batched inference restored: " + sock) == 1);
   fb.Evaluate(ps, got);
