@@ -12,6 +12,7 @@
 
 #include "common/wire/remote_evaluator.h"
 #include "tests/infer_server/server_test_util.h"
+#include "tests/support/stop_and_join.h"
 #include "tests/wire/wire_test_util.h"
 
 using namespace gz;
@@ -116,14 +117,7 @@ TEST_CASE("hostile clients are cut off while a good client keeps being served", 
       ++bad;
     }
   });
-  struct Joiner {  // a failed REQUIRE must not leave a joinable thread behind
-    std::atomic<bool>& stop;
-    std::thread& t;
-    ~Joiner() {
-      stop = true;
-      if (t.joinable()) t.join();
-    }
-  } joiner{stop, good_client};
+  StopAndJoin joiner{stop, good_client};  // a failed REQUIRE must not leave a joinable thread behind
   auto good_progress = [&] {
     int before = good;
     return WaitUntil([&] { return good > before + 3; }, 20);

@@ -10,6 +10,7 @@
 
 #include "common/base/errors.h"
 #include "common/game/encoder.h"
+#include "tests/support/stop_and_join.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/game_collector.h"
 #include "trainer/generation_log.h"
@@ -188,15 +189,11 @@ TEST_CASE("late files are vetted against their own iteration and returned once, 
 }
 
 TEST_CASE("the trainer trains on late games in the next step, records them, and ages out the old ones") {
-  const std::string dir = FreshTestDir("late_proc");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("late_proc");
   c.run.max_iterations = 4;
   c.train.replay_iterations = 2;
   c.server.socket = dir + "/sock/none.sock";  // no server
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("late_proc_cfg") + "/c.json");
-  const std::string log = dir + "/../late_proc.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "late_proc");
   TrainerProcess p({"--config", cfg}, log);
   auto late_lines = [&] { return Count(Slurp(log), "] late game file "); };
 
@@ -280,9 +277,7 @@ TEST_CASE("the trainer trains on late games in the next step, records them, and 
 }
 
 TEST_CASE("kill -9 at random moments: each late game is used once, none is lost, the window is rebuilt with them") {
-  const std::string dir = FreshTestDir("late_kills");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("late_kills");
   c.run.max_iterations = 100000;  // the killed starts never reach the end
   c.train.keep_last = 1000;
   c.train.train_batches = 200;
@@ -291,9 +286,7 @@ TEST_CASE("kill -9 at random moments: each late game is used once, none is lost,
   constexpr int kW = 3;
   c.train.replay_iterations = kW;
   c.server.socket = dir + "/sock/none.sock";
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("late_kills_cfg") + "/c.json");
-  const std::string log = dir + "/../late_kills.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "late_kills");
 
   // The workers: whenever iteration M is announced, stragglers first deliver
   // a game of M-1 and one of M-2 (in the window of step M) and one of M-3
@@ -328,14 +321,7 @@ TEST_CASE("kill -9 at random moments: each late game is used once, none is lost,
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  struct JoinAtExit {  // also when a REQUIRE throws
-    std::atomic<bool>& stop;
-    std::thread& t;
-    ~JoinAtExit() {
-      stop = true;
-      if (t.joinable()) t.join();
-    }
-  } join_at_exit{stop_workers, workers};
+  StopAndJoin join_at_exit{stop_workers, workers};  // also when a REQUIRE throws
   std::mt19937_64 rng(20261201);
   // Ten kills at random moments.  The odd starts die anywhere, restore and
   // start-up included; each even start is killed only after it has published
