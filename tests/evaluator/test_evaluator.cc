@@ -16,45 +16,25 @@
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 #include "common/net/net_api.h"
+#include "tests/trainer/trainer_test_util.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 #include "tests/support/wait_until.h"
 
 using namespace gz;
+using gz::testing::PublishRandomCheckpoint;
 using nlohmann::json;
 
 namespace {
 
 Config TinyEvalConfig(const std::string& dir, const std::vector<std::string>& ladder) {
-  Config c;
-  c.run.dir = dir;
-  c.board.size = 7;
-  c.net.channels = 8;
-  c.net.blocks = 1;
-  c.inference.device = "cpu";
-  c.inference.symmetry = "none";
+  Config c = gz::testing::TinyEvalRunConfig(dir);
   c.eval.games = 6;
   c.eval.simulations = 24;
-  c.eval.every = 1;
-  c.eval.nice = 1;
   c.eval.ladder = ladder;
-  c.eval.anchor = "rollout:20";
   c.eval.engine_turn_ms = 500;
   c.eval.engine_grace_ms = 1000;
   return c;
-}
-
-// Checkpoint `it` (generation it) and metadata.json publishing it.
-void Publish(const RunLayout& run, const Config& c, int64_t it) {
-  MakeDirs(run.checkpoints());
-  CreateRandomCheckpoint(run.checkpoint(it), 7, Rule::kFreestyle, 8, 1, /*seed=*/100 + it, it, it);
-  Metadata m;
-  m.iteration = it + 1;
-  m.weights = run.checkpoint(it);
-  m.model_generation = it;
-  m.updated_at = NowSeconds();
-  m.config = c.ToJson();
-  WriteMetadata(run.metadata(), m);
 }
 
 std::string WriteConfig(const Config& c, const std::string& dir) {
@@ -124,7 +104,7 @@ TEST_CASE("evaluator: bad ladder entries are config errors naming the entry, at 
   const std::string dir = testing::FreshTestDir("evaluator_bad_ladder");
   RunLayout run(dir);
   Config base = TinyEvalConfig(dir, {});
-  Publish(run, base, 0);
+  PublishRandomCheckpoint(run, base, 0);
   {
     auto [code, log] = RunToExit(dir, TinyEvalConfig(dir, {"rollout:20", "checkpoint:99"}));
     CHECK(code == 2);
@@ -152,17 +132,17 @@ TEST_CASE("evaluator: bad ladder entries are config errors naming the entry, at 
     CHECK(log.find("cannot start") != std::string::npos);
   }
   // Nothing was played.
-  CHECK(Lines(dir + "/eval/results.jsonl", "game").empty());
+  CHECK(Lines(RunLayout(dir).eval_results(), "game").empty());
 }
 
 TEST_CASE("evaluator: results and ratings; kill -9 and restart neither replays nor double-counts") {
   const std::string dir = testing::FreshTestDir("evaluator_run");
   RunLayout run(dir);
   const Config c = TinyEvalConfig(dir, {"rollout:20", "checkpoint:0", "previous:1"});
-  Publish(run, c, 0);
-  Publish(run, c, 1);
-  const std::string results = dir + "/eval/results.jsonl", ratings = dir + "/ratings.jsonl";
-  const std::string status = dir + "/status/evaluator.json";
+  PublishRandomCheckpoint(run, c, 0);
+  PublishRandomCheckpoint(run, c, 1);
+  const std::string results = run.eval_results(), ratings = run.ratings();
+  const std::string status = run.evaluator_status();
   const std::string config_path = WriteConfig(c, dir);
   const std::vector<std::string> args{"--run-dir", dir, "--config", config_path};
 
@@ -198,7 +178,7 @@ TEST_CASE("evaluator: results and ratings; kill -9 and restart neither replays n
     CHECK(ReadStatus(status)["pinned_checkpoints"] == json::array({0, 1}));
 
     // A new checkpoint: evaluated against all three; kill -9 part-way.
-    Publish(run, c, 2);
+    PublishRandomCheckpoint(run, c, 2);
     REQUIRE(testing::WaitUntil([&] { return GamesOf(results, 2) >= 2 || p.Poll(); }, 240));
     p.Kill();
     before_kill = ReadFileOrThrow(results);
@@ -261,8 +241,8 @@ TEST_CASE("evaluator: an engine: opponent (our own pbrain-gomoku-zero) is played
   Config c = TinyEvalConfig(dir, {entry});
   c.eval.games = 2;
   c.eval.engine_grace_ms = 5000;  // a loaded test machine: a late move would be a (recorded) forfeit
-  Publish(run, c, 3);
-  const std::string results = dir + "/eval/results.jsonl", ratings = dir + "/ratings.jsonl";
+  PublishRandomCheckpoint(run, c, 3);
+  const std::string results = run.eval_results(), ratings = run.ratings();
   testing::TestProcess p(testing::BinPath("evaluator"), {"--run-dir", dir, "--config", WriteConfig(c, dir)},
                          dir + "/evaluator.out");
   INFO(p.Log());

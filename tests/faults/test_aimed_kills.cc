@@ -206,18 +206,11 @@ TEST_CASE("kill -9 aimed at the worker's game-file writes: no torn game, temp fi
 }
 
 TEST_CASE("kill -9 aimed at the trainer's checkpoint, metadata.json and generations.jsonl writes: it resumes") {
-  const std::string dir = FreshTestDir("aimed_trainer");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("aimed_trainer");
   c.run.max_iterations = 100000;  // every start is killed; the last one is given an end
   c.train.keep_last = 100000;
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("aimed_trainer_cfg") + "/c.json");
-  const std::string log = dir + "/../aimed_trainer.log";
-  std::remove(log.c_str());
-  FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
-    auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
-    return 500 + n.value_or(-400);
-  });
+  const auto [cfg, log] = WriteTrainerFiles(c, "aimed_trainer");
+  FakeInferServer server(c.server.socket, AckAsIterationPlus500);
   FakeWorkers workers(run, 7, 4);
   MakeDirs(run.checkpoints());
   const auto env = FaultFsEnv({run.checkpoints() + "/:" + run.metadata() + ":" + run.generations(), "write", "none",

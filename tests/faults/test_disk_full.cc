@@ -96,18 +96,11 @@ namespace {
 // on `ops` from iteration 2 on; then restarted with the space back.
 void TrainerDiskFull(const std::string& name, const std::string& target_rel, const std::string& ops, int err,
                      long long after_bytes) {
-  const std::string dir = FreshTestDir(name);
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun(name);
   c.run.max_iterations = 3;
   c.train.keep_last = 10;
-  const std::string cfg = WriteConfigFile(c, FreshTestDir(name + "_cfg") + "/c.json");
-  const std::string log = dir + "/../" + name + ".log";
-  std::remove(log.c_str());
-  FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
-    auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
-    return 500 + n.value_or(-400);
-  });
+  const auto [cfg, log] = WriteTrainerFiles(c, name);
+  FakeInferServer server(c.server.socket, AckAsIterationPlus500);
   FakeWorkers workers(run, 7, 4);
   // No games for iteration 2 until the disk is full, so every write of
   // iteration 2 meets the fault however fast the trainer is.
@@ -183,32 +176,11 @@ TEST_CASE("disk full while the trainer appends generations.jsonl: no torn line, 
 namespace {
 
 Config TinyEvalConfig(const std::string& dir) {
-  Config c;
-  c.run.dir = dir;
-  c.board.size = 7;
-  c.net.channels = 8;
-  c.net.blocks = 1;
-  c.inference.device = "cpu";
-  c.inference.symmetry = "none";
+  Config c = TinyEvalRunConfig(dir);
   c.eval.games = 2;
   c.eval.simulations = 16;
-  c.eval.every = 1;
-  c.eval.nice = 1;
   c.eval.ladder = {"rollout:20"};
-  c.eval.anchor = "rollout:20";
   return c;
-}
-
-void PublishCheckpoint(const RunLayout& run, const Config& c, int64_t it) {
-  MakeDirs(run.checkpoints());
-  CreateRandomCheckpoint(run.checkpoint(it), 7, Rule::kFreestyle, 8, 1, /*seed=*/100 + it, it, it);
-  Metadata m;
-  m.iteration = it + 1;
-  m.weights = run.checkpoint(it);
-  m.model_generation = it;
-  m.updated_at = NowSeconds();
-  m.config = c.ToJson();
-  WriteMetadata(run.metadata(), m);
 }
 
 bool Rated(const std::string& ratings, int64_t it) {
@@ -229,9 +201,9 @@ void EvaluatorDiskFull(const std::string& name, bool ratings_file, const std::st
   const std::string dir = FreshTestDir(name);
   RunLayout run(dir);
   const Config c = TinyEvalConfig(dir);
-  PublishCheckpoint(run, c, 0);
-  const std::string results = dir + "/eval/results.jsonl", ratings = dir + "/ratings.jsonl";
-  const std::string status = dir + "/status/evaluator.json";
+  PublishRandomCheckpoint(run, c, 0);
+  const std::string results = run.eval_results(), ratings = run.ratings();
+  const std::string status = run.evaluator_status();
   const std::string cfg_path = dir + "/eval_config.json";
   WriteFileAtomic(cfg_path, c.ToJsonString());
   const std::vector<std::string> args{"--run-dir", dir, "--config", cfg_path};
@@ -247,7 +219,7 @@ void EvaluatorDiskFull(const std::string& name, bool ratings_file, const std::st
     results_before = ReadFileOrThrow(results);
     ratings_before = ReadFileOrThrow(ratings);
     disk.Fill();
-    PublishCheckpoint(run, c, 1);
+    PublishRandomCheckpoint(run, c, 1);
     REQUIRE(WaitUntil([&] { return p.Poll().has_value(); }, 240));
     CHECK(*p.Poll() == 1);
     CheckFailureMessage(p.Log(), target, err);

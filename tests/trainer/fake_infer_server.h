@@ -11,15 +11,25 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
 
 #include "common/base/fileio.h"
+#include "common/data/run_layout.h"
 #include "common/wire/wire.h"
 
 namespace gz::testing {
+
+// A RELOAD answer for FakeInferServer: 500 + the iteration N of a weights file
+// named weights_it<N>.pt (100 for any other name), so that a generation the
+// server acknowledged is never mistaken for an iteration number.
+inline int64_t AckAsIterationPlus500(const std::string& weights) {
+  auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
+  return 500 + n.value_or(-400);
+}
 
 class FakeInferServer {
  public:
@@ -119,5 +129,14 @@ class FakeInferServer {
   std::atomic<int> stats_{0};
   std::thread thread_;
 };
+
+// AckAsIterationPlus500, after `delay_ms`: a slow reload, which keeps the
+// trainer waiting for the ack between saving a checkpoint and publishing it.
+inline FakeInferServer::ReloadHandler AckAsIterationPlus500After(int delay_ms) {
+  return [delay_ms](const std::string& weights) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    return AckAsIterationPlus500(weights);
+  };
+}
 
 }  // namespace gz::testing

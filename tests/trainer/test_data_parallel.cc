@@ -9,6 +9,7 @@
 #include <random>
 
 #include "common/game/encoder.h"
+#include "tests/support/tensor_lists.h"
 #include "tests/trainer/dp_test_util.h"
 #include "trainer/data_parallel.h"
 #include "trainer/net_trainer.h"
@@ -98,13 +99,6 @@ bool IntegersEqual(const std::vector<torch::Tensor>& a, const std::vector<torch:
   return true;
 }
 
-bool Equal(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!torch::equal(a[i], b[i])) return false;
-  return true;
-}
-
 std::vector<torch::Tensor> LoadState(const std::string& path) {
   std::vector<torch::Tensor> t;
   torch::load(t, path);
@@ -149,7 +143,7 @@ TEST_CASE("world_size 1: a 1-rank Gloo group trains bit for bit as the one-proce
   parallel.SetDataParallel(&dp);
   TrainMetrics b = parallel.Train(buffer, 1, 3, c.train.batch_size, kDpSampleSeed);
 
-  CHECK(Equal(ModelState(plain.net()), ModelState(parallel.net())));
+  CHECK(SameTensors(ModelState(plain.net()), ModelState(parallel.net())));
   CHECK(a.steps == b.steps);
   CHECK(a.policy_loss == b.policy_loss);
   CHECK(a.value_loss == b.value_loss);
@@ -161,7 +155,7 @@ TEST_CASE("world_size 1: a 1-rank Gloo group trains bit for bit as the one-proce
   // A different reference does differ: the comparison can fail.
   NetTrainer other(DpNet(c), c.train, torch::kCPU);
   other.Train(buffer, 1, 3, c.train.batch_size, kDpSampleSeed + 1);
-  CHECK_FALSE(Equal(ModelState(plain.net()), ModelState(other.net())));
+  CHECK_FALSE(SameTensors(ModelState(plain.net()), ModelState(other.net())));
 }
 
 TEST_CASE("two Gloo ranks in two processes equal the single-process reference to 1e-5") {
@@ -184,7 +178,7 @@ TEST_CASE("two Gloo ranks in two processes equal the single-process reference to
     REQUIRE(r0.Wait() == 0);
     REQUIRE(r1.Wait() == 0);
     auto w0 = LoadState(dir + "/r0.pt"), w1 = LoadState(dir + "/r1.pt");
-    CHECK(Equal(w0, w1));  // every rank holds the same weights and buffers
+    CHECK(SameTensors(w0, w1));  // every rank holds the same weights and buffers
     auto ref = Reference(c, 2, steps);
     CHECK(MaxDiff(w0, ref) < 1e-5);
     CHECK(IntegersEqual(w0, ref));
@@ -195,35 +189,40 @@ TEST_CASE("two Gloo ranks in two processes equal the single-process reference to
   }
 }
 
-TEST_CASE("kill -9 of a follower in the middle of the steps: rank 0 fails with a clear error") {
-  const std::string dir = FreshTestDir("dp_kill_follower");
+namespace {
+
+// Rank 0 (dp_rank_helper, training forever) and a trainer as rank 1 in folder
+// `name`; once rank 0 trains, kill -9 of rank `victim`.  The other rank must
+// exit with code 1: its log is returned.
+std::string KillOneRankMidway(const std::string& name, int victim) {
+  const std::string dir = FreshTestDir(name);
   Config c = DpConfig(dir, 2, FreePort());
   const std::string cfg = WriteConfigFile(c, dir + "/c.json");
   Helper r0({"--config", cfg, "--rank", "0", "--steps", "50", "--forever", "--out", dir + "/r0.pt"}, dir + "/r0.log");
   TestProcess r1(BinPath("trainer"), {"--config", cfg, "--rank", "1"}, dir + "/r1.log");
   REQUIRE(WaitUntil([&] { return r0.Log().find("chunk 1") != std::string::npos; }));
-  r1.Kill();
-  auto rc = r0.WaitExit(std::chrono::seconds(60));  // a guard against a hang, not a timing check
+  TestProcess& killed = victim == 0 ? static_cast<TestProcess&>(r0) : r1;
+  TestProcess& survivor = victim == 0 ? r1 : static_cast<TestProcess&>(r0);
+  killed.Kill();
+  auto rc = survivor.WaitExit(std::chrono::seconds(60));  // a guard against a hang, not a timing check
   REQUIRE(rc.has_value());
   CHECK(*rc == 1);
-  INFO(r0.Log());
-  CHECK(r0.Log().find("error: data-parallel") != std::string::npos);
-  CHECK(r0.Log().find("failed on rank 0 of 2") != std::string::npos);
+  return survivor.Log();
+}
+
+}  // namespace
+
+TEST_CASE("kill -9 of a follower in the middle of the steps: rank 0 fails with a clear error") {
+  const std::string log = KillOneRankMidway("dp_kill_follower", 1);
+  INFO(log);
+  CHECK(log.find("error: data-parallel") != std::string::npos);
+  CHECK(log.find("failed on rank 0 of 2") != std::string::npos);
 }
 
 TEST_CASE("kill -9 of rank 0 in the middle of the steps: the follower fails with a clear error") {
-  const std::string dir = FreshTestDir("dp_kill_leader");
-  Config c = DpConfig(dir, 2, FreePort());
-  const std::string cfg = WriteConfigFile(c, dir + "/c.json");
-  Helper r0({"--config", cfg, "--rank", "0", "--steps", "50", "--forever", "--out", dir + "/r0.pt"}, dir + "/r0.log");
-  TestProcess r1(BinPath("trainer"), {"--config", cfg, "--rank", "1"}, dir + "/r1.log");
-  REQUIRE(WaitUntil([&] { return r0.Log().find("chunk 1") != std::string::npos; }));
-  r0.Kill();
-  auto rc = r1.WaitExit(std::chrono::seconds(60));
-  REQUIRE(rc.has_value());
-  CHECK(*rc == 1);
-  INFO(r1.Log());
-  CHECK(r1.Log().find("trainer rank 1 failed: data-parallel") != std::string::npos);
+  const std::string log = KillOneRankMidway("dp_kill_leader", 0);
+  INFO(log);
+  CHECK(log.find("trainer rank 1 failed: data-parallel") != std::string::npos);
 }
 
 TEST_CASE("a follower stopped (SIGSTOP) in the middle of the steps: rank 0 fails after train.dist_timeout_s") {

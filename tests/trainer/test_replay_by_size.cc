@@ -12,6 +12,7 @@
 #include "common/base/errors.h"
 #include "common/game/encoder.h"
 #include "common/net/model.h"
+#include "tests/support/tensor_lists.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/generation_log.h"
 #include "trainer/net_trainer.h"
@@ -51,13 +52,6 @@ std::vector<torch::Tensor> Params(PolicyValueNet& net) {
   std::vector<torch::Tensor> out;
   for (auto& p : net->parameters()) out.push_back(p.detach().clone());
   return out;
-}
-
-bool SameParams(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!torch::equal(a[i], b[i])) return false;
-  return true;
 }
 
 PolicyValueNet TinyConvNet(int size) {
@@ -243,10 +237,10 @@ TEST_CASE("one size: exactly the plain ReplayBuffer's batches and training steps
     // NetTrainer over it: the same steps as over the plain buffer, bit for bit.
     torch::manual_seed(0);
     NetTrainer t1(TinyConvNet(7), TinyTrain(), torch::kCPU), t2(TinyConvNet(7), TinyTrain(), torch::kCPU);
-    REQUIRE(SameParams(Params(t1.net()), Params(t2.net())));
+    REQUIRE(SameTensors(Params(t1.net()), Params(t2.net())));
     TrainMetrics m1 = t1.Train(sized, 3, 4, 16, 99);
     TrainMetrics m2 = t2.Train(plain, 3, 4, 16, 99);
-    CHECK(SameParams(Params(t1.net()), Params(t2.net())));
+    CHECK(SameTensors(Params(t1.net()), Params(t2.net())));
     CHECK(m1.total_loss == m2.total_loss);
     CHECK(m1.policy_loss == m2.policy_loss);
     CHECK(m1.steps_by_size == std::map<int, int64_t>{{7, 4}});
@@ -277,7 +271,7 @@ TEST_CASE("a conv net trains at each batch's size: finite losses, changed weight
       CHECK(std::isfinite(m.policy_loss));
       CHECK(std::isfinite(m.value_loss));
       CHECK(m.policy_loss > 0);
-      CHECK_FALSE(SameParams(before, Params(t.net())));
+      CHECK_FALSE(SameTensors(before, Params(t.net())));
     }
   }
   SECTION("mixed steps: both sizes are trained, each batch at its own size") {
@@ -289,7 +283,7 @@ TEST_CASE("a conv net trains at each batch's size: finite losses, changed weight
     REQUIRE(m.steps_by_size.size() == 2);
     CHECK(m.steps_by_size[7] + m.steps_by_size[9] == 8);
     CHECK(std::isfinite(m.total_loss));
-    CHECK_FALSE(SameParams(before, Params(t.net())));
+    CHECK_FALSE(SameTensors(before, Params(t.net())));
     // The trained net still evaluates both sizes.
     for (int size : {7, 9}) {
       std::vector<float> planes(2 * PlaneFloats(size)), policy(2 * size * size), value(2);

@@ -67,6 +67,15 @@ GameRecord LineGame(std::mt19937_64& rng) {
   return rec;
 }
 
+// `count` line games as iteration 1 of a replay window of `window` iterations.
+ReplayBuffer LineGameBuffer(std::mt19937_64& rng, int count, int window) {
+  std::vector<GameRecord> games;
+  for (int i = 0; i < count; ++i) games.push_back(LineGame(rng));
+  ReplayBuffer buffer(kSize, window);
+  buffer.AddIteration(1, gz::testing::Ptrs(games));
+  return buffer;
+}
+
 struct HeldOut {
   std::vector<float> planes, policy, value;
   int n = 0;
@@ -132,12 +141,7 @@ TEST_CASE("training on a fixed set of games lowers held-out loss and finds winni
   torch::manual_seed(7);
   at::set_num_threads(1);
   std::mt19937_64 rng(2024);
-  std::vector<GameRecord> games;
-  for (int i = 0; i < 300; ++i) games.push_back(LineGame(rng));
-  std::vector<const GameRecord*> ptrs;
-  for (const auto& g : games) ptrs.push_back(&g);
-  ReplayBuffer buffer(kSize, 4);
-  buffer.AddIteration(1, ptrs);
+  ReplayBuffer buffer = LineGameBuffer(rng, 300, 4);
   HeldOut held = MakeHeldOut(rng, 60);
 
   NetTrainer trainer(PolicyValueNet(kSize, 16, 2), SmallTrainConfig(), torch::kCPU);
@@ -166,12 +170,7 @@ TEST_CASE("optimizer state survives save and load: a resumed trainer takes the s
   torch::manual_seed(11);
   at::set_num_threads(1);
   std::mt19937_64 rng(5);
-  std::vector<GameRecord> games;
-  for (int i = 0; i < 20; ++i) games.push_back(LineGame(rng));
-  std::vector<const GameRecord*> ptrs;
-  for (const auto& g : games) ptrs.push_back(&g);
-  ReplayBuffer buffer(kSize, 1);
-  buffer.AddIteration(1, ptrs);
+  ReplayBuffer buffer = LineGameBuffer(rng, 20, 1);
   std::string dir = gz::testing::FreshTestDir("optimizer_roundtrip");
 
   for (std::string opt : {"adam", "sgd"}) {

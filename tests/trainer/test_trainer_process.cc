@@ -40,15 +40,11 @@ std::string RunCapture(const std::string& cmd) {
 }  // namespace
 
 TEST_CASE("cold start, one full iteration, overproduction, corrupt file, timetable") {
-  const std::string dir = FreshTestDir("proc_cold");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("proc_cold");
   c.run.max_iterations = 2;
   c.server.socket = dir + "/sock/none.sock";  // no server: workers load weights themselves
   c.Set("mcts.fpu_reduction", "0.35", "test");  // a play setting the checkpoints must carry
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_cold_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_cold.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "proc_cold");
 
   TrainerProcess p({"--config", cfg, "--set", "run.progress_log_s=0.1"}, log);
   // Cold start publishes generation 0 and iteration 1 before any game exists.
@@ -143,17 +139,13 @@ TEST_CASE("cold start, one full iteration, overproduction, corrupt file, timetab
 }
 
 TEST_CASE("stall timeout: fewer games than the target are trained on after a WARNING") {
-  const std::string dir = FreshTestDir("proc_stall");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("proc_stall");
   c.run.max_iterations = 1;
   c.run.target_games = 5;
   c.run.min_games = 2;
   c.run.stall_timeout_s = 1.0;
   c.server.socket = dir + "/sock/none.sock";
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_stall_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_stall.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "proc_stall");
   WriteGames(run, 1, 3, 0, 2, 7);  // games may exist before the trainer starts
   TrainerProcess p({"--config", cfg}, log);
   REQUIRE(p.Wait() == 0);
@@ -168,14 +160,10 @@ TEST_CASE("stall timeout: fewer games than the target are trained on after a WAR
 }
 
 TEST_CASE("metadata for N+1 appears only after the server acknowledged the reload") {
-  const std::string dir = FreshTestDir("proc_reload");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("proc_reload");
   c.run.max_iterations = 2;
   c.train.reload_timeout_s = 30;
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_reload_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_reload.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "proc_reload");
 
   struct Seen {
     std::string weights;
@@ -228,13 +216,9 @@ TEST_CASE("metadata for N+1 appears only after the server acknowledged the reloa
 }
 
 TEST_CASE("a server that refuses the new weights stops publishing") {
-  const std::string dir = FreshTestDir("proc_refuse");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("proc_refuse");
   c.run.max_iterations = 3;
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_refuse_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_refuse.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "proc_refuse");
   FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
     return weights == run.checkpoint(1) ? -1 : 7;
   });
@@ -280,22 +264,14 @@ void CheckResumedRun(const RunLayout& run, const std::string& log_text, int64_t 
 }  // namespace
 
 TEST_CASE("kill -9 at random points: the trainer resumes, never starts over") {
-  const std::string dir = FreshTestDir("proc_resume");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("proc_resume");
   c.run.max_iterations = 5;
   c.train.keep_last = 10;
   c.train.train_batches = 20;
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_resume_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_resume.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "proc_resume");
   // The server acknowledges after 300 ms, which opens a window between
   // "checkpoint saved" and "metadata published" to kill the trainer in.
-  FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
-    return 500 + n.value_or(-400);
-  });
+  FakeInferServer server(c.server.socket, AckAsIterationPlus500After(300));
   FakeWorkers workers(run, 7, 4);
   std::mt19937_64 rng(12345);
   struct KillPoint {
@@ -390,17 +366,10 @@ TEST_CASE("resume never starts over: missing weights named by metadata are a fat
 }
 
 TEST_CASE("a kill between metadata.json and its generations.jsonl line: the restart restores the line whole") {
-  const std::string dir = FreshTestDir("proc_lost_line");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("proc_lost_line");
   c.run.max_iterations = 2;
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_lost_line_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_lost_line.log";
-  std::remove(log.c_str());
-  FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
-    auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
-    return 500 + n.value_or(-400);
-  });
+  const auto [cfg, log] = WriteTrainerFiles(c, "proc_lost_line");
+  FakeInferServer server(c.server.socket, AckAsIterationPlus500);
   FakeWorkers workers(run, 7, 4);
   {
     TrainerProcess p({"--config", cfg}, log);
@@ -432,9 +401,7 @@ TEST_CASE("kill -9 at 20 random moments: the run resumes with every invariant in
   // is killed after a uniformly random 0-1.5 s, so they land anywhere (loading,
   // collecting, training, saving a checkpoint, waiting for the ack, writing
   // metadata or the generation log).
-  const std::string dir = FreshTestDir("proc_random_kills");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("proc_random_kills");
   // The killed starts can never reach the end of the run (at most 20 x 1.5 s
   // of running), so every one of the 20 starts is killed however fast the
   // machine is; the last start then finishes two iterations past where the
@@ -442,14 +409,8 @@ TEST_CASE("kill -9 at 20 random moments: the run resumes with every invariant in
   c.run.max_iterations = 100000;
   c.train.keep_last = 1000;
   c.train.train_batches = 300;  // about 0.5 s of training per iteration
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("proc_random_kills_cfg") + "/c.json");
-  const std::string log = dir + "/../proc_random_kills.log";
-  std::remove(log.c_str());
-  FakeInferServer server(c.server.socket, [&](const std::string& weights) -> int64_t {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto n = ParseIterationNumber(weights.substr(weights.rfind('/') + 1), "weights_it", ".pt");
-    return 500 + n.value_or(-400);
-  });
+  const auto [cfg, log] = WriteTrainerFiles(c, "proc_random_kills");
+  FakeInferServer server(c.server.socket, AckAsIterationPlus500After(100));
   FakeWorkers workers(run, 7, 4);
   std::mt19937_64 rng(20261130);
   ino_t it0 = 0;

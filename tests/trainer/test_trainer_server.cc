@@ -15,14 +15,11 @@ using namespace gz;
 using namespace gz::testing;
 
 TEST_CASE("real server: every iteration's weights are served before metadata names them") {
-  const std::string dir = FreshTestDir("srv_ok");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
+  auto [dir, run, c] = TinyTrainerRun("srv_ok");
   c.run.max_iterations = 2;
   c.train.reload_timeout_s = 60;
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("srv_ok_cfg") + "/c.json");
-  const std::string log = dir + "/../srv_ok.log", slog = dir + "/../srv_ok_server.log";
-  std::remove(log.c_str());
+  const auto [cfg, log] = WriteTrainerFiles(c, "srv_ok");
+  const std::string slog = dir + "/../srv_ok_server.log";
   std::remove(slog.c_str());
   // The server starts first on an empty run directory and waits for metadata / RELOAD.
   InferServerProcess server({"--config", cfg, "--run-dir", dir}, slog);
@@ -53,15 +50,12 @@ TEST_CASE("real server: every iteration's weights are served before metadata nam
 }
 
 TEST_CASE("real server: refused weights are never published") {
-  const std::string dir = FreshTestDir("srv_refuse");
-  RunLayout run(dir);
-  Config c = TinyConfig(dir);
-  const std::string cfg = WriteConfigFile(c, FreshTestDir("srv_refuse_cfg") + "/c.json");
+  auto [dir, run, c] = TinyTrainerRun("srv_refuse");
+  const auto [cfg, log] = WriteTrainerFiles(c, "srv_refuse");
   Config other = c;
   other.board.size = 9;  // this server only accepts 9x9 networks
   const std::string other_cfg = WriteConfigFile(other, FreshTestDir("srv_refuse_cfg2") + "/c.json");
-  const std::string log = dir + "/../srv_refuse.log", slog = dir + "/../srv_refuse_server.log";
-  std::remove(log.c_str());
+  const std::string slog = dir + "/../srv_refuse_server.log";
   std::remove(slog.c_str());
   InferServerProcess server({"--config", other_cfg}, slog);
   REQUIRE(WaitUntil([&] { return Ping(c.server.socket, 1.0); }));

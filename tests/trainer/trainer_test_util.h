@@ -1,5 +1,6 @@
 // Helpers shared by the trainer tests: tiny configs, synthetic game files (a
-// stand-in for workers), a child trainer.  Temp folders, waiting and child
+// stand-in for workers), published random checkpoints (a stand-in for the
+// trainer, for the evaluator's tests), a child trainer.  Temp folders, waiting and child
 // processes come from tests/support (included here for every trainer test).
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -24,6 +26,7 @@
 #include "common/data/game_record.h"
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
+#include "common/net/net_api.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_process.h"
 #include "tests/support/wait_until.h"
@@ -102,6 +105,60 @@ inline Config TinyConfig(const std::string& dir) {
 inline std::string WriteConfigFile(const Config& c, const std::string& path) {
   WriteFileAtomic(path, c.ToJsonString());
   return path;
+}
+
+// A child trainer's run `name`: the fresh folder GZ_TEST_TMP/name, its layout
+// and TinyConfig for it, for the test to change before WriteTrainerFiles.
+// Used as `auto [dir, run, c] = TinyTrainerRun("name");`.
+struct TinyRunParts {
+  std::string dir;
+  RunLayout run;
+  Config c;
+};
+inline TinyRunParts TinyTrainerRun(const std::string& name) {
+  const std::string dir = FreshTestDir(name);
+  return {dir, RunLayout(dir), TinyConfig(dir)};
+}
+
+// The files a child trainer of run `name` (config `c`, its run.dir the run's
+// folder) is started with: the config file, in a folder of its own (name_cfg:
+// not part of the run), and the log path name.log beside the run, emptied.
+// Used as `const auto [cfg, log] = WriteTrainerFiles(c, "name");`.
+struct TrainerFiles {
+  std::string cfg, log;
+};
+inline TrainerFiles WriteTrainerFiles(const Config& c, const std::string& name) {
+  TrainerFiles f{WriteConfigFile(c, FreshTestDir(name + "_cfg") + "/c.json"), c.run.dir + "/../" + name + ".log"};
+  std::remove(f.log.c_str());
+  return f;
+}
+
+// TinyConfig for the evaluator's tests: every checkpoint evaluated (nice 1)
+// against the anchor rollout:20, one symmetry.  The caller sets the games,
+// simulations and ladder.
+inline Config TinyEvalRunConfig(const std::string& dir) {
+  Config c = TinyConfig(dir);
+  c.inference.symmetry = "none";
+  c.eval.every = 1;
+  c.eval.nice = 1;
+  c.eval.anchor = "rollout:20";
+  return c;
+}
+
+// The trainer's part for the programs that follow a run (evaluator): checkpoint
+// `it` (generation `it`: a random 7x7 freestyle net, 8 channels, 1 block,
+// seeded by `it`) and metadata.json publishing it for iteration it + 1 with
+// config `c`.  Users link gomoku_net (CreateRandomCheckpoint, net_api.h).
+inline void PublishRandomCheckpoint(const RunLayout& run, const Config& c, int64_t it) {
+  MakeDirs(run.checkpoints());
+  CreateRandomCheckpoint(run.checkpoint(it), 7, Rule::kFreestyle, 8, 1, /*seed=*/100 + it, it, it);
+  Metadata m;
+  m.iteration = it + 1;
+  m.weights = run.checkpoint(it);
+  m.model_generation = it;
+  m.updated_at = NowSeconds();
+  m.config = c.ToJson();
+  WriteMetadata(run.metadata(), m);
 }
 
 inline std::string Slurp(const std::string& path) {
