@@ -7,6 +7,7 @@
 
 #include "common/base/cli.h"
 #include "common/base/errors.h"
+#include "common/base/guarded_main.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
 #include "common/match/head_to_head.h"
@@ -36,78 +37,75 @@ colour), the score and Elo(A - B) with a 95% interval; --json prints one JSON
 object instead.  --record FILE writes the match as a data file (atomically):
 players, settings, the openings, and each game's moves and result.
 )";
+
+int Run(int argc, char** argv) {
+  using namespace gz;
+  CliSpec spec{kUsage, {"--player-a", "--player-b", "--games", "--openings", "--seed", "--record"}, {"--json"}};
+  CliArgs args = ParseCli(argc, argv, spec);
+  if (args.help) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (!args.has("--player-a") || !args.has("--player-b"))
+    GOMOKU_THROW(ConfigError, "--player-a and --player-b are required (see --help)");
+  Config cfg = Config::Load(args.config, args.sets);
+  InitLogging("arena");
+  if (args.has("--json")) spdlog::set_level(spdlog::level::warn);
+  const int games = static_cast<int>(args.get_int("--games", 20));
+  const int openings = static_cast<int>(args.get_int("--openings", 2));  // only read when given
+  const uint64_t seed = static_cast<uint64_t>(args.get_int("--seed", 1));
+  if (games < 1) GOMOKU_THROW(ConfigError, "--games must be >= 1");
+  if (openings < 0 || openings >= std::min(cfg.board.size, 5) * std::min(cfg.board.size, 5))
+    GOMOKU_THROW(ConfigError, "--openings out of range (0 .. " << std::min(cfg.board.size, 5) * std::min(cfg.board.size, 5) - 1 << ")");
+  const std::string spec_a = args.get("--player-a"), spec_b = args.get("--player-b");
+  auto a = MakeMatchPlayer(spec_a, cfg, cfg.mcts.simulations, ArenaPlayerOptions(cfg, seed * 2 + 1));
+  auto b = MakeMatchPlayer(spec_b, cfg, cfg.mcts.simulations, ArenaPlayerOptions(cfg, seed * 2 + 2));
+  const bool random_set = args.has("--openings");
+  const std::vector<Opening> set =
+      random_set ? OpeningSet(cfg.board.size, cfg.rule(), openings) : DefaultOpeningSet(cfg.board.size, cfg.rule());
+  const std::string set_name = random_set ? "random:" + std::to_string(openings)
+                               : EvenOpeningSet(cfg.board.size, cfg.rule()).empty() ? "random:2"
+                                                                                     : "even";
+  ArenaResult r = PlayMatch(*a, *b, cfg, games, set);
+  nlohmann::json j = r.ToJson();
+  j["player_a"] = spec_a;
+  j["player_b"] = spec_b;
+  j["board_size"] = cfg.board.size;
+  j["rule"] = RuleName(cfg.rule());
+  j["openings"] = set_name;
+  if (args.has("--record")) {
+    std::string command;
+    for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+    nlohmann::json rec = {{"command", command},
+                          {"player_a", spec_a},
+                          {"player_b", spec_b},
+                          {"settings",
+                           {{"board_size", cfg.board.size},
+                            {"rule", RuleName(cfg.rule())},
+                            {"seed", seed},
+                            {"games", games},
+                            {"openings", set_name},
+                            {"config_set_by", cfg.DescribeOrigins()}}},
+                          {"opening_set", set},
+                          {"result", j},
+                          {"games", r.GamesJson(spec_a, spec_b)}};
+    WriteFileAtomic(args.get("--record"), rec.dump(1) + "\n");
+  }
+  if (args.has("--json")) {
+    std::cout << j.dump() << std::endl;
+  } else {
+    std::printf("A = %s\nB = %s\ngames %d: A wins %d, draws %d, losses %d; score %.3f\n", spec_a.c_str(),
+                spec_b.c_str(), r.games, r.wins, r.draws, r.losses, r.score);
+    std::printf("A as black: +%d =%d -%d; A as white: +%d =%d -%d; openings %s\n", r.by_colour[0][0],
+                r.by_colour[0][1], r.by_colour[0][2], r.by_colour[1][0], r.by_colour[1][1], r.by_colour[1][2],
+                set_name.c_str());
+    std::printf("Elo(A - B) = %+.0f  (95%% interval %+.0f .. %+.0f)\n", r.elo, r.elo_low, r.elo_high);
+  }
+  return 0;
 }
 
+}  // namespace
+
 int main(int argc, char** argv) {
-  using namespace gz;
-  try {
-    CliSpec spec{kUsage, {"--player-a", "--player-b", "--games", "--openings", "--seed", "--record"}, {"--json"}};
-    CliArgs args = ParseCli(argc, argv, spec);
-    if (args.help) {
-      std::cout << kUsage;
-      return 0;
-    }
-    if (!args.has("--player-a") || !args.has("--player-b"))
-      GOMOKU_THROW(ConfigError, "--player-a and --player-b are required (see --help)");
-    Config cfg = Config::Load(args.config, args.sets);
-    InitLogging("arena");
-    if (args.has("--json")) spdlog::set_level(spdlog::level::warn);
-    const int games = static_cast<int>(args.get_int("--games", 20));
-    const int openings = static_cast<int>(args.get_int("--openings", 2));  // only read when given
-    const uint64_t seed = static_cast<uint64_t>(args.get_int("--seed", 1));
-    if (games < 1) GOMOKU_THROW(ConfigError, "--games must be >= 1");
-    if (openings < 0 || openings >= std::min(cfg.board.size, 5) * std::min(cfg.board.size, 5))
-      GOMOKU_THROW(ConfigError, "--openings out of range (0 .. " << std::min(cfg.board.size, 5) * std::min(cfg.board.size, 5) - 1 << ")");
-    const std::string spec_a = args.get("--player-a"), spec_b = args.get("--player-b");
-    auto a = MakeMatchPlayer(spec_a, cfg, cfg.mcts.simulations, ArenaPlayerOptions(cfg, seed * 2 + 1));
-    auto b = MakeMatchPlayer(spec_b, cfg, cfg.mcts.simulations, ArenaPlayerOptions(cfg, seed * 2 + 2));
-    const bool random_set = args.has("--openings");
-    const std::vector<Opening> set =
-        random_set ? OpeningSet(cfg.board.size, cfg.rule(), openings) : DefaultOpeningSet(cfg.board.size, cfg.rule());
-    const std::string set_name = random_set ? "random:" + std::to_string(openings)
-                                 : EvenOpeningSet(cfg.board.size, cfg.rule()).empty() ? "random:2"
-                                                                                       : "even";
-    ArenaResult r = PlayMatch(*a, *b, cfg, games, set);
-    nlohmann::json j = r.ToJson();
-    j["player_a"] = spec_a;
-    j["player_b"] = spec_b;
-    j["board_size"] = cfg.board.size;
-    j["rule"] = RuleName(cfg.rule());
-    j["openings"] = set_name;
-    if (args.has("--record")) {
-      std::string command;
-      for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-      nlohmann::json rec = {{"command", command},
-                            {"player_a", spec_a},
-                            {"player_b", spec_b},
-                            {"settings",
-                             {{"board_size", cfg.board.size},
-                              {"rule", RuleName(cfg.rule())},
-                              {"seed", seed},
-                              {"games", games},
-                              {"openings", set_name},
-                              {"config_set_by", cfg.DescribeOrigins()}}},
-                            {"opening_set", set},
-                            {"result", j},
-                            {"games", r.GamesJson(spec_a, spec_b)}};
-      WriteFileAtomic(args.get("--record"), rec.dump(1) + "\n");
-    }
-    if (args.has("--json")) {
-      std::cout << j.dump() << std::endl;
-    } else {
-      std::printf("A = %s\nB = %s\ngames %d: A wins %d, draws %d, losses %d; score %.3f\n", spec_a.c_str(),
-                  spec_b.c_str(), r.games, r.wins, r.draws, r.losses, r.score);
-      std::printf("A as black: +%d =%d -%d; A as white: +%d =%d -%d; openings %s\n", r.by_colour[0][0],
-                  r.by_colour[0][1], r.by_colour[0][2], r.by_colour[1][0], r.by_colour[1][1], r.by_colour[1][2],
-                  set_name.c_str());
-      std::printf("Elo(A - B) = %+.0f  (95%% interval %+.0f .. %+.0f)\n", r.elo, r.elo_low, r.elo_high);
-    }
-    return 0;
-  } catch (const ConfigError& e) {
-    std::cerr << "arena: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "arena: fatal: " << e.what() << "\n";
-    return 1;
-  }
+  return gz::GuardedToolMain<gz::ConfigError>("arena", [&] { return Run(argc, argv); });
 }
