@@ -1,4 +1,4 @@
-// export_net (tools/export_net_lib.h, issue 28 section 4): the exported .npz
+// export_net (common/net/net_export.h, issue 28 section 4): the exported .npz
 // holds the header the docs promise and every tensor of the net byte for byte;
 // the check file holds deterministic random positions and exactly what the
 // project's forward computes on them; bad input is refused naming the problem
@@ -21,7 +21,7 @@
 #include "common/net/model.h"
 #include "common/net/net_api.h"
 #include "tests/support/temp_dir.h"
-#include "tools/export_net_lib.h"
+#include "common/net/net_export.h"
 
 // Catch2 after every torch header (the header says why).
 #include "tests/support/catch_after_torch.h"
@@ -128,12 +128,8 @@ TEST_CASE("the check file holds deterministic positions and the project's forwar
   const std::string dir = testing::FreshTestDir("export_net/check");
   const std::string ckpt = dir + "/net.pt";
   CreateRandomCheckpoint(ckpt, 7, Rule::kFreestyle, 8, 1, 9, 1, 2);
-  ExportOptions o;
-  o.weights = ckpt;
-  o.out = dir + "/net.npz";
-  o.check_out = dir + "/check.npz";
-  o.check_positions = 50;
-  o.check_seed = 3;
+  const ExportOptions o{
+      .weights = ckpt, .out = dir + "/net.npz", .check_positions = 50, .check_out = dir + "/check.npz", .check_seed = 3};
   ExportNet(o);
   const auto c = ReadExport(o.check_out);
   const json h = HeaderOf(c);
@@ -201,10 +197,8 @@ TEST_CASE("bad input is refused naming the problem, and nothing is written") {
   const std::string dir = testing::FreshTestDir("export_net/bad");
   const std::string good = dir + "/good.pt";
   CreateRandomCheckpoint(good, 7, Rule::kFreestyle, 8, 1, 1, 0, 0);
-  ExportOptions o;
-  o.out = dir + "/out.npz";
-  o.check_out = dir + "/check.npz";
-  o.check_positions = 5;
+  // The weights: each section's.
+  ExportOptions o{.weights = "", .out = dir + "/out.npz", .check_positions = 5, .check_out = dir + "/check.npz"};
 
   SECTION("missing checkpoint") {
     o.weights = dir + "/missing.pt";
@@ -262,12 +256,8 @@ TEST_CASE("a conv net's check positions may be on another board size") {
   const std::string dir = testing::FreshTestDir("export_net/conv_size");
   const std::string ckpt = dir + "/conv.pt";
   CreateRandomCheckpoint(ckpt, 9, Rule::kFreestyle, 8, 1, 4, 0, 0, "conv");
-  ExportOptions o;
-  o.weights = ckpt;
-  o.out = dir + "/conv.npz";
-  o.check_out = dir + "/check.npz";
-  o.check_positions = 10;
-  o.check_board_size = 6;
+  const ExportOptions o{.weights = ckpt, .out = dir + "/conv.npz", .check_positions = 10,
+                        .check_out = dir + "/check.npz", .check_seed = 1, .check_board_size = 6};
   ExportNet(o);
   const auto c = ReadExport(o.check_out);
   CHECK(HeaderOf(c)["board_size"] == 6);
