@@ -2,7 +2,7 @@
 // runs it) with a randomly initialised configs/cpu.json-sized network (15x15,
 // 32x4) on the CPU, at a fixed time a move: simulations per second (each one
 // network evaluation unless its leaf was terminal or solver-proven) for
-// mcts.engine_batch x mcts.engine_threads, printed as ratios to batch 1 on
+// engine.batch x engine.threads, printed as ratios to batch 1 on
 // one thread measured in the same run.  The settings are interleaved round
 // by round so that a change in machine load hits every setting alike.
 // --net plays a given checkpoint instead of the random net; --backends runs
@@ -122,8 +122,8 @@ int main(int argc, char** argv) {
     s.es.config.inference.threads = inference_threads;
     s.es.config.inference.symmetry = s.symmetry;
     s.es.config.mcts.solver = solver;
-    s.es.config.mcts.engine_batch = batch;
-    s.es.config.mcts.engine_threads = threads;
+    s.es.config.engine.batch = batch;
+    s.es.config.engine.threads = threads;
     s.source = std::make_unique<EvaluatorSource>(s.es.weights, s.es.config);
     if (const std::string why = s.source->CheckSize(15); !why.empty()) {
       std::fprintf(stderr, "bench_engine_search: %s\n", why.c_str());

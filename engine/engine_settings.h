@@ -17,10 +17,12 @@
 //   }
 // "config" is a partial project Config (common/config/config.h); the engine reads
 // the play settings (Config::PlaySettingKeys: mcts.c_puct, mcts.fpu_*,
-// mcts.solver*), mcts.tree_reuse, inference.device, inference.threads,
-// inference.symmetry and run.seed.  Dirichlet noise is never used by the
-// engine.  Play settings nobody set come from the checkpoint's run
-// (AdoptEnginePlaySettings), then from the engine's defaults.
+// mcts.solver*), mcts.tree_reuse, engine.batch, engine.threads,
+// inference.device, inference.threads, inference.symmetry and run.seed.
+// Dirichlet noise is never used by the engine.  Play settings nobody set come
+// from the checkpoint's run (AdoptEnginePlaySettings), then from the engine's
+// defaults.  Old key names (Config::RenamedKeys, e.g. mcts.engine_batch) still
+// load from the file.
 #pragma once
 
 #include <map>

@@ -264,12 +264,6 @@ Registry MakeRegistry(Config& c) {
            &c.mcts.fpu_reduction, 0.0, 2.0);
   AddFloat(r, "mcts.dirichlet_alpha_scaled", "root noise alpha = this / legal moves (0 = mcts.dirichlet_alpha)",
            &c.mcts.dirichlet_alpha_scaled, 0.0, 10000.0);
-  // The engine only (search_player.h): leaves per evaluation and search threads.  In-flight counts
-  // are int16 per edge: threads x batch + batch stays below 32767.
-  AddInt(r, "mcts.engine_batch", "engine only (pbrain, play, dashboard): leaves gathered per evaluation with virtual loss (1 = the single-leaf search; engine.md)",
-         &c.mcts.engine_batch, 1, 512);
-  AddInt(r, "mcts.engine_threads", "engine only: search threads sharing one tree (network evaluations serialised; 1 = the calling thread)",
-         &c.mcts.engine_threads, 1, 32);
   AddInt(r, "selfplay.temperature_moves", "moves sampled with tau=1", &c.selfplay.temperature_moves, 0, 1000);
   AddFloat(r, "selfplay.final_temperature", "tau afterwards (0 = argmax)", &c.selfplay.final_temperature, 0.0, 10.0);
   AddInt(r, "selfplay.random_opening_moves", "uniformly random first moves (not samples)",
@@ -315,6 +309,12 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "inference.threads", "intra-op threads of local inference and of the server", &c.inference.threads, 1, 256);
   AddString(r, "inference.backend", "the engine's and play's network forward: auto (native on the CPU, LibTorch on CUDA), native (own CPU kernels, one thread) or torch (LibTorch)",
             &c.inference.backend, {"auto", "native", "torch"});
+  // The engine's search (common/match/search_player.h).  In-flight counts are int16 per edge:
+  // threads x batch + batch stays below 32767.
+  AddInt(r, "engine.batch", "the engine's search (pbrain, play, dashboard games): leaves gathered per evaluation with virtual loss (1 = the single-leaf search; engine.md)",
+         &c.engine.batch, 1, 512);
+  AddInt(r, "engine.threads", "the engine's search: threads sharing one tree (network evaluations serialised; 1 = the calling thread)",
+         &c.engine.threads, 1, 32);
   AddString(r, "server.socket", "socket path (empty = <run>/sock/infer.sock); env GOMOKU_INFER_SOCK", &c.server.socket);
   AddInt(r, "server.max_batch", "positions per forward; env GOMOKU_MAX_BATCH", &c.server.max_batch, 1, 65536);
   AddString(r, "server.max_wait", "ms a batch waits after its first request, or \"auto\"; env GOMOKU_MAX_WAIT_MS",
@@ -426,6 +426,13 @@ Registry MakeRegistry(Config& c) {
   return r;
 }
 
+// The new name of a renamed key (Config::RenamedKeys), or nullptr.
+const std::string* RenamedTo(const std::string& key) {
+  for (const auto& [old_key, new_key] : Config::RenamedKeys())
+    if (old_key == key) return &new_key;
+  return nullptr;
+}
+
 void Flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, const json*>>& out) {
   for (auto it = j.begin(); it != j.end(); ++it) {
     std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
@@ -447,15 +454,24 @@ void Config::Apply(const json& j, const std::string& source) {
   Registry reg = MakeRegistry(*this);
   std::vector<std::pair<std::string, const json*>> leaves;
   Flatten(j, "", leaves);
-  for (auto& [key, val] : leaves) {
+  for (auto& [written, val] : leaves) {
+    std::string key = written, from = source;
+    if (const std::string* renamed = RenamedTo(written)) {  // an old file: the value goes to the new key
+      for (const auto& other : leaves)
+        if (other.first == *renamed)
+          GOMOKU_THROW(ConfigError, source << ": config key '" << written << "' is the old name of '" << *renamed
+                                           << "': give only '" << *renamed << "'");
+      key = *renamed;
+      from = source + " (as " + written + ")";
+    }
     auto it = reg.find(key);
     if (it == reg.end()) GOMOKU_THROW(ConfigError, source << ": unknown config key '" << key << "'");
     try {
       it->second.set(*val, key);
     } catch (const ConfigError& e) {
-      GOMOKU_THROW(ConfigError, source << ": " << e.what());
+      GOMOKU_THROW(ConfigError, from << ": " << e.what());
     }
-    origins_[key] = source;
+    origins_[key] = from;
   }
 }
 
@@ -468,6 +484,8 @@ void Config::ApplyOverride(const std::string& assignment) {
 }
 
 void Config::Set(const std::string& key, const std::string& raw, const std::string& source) {
+  if (const std::string* renamed = RenamedTo(key))
+    GOMOKU_THROW(ConfigError, source << ": config key '" << key << "' was renamed to '" << *renamed << "'");
   Registry reg = MakeRegistry(*this);
   auto it = reg.find(key);
   if (it == reg.end()) GOMOKU_THROW(ConfigError, source << ": unknown config key '" << key << "'");
@@ -484,6 +502,16 @@ void Config::Set(const std::string& key, const std::string& raw, const std::stri
     GOMOKU_THROW(ConfigError, source << ": " << e.what());
   }
   origins_[key] = source;
+}
+
+const std::vector<std::pair<std::string, std::string>>& Config::RenamedKeys() {
+  // The engine's batch and threads were mcts.* keys (in MctsParams) until the
+  // search's own settings and the engine's were separated (issue 50).
+  static const std::vector<std::pair<std::string, std::string>> kRenamed = {
+      {"mcts.engine_batch", "engine.batch"},
+      {"mcts.engine_threads", "engine.threads"},
+  };
+  return kRenamed;
 }
 
 const std::vector<std::pair<std::string, std::string>>& Config::EnvironmentBindings() {

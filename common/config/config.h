@@ -54,6 +54,14 @@ struct InferenceConfig {
   int threads = 1;                    // intra-op threads for local inference
   std::string backend = "auto";       // the engine's forward: auto | native | torch (common/match/evaluator_source.h)
 };
+// engine.*: the engine's search (common/match/search_player.h: pbrain, play
+// and the dashboard's browser games; docs/engine.md "Batched search").
+// Settings of that one driver of the search, not of Mcts: self-play, the
+// evaluator's and arena's players and the analysis engine ignore them.
+struct EngineConfig {
+  int batch = 16;    // leaves gathered per evaluation, kept apart by virtual loss (1 = the single-leaf search)
+  int threads = 1;   // search threads sharing one tree (1 = the calling thread)
+};
 struct ServerConfig {
   std::string socket = "";            // "" = <run.dir>/sock/infer.sock; GOMOKU_INFER_SOCK wins
   int max_batch = 20;                 // positions; GOMOKU_MAX_BATCH wins
@@ -151,6 +159,7 @@ struct Config {
   MctsParams mcts;                    // the search layer's own struct; the registry binds its keys
   SelfplayConfig selfplay;            // SelfPlayParams + board_sizes; its mcts part is Config::mcts
   InferenceConfig inference;
+  EngineConfig engine;
   ServerConfig server;
   WorkerConfig worker;
   RunConfig run;
@@ -220,6 +229,12 @@ struct Config {
   // [{"key", "default", "help"}, ...] in key order: the registry's own key
   // table (worker --print-config-doc; dev/gen_config_doc.py prints it).
   static nlohmann::json DocJson();
+  // Keys renamed after programs had written them into files: (old, new).  In
+  // a JSON config (Apply: a run's config.json and metadata.json, an engine
+  // settings file's "config") the old name still sets the new key, origin
+  // "<source> (as OLD)"; giving both is an error.  --set and Set refuse the
+  // old name with an error naming the new one.  ToJson writes new names only.
+  static const std::vector<std::pair<std::string, std::string>>& RenamedKeys();
   // (environment variable, key) pairs, in the order they are applied.
   static const std::vector<std::pair<std::string, std::string>>& EnvironmentBindings();
 

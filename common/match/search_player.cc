@@ -37,12 +37,12 @@ std::string FormatValue(float v) {
 SearchPlayer::SearchPlayer(EvaluatorSource& source, const Config& config)
     : source_(source),
       params_(EngineMctsParams(config)),
-      batch_(config.mcts.engine_batch),
-      threads_(config.mcts.engine_threads),
+      batch_(config.engine.batch),
+      threads_(config.engine.threads),
       mcts_(params_, config.run.seed),
       seed_(config.run.seed) {
   GOMOKU_CHECK(batch_ >= 1 && threads_ >= 1,
-               "mcts.engine_batch and mcts.engine_threads must be >= 1, got " << batch_ << " and " << threads_);
+               "engine.batch and engine.threads must be >= 1, got " << batch_ << " and " << threads_);
 }
 
 void SearchPlayer::SyncTree(const Board& board) {

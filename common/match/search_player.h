@@ -4,8 +4,8 @@
 //   2. else an immediate opponent win is blocked;
 //   3. else MCTS (no Dirichlet noise) runs round by round through the batch
 //      API (StartMove / SelectLeaves / ExpandAndBackupBatch): each round
-//      gathers up to mcts.engine_batch leaves (virtual loss) for one
-//      evaluation, on mcts.engine_threads threads sharing the tree (one mutex
+//      gathers up to engine.batch leaves (virtual loss) for one
+//      evaluation, on engine.threads threads sharing the tree (one mutex
 //      around the tree; evaluations outside it, serialised for a network
 //      evaluator, concurrent for the thread-safe rollout baseline).  Before
 //      each round a thread checks the clock, the stop flag, the simulation
@@ -80,7 +80,7 @@ struct MoveDecision {
 class SearchPlayer {
  public:
   // Reads mcts.c_puct, mcts.fpu_value, mcts.tree_reuse, mcts.solver,
-  // mcts.solver_vcf_nodes, mcts.engine_batch, mcts.engine_threads and
+  // mcts.solver_vcf_nodes, engine.batch, engine.threads and
   // run.seed from `config`.
   SearchPlayer(EvaluatorSource& source, const Config& config);
 
@@ -110,8 +110,8 @@ class SearchPlayer {
 
   EvaluatorSource& source_;
   MctsParams params_;
-  int batch_ = 1;    // mcts.engine_batch
-  int threads_ = 1;  // mcts.engine_threads
+  int batch_ = 1;    // engine.batch
+  int threads_ = 1;  // engine.threads
   Mcts mcts_;
   uint64_t seed_;
   bool tree_valid_ = false;

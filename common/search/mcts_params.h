@@ -1,6 +1,8 @@
 // MctsParams: the settings of one search (Mcts, common/search/mcts.h).  The
 // config registry binds the mcts.* keys to these fields directly
 // (common/config/config.cc, docs/configuration.md); there is no mirror struct.
+// How a driver runs the search (the engine's leaves per evaluation and
+// threads: engine.*, common/config/config.h) is that driver's setting.
 #pragma once
 
 namespace gz {
@@ -36,12 +38,6 @@ struct MctsParams {
   // Dirichlet alpha scaled to the root's number of moves: alpha = this / legal
   // (KataGo: 10.83 / legal).  0 = off: dirichlet_alpha.
   float dirichlet_alpha_scaled = 0.0f;
-  // The engine's search only (match/search_player.h, docs/engine.md
-  // "Batched search"); self-play, the match players and Mcts ignore them.
-  // Leaves gathered per evaluation (virtual loss; 1 = the single-leaf
-  // search), and search threads sharing the tree (1 = the calling thread).
-  int engine_batch = 16;
-  int engine_threads = 1;
 };
 
 }  // namespace gz

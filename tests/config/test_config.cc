@@ -252,3 +252,47 @@ TEST_CASE("play settings: a checkpoint's settings fill only what nobody set, eac
   CHECK_THAT(ConfigErrorOf([&] { bad.AdoptPlaySettings({{"mcts.c_puct", "lots"}}, "checkpoint x.pt"); }),
              Catch::Contains("checkpoint x.pt"));
 }
+
+TEST_CASE("engine.batch and engine.threads: defaults, bounds, errors name the key") {
+  const Config d = Config::Load("", {});
+  CHECK(d.engine.batch == EngineConfig{}.batch);
+  CHECK(d.engine.threads == EngineConfig{}.threads);
+  const Config c = Config::Load("", {"engine.batch=32", "engine.threads=2"});
+  CHECK(c.engine.batch == 32);
+  CHECK(c.engine.threads == 2);
+  CHECK(c.ToJson()["engine"]["batch"] == 32);
+  for (const std::string bad : {"engine.batch=0", "engine.batch=513", "engine.threads=0", "engine.threads=33",
+                                "engine.batch=2.5"}) {
+    INFO(bad);
+    CHECK_THAT(ConfigErrorOf([&] { Config::Load("", {bad}); }), Catch::Contains(bad.substr(0, bad.find('='))));
+  }
+  CHECK_THROWS_AS(Config::Load("", {"engine.batches=4"}), ConfigError);
+}
+
+TEST_CASE("renamed keys: an old file still loads into the new key; --set names the new key") {
+  // A run's config.json / metadata.json and engine settings files written before the rename.
+  const auto old_file = nlohmann::json::parse(R"({"mcts": {"c_puct": 2.0, "engine_batch": 8, "engine_threads": 3}})");
+  Config c = Config::FromJson(old_file, "old/config.json");
+  CHECK(c.engine.batch == 8);
+  CHECK(c.engine.threads == 3);
+  CHECK(c.mcts.c_puct == Approx(2.0f));
+  CHECK(c.origin("engine.batch") == "old/config.json (as mcts.engine_batch)");
+  CHECK(c.ToJson()["mcts"].count("engine_batch") == 0);  // written back under the new name only
+  CHECK(c.ToJson()["engine"]["threads"] == 3);
+  // The old name's value is checked as the new key's.
+  CHECK_THAT(ConfigErrorOf([&] { Config::FromJson(nlohmann::json::parse(R"({"mcts": {"engine_batch": 0}})"), "f"); }),
+             Catch::Contains("engine.batch") && Catch::Contains("mcts.engine_batch"));
+  // Both names in one file: which one was meant is unclear.
+  CHECK_THAT(ConfigErrorOf([&] {
+               Config::FromJson(nlohmann::json::parse(R"({"mcts": {"engine_batch": 8}, "engine": {"batch": 4}})"), "f");
+             }),
+             Catch::Contains("give only 'engine.batch'"));
+  // A typed command gets the new name.
+  const std::vector<std::string> keys = Config::Keys();
+  for (const auto& [old_key, new_key] : Config::RenamedKeys()) {
+    INFO(old_key);
+    CHECK_THAT(ConfigErrorOf([&] { Config::Load("", {old_key + "=2"}); }),
+               Catch::Contains("'" + old_key + "' was renamed to '" + new_key + "'"));
+    CHECK(std::find(keys.begin(), keys.end(), new_key) != keys.end());
+  }
+}

@@ -1,5 +1,5 @@
 // The engine's batched, multi-threaded search (common/match/search_player.h;
-// mcts.engine_batch, mcts.engine_threads): batch 1 on one thread is the single-leaf search; more
+// engine.batch, engine.threads): batch 1 on one thread is the single-leaf search; more
 // threads and larger batches keep the tree consistent (every simulation
 // counted once, reused visits kept) and play legal moves, with the rollout
 // baseline (thread-safe, evaluated concurrently) and with a network
@@ -35,8 +35,8 @@ struct PlayerSetup {
 
 PlayerSetup Settings(int batch, int threads, bool solver = false) {
   PlayerSetup s;
-  s.config.mcts.engine_batch = batch;
-  s.config.mcts.engine_threads = threads;
+  s.config.engine.batch = batch;
+  s.config.engine.threads = threads;
   s.config.mcts.solver = solver;
   s.config.inference.threads = 1;
   return s;
@@ -175,25 +175,4 @@ TEST_CASE("engine batch: a search past its deadline still costs at most two eval
   CHECK(d.simulations >= 2);
   CHECK(d.tree_bytes <= expansion * 10);
   CHECK(d.tree_bytes + 2 * expansion > expansion * 10);
-}
-
-TEST_CASE("config keys mcts.engine_batch and mcts.engine_threads: defaults, bounds, errors name the key") {
-  const Config d = Config::Load("", {});
-  CHECK(d.mcts.engine_batch == MctsParams{}.engine_batch);
-  CHECK(d.mcts.engine_threads == MctsParams{}.engine_threads);
-  const Config c = Config::Load("", {"mcts.engine_batch=16", "mcts.engine_threads=2"});
-  CHECK(c.mcts.engine_batch == 16);
-  CHECK(c.mcts.engine_threads == 2);
-  for (const std::string bad : {"mcts.engine_batch=0", "mcts.engine_batch=513", "mcts.engine_threads=0",
-                                "mcts.engine_threads=33", "mcts.engine_batch=2.5"}) {
-    INFO(bad);
-    const std::string key = bad.substr(0, bad.find('='));
-    try {
-      Config::Load("", {bad});
-      FAIL("accepted " << bad);
-    } catch (const ConfigError& e) {
-      CHECK(std::string(e.what()).find(key) != std::string::npos);
-    }
-  }
-  CHECK_THROWS_AS(Config::Load("", {"mcts.engine_batches=4"}), ConfigError);
 }
