@@ -10,6 +10,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/data/metadata.h"
+#include "common/data/record_fields.h"
+#include "common/data/record_format.h"
 #include "common/net/net_api.h"
 #include "evaluator/ratings_file.h"
 #include "common/match/openings.h"
@@ -27,14 +29,16 @@ int64_t Arg(const std::string& entry) { return std::stoll(entry.substr(entry.fin
 
 EvalLoop::EvalLoop(const Config& cfg, const RunLayout& run, const std::atomic<bool>& stop)
     : cfg_(cfg), run_(run), paths_(run), stop_(stop), log_(paths_.results) {
-  status_ = {{"pid", static_cast<int>(::getpid())}, {"state", "starting"},  {"started", NowSeconds()},
-             {"heartbeat", NowSeconds()},           {"checkpoint", nullptr}, {"opponent", nullptr},
-             {"entry", nullptr},                    {"games_done", 0},       {"games_total", 0},
-             {"evaluations", log_.evaluations().size()},
-             {"last_evaluated", log_.evaluations().empty() ? nlohmann::json(nullptr)
-                                                           : nlohmann::json(log_.evaluations().back().iteration)},
-             {"message", ""}};
-  status_["pinned_checkpoints"] = PinnedCheckpoints();
+  namespace f = fields::evaluator_status;
+  status_ = {{f::kPid, static_cast<int>(::getpid())}, {f::kState, "starting"},  {f::kStarted, NowSeconds()},
+             {f::kHeartbeat, NowSeconds()},           {f::kCheckpoint, nullptr}, {f::kOpponent, nullptr},
+             {f::kEntry, nullptr},                    {f::kGamesDone, 0},       {f::kGamesTotal, 0},
+             {f::kEvaluations, log_.evaluations().size()},
+             {f::kLastEvaluated, log_.evaluations().empty() ? nlohmann::json(nullptr)
+                                                            : nlohmann::json(log_.evaluations().back().iteration)},
+             {f::kMessage, ""}};
+  status_[f::kPinnedCheckpoints] = PinnedCheckpoints();
+  StampRecordVersion(status_, kEvaluatorStatusRecord);
   MakeDirs(run_.status_dir());
   MakeDirs(run_.logs());
   // Temp files of an evaluator killed mid-write (it runs alone on a run).
@@ -52,7 +56,7 @@ EvalLoop::EvalLoop(const Config& cfg, const RunLayout& run, const std::atomic<bo
     CheckLadder();
     WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);  // a full disk throws IoError here
   } catch (const std::exception& e) {
-    SetStatus("error", {{"message", e.what()}});
+    SetStatus("error", {{fields::evaluator_status::kMessage, e.what()}});
     heartbeat_stop_ = true;  // the destructor does not run for a constructor that throws
     heartbeat_.join();
     throw;
@@ -99,7 +103,7 @@ std::optional<int64_t> EvalLoop::PublishedCheckpoint() const {
   try {
     if (auto m = ReadMetadata(run_.metadata())) {
       const std::string file = m->weights.substr(m->weights.find_last_of('/') + 1);
-      if (auto it = ParseIterationNumber(file, "weights_it", ".pt"); it && FileExists(run_.checkpoint(*it)))
+      if (auto it = ParseIterationNumber(file, RunLayout::kCheckpointPrefix, RunLayout::kCheckpointSuffix); it && FileExists(run_.checkpoint(*it)))
         return it;
     }
   } catch (const std::exception& e) {
@@ -110,12 +114,12 @@ std::optional<int64_t> EvalLoop::PublishedCheckpoint() const {
   return all.back();
 }
 
-void EvalLoop::SetStatus(const std::string& state, const nlohmann::json& fields) {
+void EvalLoop::SetStatus(const std::string& state, const nlohmann::json& updates) {
   {
     std::lock_guard<std::mutex> lock(status_mu_);
-    status_["state"] = state;
-    if (fields.is_object())
-      for (auto& [k, v] : fields.items()) status_[k] = v;
+    status_[fields::evaluator_status::kState] = state;
+    if (updates.is_object())
+      for (auto& [k, v] : updates.items()) status_[k] = v;
   }
   WriteStatus();
 }
@@ -124,7 +128,7 @@ void EvalLoop::WriteStatus() {
   std::string text;
   {
     std::lock_guard<std::mutex> lock(status_mu_);
-    status_["heartbeat"] = NowSeconds();
+    status_[fields::evaluator_status::kHeartbeat] = NowSeconds();
     text = status_.dump();
   }
   try {
@@ -160,7 +164,9 @@ int EvalLoop::Run() {
           target = newest;
       }
       if (!target) {
-        SetStatus("waiting", {{"checkpoint", nullptr}, {"opponent", nullptr}, {"entry", nullptr}});
+        SetStatus("waiting", {{fields::evaluator_status::kCheckpoint, nullptr},
+                            {fields::evaluator_status::kOpponent, nullptr},
+                            {fields::evaluator_status::kEntry, nullptr}});
         for (int i = 0; i < 10 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         continue;
       }
@@ -168,10 +174,12 @@ int EvalLoop::Run() {
       Evaluate(*target);
     }
   } catch (const std::exception& e) {
-    SetStatus("error", {{"message", e.what()}});
+    SetStatus("error", {{fields::evaluator_status::kMessage, e.what()}});
     throw;
   }
-  SetStatus("stopped", {{"checkpoint", nullptr}, {"opponent", nullptr}, {"entry", nullptr}});
+  SetStatus("stopped", {{fields::evaluator_status::kCheckpoint, nullptr},
+                        {fields::evaluator_status::kOpponent, nullptr},
+                        {fields::evaluator_status::kEntry, nullptr}});
   return 0;
 }
 
@@ -260,12 +268,16 @@ void EvalLoop::Evaluate(int64_t it) {
     std::string name;
     auto p = Opponent(entry, it, &name);
     if (!p) continue;
-    listed.push_back({{"entry", entry}, {"name", name}});
+    listed.push_back({{fields::eval_result::kEntry, entry}, {fields::eval_result::kName, name}});
     opponents.emplace_back(entry, std::move(p));
   }
-  log_.AppendEvaluation({{"type", "evaluation"}, {"format_version", 1}, {"iteration", it},
-                         {"generation", generation}, {"player", Name(it)}, {"opponents", listed},
-                         {"games", games}, {"simulations", cfg_.eval.simulations}, {"time", NowSeconds()}});
+  namespace rf = fields::eval_result;
+  nlohmann::json evaluation = {{rf::kType, rf::kTypeEvaluation}, {rf::kIteration, it},
+                               {rf::kGeneration, generation},   {rf::kPlayer, Name(it)},
+                               {rf::kOpponents, listed},        {rf::kGames, games},
+                               {rf::kSimulations, cfg_.eval.simulations}, {rf::kTime, NowSeconds()}};
+  StampRecordVersion(evaluation, kEvalResultRecord);
+  log_.AppendEvaluation(evaluation);
   const EvaluationRecord* record = log_.Find(it);
   int done = 0;
   for (auto& [entry, p] : opponents)
@@ -273,13 +285,14 @@ void EvalLoop::Evaluate(int64_t it) {
   const int total = games * static_cast<int>(opponents.size());
   spdlog::info("evaluator: evaluating {} (generation {}): {} opponent(s), {} of {} games already played", Name(it),
                generation, opponents.size(), done, total);
-  SetStatus("playing", {{"checkpoint", it}, {"games_done", done}, {"games_total", total},
-                        {"evaluations", log_.evaluations().size()}, {"last_evaluated", it},
-                        {"pinned_checkpoints", PinnedCheckpoints()}});
+  namespace sf = fields::evaluator_status;
+  SetStatus("playing", {{sf::kCheckpoint, it}, {sf::kGamesDone, done}, {sf::kGamesTotal, total},
+                        {sf::kEvaluations, log_.evaluations().size()}, {sf::kLastEvaluated, it},
+                        {sf::kPinnedCheckpoints, PinnedCheckpoints()}});
   // The even set where the board has one (15x15 freestyle), else 2 random stones (common/match/openings.h).
   const std::vector<Opening> openings = DefaultOpeningSet(cfg_.board.size, cfg_.rule());
   for (auto& [entry, opponent] : opponents) {
-    SetStatus("playing", {{"opponent", opponent->name()}, {"entry", entry}});
+    SetStatus("playing", {{sf::kOpponent, opponent->name()}, {sf::kEntry, entry}});
     for (int g = 0; g < games; ++g) {
       if (stop_) return;
       if (log_.Find(it)->Has(entry, g)) continue;
@@ -290,30 +303,32 @@ void EvalLoop::Evaluate(int64_t it) {
       if (r.end == "stopped") return;
       const int8_t colour = black ? kBlack : kWhite;
       const double score = r.winner == 0 ? 0.5 : r.winner == colour ? 1.0 : 0.0;
-      log_.AppendGame({{"type", "game"},
-                       {"format_version", 1},
-                       {"iteration", it},
-                       {"generation", generation},
-                       {"player", Name(it)},
-                       {"entry", entry},
-                       {"opponent", opponent->name()},
-                       {"game", g},
-                       {"colour", black ? "black" : "white"},
-                       {"opening", opening},
-                       {"moves", r.moves},
-                       {"result", score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw"},
-                       {"score", score},
-                       {"end", r.end},
-                       {"forfeit_kind", r.end == "forfeit" ? nlohmann::json(r.forfeit_kind) : nlohmann::json(nullptr)},
-                       {"reason", r.reason},
-                       {"seconds", r.seconds},
-                       {"time", NowSeconds()}});
+      nlohmann::json line = {
+          {rf::kType, rf::kTypeGame},
+          {rf::kIteration, it},
+          {rf::kGeneration, generation},
+          {rf::kPlayer, Name(it)},
+          {rf::kEntry, entry},
+          {rf::kOpponent, opponent->name()},
+          {rf::kGame, g},
+          {rf::kColour, black ? "black" : "white"},
+          {rf::kOpening, opening},
+          {rf::kMoves, r.moves},
+          {rf::kResult, score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw"},
+          {rf::kScore, score},
+          {rf::kEnd, r.end},
+          {rf::kForfeitKind, r.end == "forfeit" ? nlohmann::json(r.forfeit_kind) : nlohmann::json(nullptr)},
+          {rf::kReason, r.reason},
+          {rf::kSeconds, r.seconds},
+          {rf::kTime, NowSeconds()}};
+      StampRecordVersion(line, kEvalResultRecord);
+      log_.AppendGame(line);
       WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
       ++done;
       spdlog::info("evaluator: {} vs {} game {}/{} as {}: {} ({}, {} moves)", Name(it), opponent->name(), g + 1,
                    games, black ? "black" : "white", score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw",
                    r.reason, r.moves.size());
-      SetStatus("playing", {{"games_done", done}});
+      SetStatus("playing", {{sf::kGamesDone, done}});
     }
   }
   WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);

@@ -31,10 +31,10 @@ namespace gz {
 struct EvaluatorPaths {
   std::string results, ratings, status, engine_stderr;
   explicit EvaluatorPaths(const RunLayout& run)
-      : results(run.dir + "/eval/results.jsonl"),
-        ratings(run.dir + "/ratings.jsonl"),
-        status(run.status_dir() + "/evaluator.json"),
-        engine_stderr(run.logs() + "/evaluator_engines.log") {}
+      : results(run.eval_results()),
+        ratings(run.ratings()),
+        status(run.evaluator_status()),
+        engine_stderr(run.log_file("evaluator_engines")) {}
 };
 
 class EvalLoop {
@@ -63,7 +63,7 @@ class EvalLoop {
   // largest previous:K.  Written to the status file as "pinned_checkpoints";
   // the trainer's retention keeps them (trainer/retention.h).
   nlohmann::json PinnedCheckpoints() const;
-  void SetStatus(const std::string& state, const nlohmann::json& fields = {});
+  void SetStatus(const std::string& state, const nlohmann::json& updates = {});
   void WriteStatus();
   void Heartbeat();
 

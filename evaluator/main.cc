@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     cfg.Set("run.dir", run_dir, "--run-dir");
     gz::RunLayout run(run_dir);
     gz::MakeDirs(run.logs());
-    gz::InitLogging("evaluator", args.get(gz::kLogFileFlag, run.logs() + "/evaluator.log"));
+    gz::InitLogging("evaluator", args.get(gz::kLogFileFlag, run.log_file("evaluator")));
     TakeBoardFromRun(cfg, run);
     spdlog::info("config set by: {}", cfg.DescribeOrigins());
     const std::atomic<bool>& g_stop = gz::InstallStopSignals(/*restart_syscalls=*/false);

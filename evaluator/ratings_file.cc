@@ -3,20 +3,24 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/fileio.h"
+#include "common/data/record_fields.h"
+#include "common/data/record_format.h"
 #include "common/match/ratings.h"
 
 namespace gz {
 namespace {
 
+namespace f = fields::rating;
+
 void PutRating(nlohmann::json& j, const RatingTable& table, const std::string& name) {
   auto it = table.rated.find(name);
   if (it == table.rated.end()) {
-    j["elo"] = j["elo_low"] = j["elo_high"] = nullptr;
+    j[f::kElo] = j[f::kEloLow] = j[f::kEloHigh] = nullptr;
     return;
   }
-  j["elo"] = it->second.elo;
-  j["elo_low"] = it->second.low;
-  j["elo_high"] = it->second.high;
+  j[f::kElo] = it->second.elo;
+  j[f::kEloLow] = it->second.low;
+  j[f::kEloHigh] = it->second.high;
 }
 
 }  // namespace
@@ -31,7 +35,7 @@ std::string RatingsJsonl(const ResultsLog& log, const std::string& anchor) {
     for (const auto& [key, g] : e.results) {
       bool listed = false;
       for (const auto& o : order) listed = listed || o.first == key.first;
-      if (!listed) order.emplace_back(key.first, g.at("opponent").get<std::string>());
+      if (!listed) order.emplace_back(key.first, g.at(fields::eval_result::kOpponent).get<std::string>());
     }
     nlohmann::json opponents = nlohmann::json::array();
     int total = 0;
@@ -39,19 +43,20 @@ std::string RatingsJsonl(const ResultsLog& log, const std::string& anchor) {
       int w = 0, d = 0, l = 0;
       for (const auto& [key, g] : e.results) {
         if (key.first != entry) continue;
-        const double s = g.at("score").get<double>();
+        const double s = g.at(fields::eval_result::kScore).get<double>();
         (s > 0.75 ? w : s < 0.25 ? l : d) += 1;
       }
-      nlohmann::json o = {{"entry", entry}, {"name", name}, {"wins", w}, {"draws", d}, {"losses", l},
-                          {"games", w + d + l}};
+      nlohmann::json o = {{f::kEntry, entry}, {f::kName, name},   {f::kWins, w}, {f::kDraws, d},
+                          {f::kLosses, l},    {f::kGames, w + d + l}};
       PutRating(o, table, name);
       opponents.push_back(std::move(o));
       total += w + d + l;
     }
-    nlohmann::json line = {{"iteration", e.iteration}, {"generation", e.generation}, {"player", e.player},
-                           {"complete", e.Complete()}, {"games", total},         {"opponents", opponents},
-                           {"anchor", table.anchor},   {"time", e.last_time}};
+    nlohmann::json line = {{f::kIteration, e.iteration}, {f::kGeneration, e.generation}, {f::kPlayer, e.player},
+                           {f::kComplete, e.Complete()}, {f::kGames, total},              {f::kOpponents, opponents},
+                           {f::kAnchor, table.anchor},   {f::kTime, e.last_time}};
     PutRating(line, table, e.player);
+    StampRecordVersion(line, kRatingRecord);
     out += line.dump();
     out += '\n';
   }

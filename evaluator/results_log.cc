@@ -5,6 +5,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/jsonl.h"
+#include "common/data/record_fields.h"
+#include "common/data/record_format.h"
 
 namespace gz {
 
@@ -41,35 +43,37 @@ const EvaluationRecord* ResultsLog::Find(int64_t iteration) const {
 }
 
 bool ResultsLog::Absorb(const nlohmann::json& j) {
-  const std::string type = j.at("type").get<std::string>();
-  const int64_t it = j.at("iteration").get<int64_t>();
-  if (type == "evaluation") {
+  namespace f = fields::eval_result;
+  CheckRecordVersion(j, kEvalResultRecord, path_);  // a newer build's line: IoError, never skipped
+  const std::string type = j.at(f::kType).get<std::string>();
+  const int64_t it = j.at(f::kIteration).get<int64_t>();
+  if (type == f::kTypeEvaluation) {
     if (index_.count(it)) return true;  // a restart's repeat: the first one stands
     EvaluationRecord e;
     e.iteration = it;
-    e.generation = j.value("generation", int64_t{0});
-    e.player = j.at("player").get<std::string>();
-    for (const auto& o : j.at("opponents")) e.opponents.emplace_back(o.at("entry"), o.at("name"));
-    e.games = j.at("games").get<int>();
-    e.time = e.last_time = j.value("time", 0.0);
+    e.generation = j.value(f::kGeneration, int64_t{0});
+    e.player = j.at(f::kPlayer).get<std::string>();
+    for (const auto& o : j.at(f::kOpponents)) e.opponents.emplace_back(o.at(f::kEntry), o.at(f::kName));
+    e.games = j.at(f::kGames).get<int>();
+    e.time = e.last_time = j.value(f::kTime, 0.0);
     index_[it] = evaluations_.size();
     evaluations_.push_back(std::move(e));
     return true;
   }
-  if (type == "game") {
+  if (type == f::kTypeGame) {
     auto pos = index_.find(it);
     if (pos == index_.end()) return false;  // a game without its evaluation line
     EvaluationRecord& e = evaluations_[pos->second];
-    auto key = std::make_pair(j.at("entry").get<std::string>(), j.at("game").get<int>());
-    if (j.at("opponent").get<std::string>() == e.player) return false;  // a game against itself rates nothing
-    const double score = j.at("score").get<double>();
+    auto key = std::make_pair(j.at(f::kEntry).get<std::string>(), j.at(f::kGame).get<int>());
+    if (j.at(f::kOpponent).get<std::string>() == e.player) return false;  // a game against itself rates nothing
+    const double score = j.at(f::kScore).get<double>();
     if (score < 0 || score > 1) return false;
     if (e.results.count(key)) {
       ++duplicates_;
       return true;
     }
     e.results.emplace(key, j);
-    e.last_time = std::max(e.last_time, j.value("time", 0.0));
+    e.last_time = std::max(e.last_time, j.value(f::kTime, 0.0));
     return true;
   }
   return false;
@@ -81,17 +85,18 @@ void ResultsLog::Write(const nlohmann::json& line) {
 }
 
 void ResultsLog::AppendEvaluation(const nlohmann::json& line) {
-  GOMOKU_CHECK(line.at("type") == "evaluation", "not an evaluation line");
-  if (Find(line.at("iteration").get<int64_t>())) return;
+  GOMOKU_CHECK(line.at(fields::eval_result::kType) == fields::eval_result::kTypeEvaluation, "not an evaluation line");
+  if (Find(line.at(fields::eval_result::kIteration).get<int64_t>())) return;
   Write(line);
   Absorb(line);
 }
 
 void ResultsLog::AppendGame(const nlohmann::json& line) {
-  GOMOKU_CHECK(line.at("type") == "game", "not a game line");
-  const EvaluationRecord* e = Find(line.at("iteration").get<int64_t>());
-  GOMOKU_CHECK(e != nullptr, "a game of iteration " << line.at("iteration") << " before its evaluation line");
-  if (e->Has(line.at("entry").get<std::string>(), line.at("game").get<int>())) return;
+  namespace f = fields::eval_result;
+  GOMOKU_CHECK(line.at(f::kType) == f::kTypeGame, "not a game line");
+  const EvaluationRecord* e = Find(line.at(f::kIteration).get<int64_t>());
+  GOMOKU_CHECK(e != nullptr, "a game of iteration " << line.at(f::kIteration) << " before its evaluation line");
+  if (e->Has(line.at(f::kEntry).get<std::string>(), line.at(f::kGame).get<int>())) return;
   Write(line);
   Absorb(line);
 }
@@ -100,7 +105,8 @@ std::vector<RatedGame> ResultsLog::RatedGames() const {
   std::vector<RatedGame> out;
   for (const EvaluationRecord& e : evaluations_)
     for (const auto& [key, j] : e.results)
-      out.push_back({e.player, j.at("opponent").get<std::string>(), j.at("score").get<double>()});
+      out.push_back({e.player, j.at(fields::eval_result::kOpponent).get<std::string>(),
+                     j.at(fields::eval_result::kScore).get<double>()});
   return out;
 }
 

@@ -35,7 +35,9 @@ struct EvaluationRecord {
 
 class ResultsLog {
  public:
-  // Reads `path` (missing = empty).  Throws IoError when it cannot be read.
+  // Reads `path` (missing = empty).  Throws IoError when it cannot be read,
+  // or holds a line of a format_version this build does not read
+  // (common/data/record_format.h), naming the file and the version.
   explicit ResultsLog(std::string path);
 
   const std::string& path() const { return path_; }
@@ -53,7 +55,7 @@ class ResultsLog {
   std::vector<RatedGame> RatedGames() const;
 
  private:
-  bool Absorb(const nlohmann::json& line);  // false: ignored (duplicate or unknown)
+  bool Absorb(const nlohmann::json& line);  // false: ignored (duplicate or unknown); IoError: unknown version
   void Write(const nlohmann::json& line);
 
   std::string path_;

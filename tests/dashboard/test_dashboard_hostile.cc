@@ -18,6 +18,7 @@
 
 #include "common/base/fileio.h"
 #include "common/data/game_record.h"
+#include "common/data/run_layout.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
 #include "tests/support/play_games.h"
@@ -103,8 +104,9 @@ GameRecord MakeGame() {
 // A run directory as a crashed or busy run leaves it.
 std::string MakeBrokenRun(GameRecord* game) {
   const std::string run = FreshTestDir("dashboard_hostile/run");
-  MakeDirs(run + "/status");
-  MakeDirs(run + "/games/it1");
+  const RunLayout layout(run);
+  MakeDirs(layout.status_dir());
+  MakeDirs(layout.games_for(1));
   std::string gens;
   for (int it = 1; it <= 3; ++it)
     gens += nlohmann::json({{"iteration", it}, {"losses", {{"policy", 3.0 - 0.1 * it}, {"value", 0.5}}},
@@ -114,7 +116,7 @@ std::string MakeBrokenRun(GameRecord* game) {
                             {"server", {{"avg_batch", 4.0}, {"max_batch", 8}, {"forward_busy_fraction", 0.5}}}})
                 .dump() + "\n";
   gens += "{\"iteration\": 4, \"losses\": {\"pol";  // the trainer was killed mid-append
-  WriteFileAtomic(run + "/generations.jsonl", gens);
+  WriteFileAtomic(layout.generations(), gens);
   // ratings.jsonl as docs/ratings.md writes it, plus a torn line.
   std::string ratings;
   for (int it = 1; it <= 2; ++it)
@@ -127,13 +129,13 @@ std::string MakeBrokenRun(GameRecord* game) {
                                {"anchor", "rollout:1000"}, {"time", 1796000000.0 + it}})
                    .dump() + "\n";
   ratings += "{\"iteration\":3,\"elo\":";
-  WriteFileAtomic(run + "/ratings.jsonl", ratings);
-  WriteFileAtomic(run + "/status/server.json", "");        // empty
-  WriteFileAtomic(run + "/status/evaluator.json", "{\"pid\":");  // torn
+  WriteFileAtomic(layout.ratings(), ratings);
+  WriteFileAtomic(layout.server_status(), "");          // empty
+  WriteFileAtomic(layout.evaluator_status(), "{\"pid\":");  // torn
   *game = MakeGame();
-  SaveGameRecord(*game, run + "/games/it1/w0_g0.npz");
+  SaveGameRecord(*game, layout.game_file(1, 0, 0));
   std::string bytes = game->ToNpzBytes();
-  WriteFileAtomic(run + "/games/it1/w0_g1.npz", bytes.substr(0, bytes.size() / 2));  // truncated
+  WriteFileAtomic(layout.game_file(1, 0, 1), bytes.substr(0, bytes.size() / 2));  // truncated
   return run;
 }
 

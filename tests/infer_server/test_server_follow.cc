@@ -70,7 +70,7 @@ TEST_CASE("a host's server follows reload.json and acknowledges each generation"
   for (size_t i = 0; i < ps.size(); ++i) CHECK(MaxAbsDiff(got[i], want[i]) < 1e-5);
 
   // A truncated checkpoint: refused with the reason, generation 1 keeps serving.
-  const std::string bad = run.checkpoints() + "/weights_it2.pt";
+  const std::string bad = run.checkpoint(2);
   {
     const std::string good = ReadFileOrThrow(MakeCheckpoint(dir, "two.pt", 13, 2));
     WriteFileAtomic(bad, good.substr(0, good.size() / 2));
