@@ -10,7 +10,7 @@
 #include "common/base/cli.h"
 #include "common/base/errors.h"
 #include "common/base/guarded_main.h"
-#include "tools/export_net_lib.h"
+#include "common/net/net_export.h"
 
 namespace {
 const char* kUsage = R"(export_net: write a checkpoint's net as a numpy-readable .npz.

@@ -1,4 +1,4 @@
-// export_net (tools/export_net.cc): a GZCK checkpoint -> a numpy-readable .npz
+// The net exporter (the program: tools/export_net.cc): a GZCK checkpoint -> a numpy-readable .npz
 // of every tensor of the net, plus optionally a check file of encoded
 // positions with the C++ forward's outputs, so that the net can be rebuilt
 // and verified outside our code (tools/net_to_torch.py: PyTorch, TorchScript,

@@ -1,4 +1,4 @@
-#include "tools/export_net_lib.h"
+#include "common/net/net_export.h"
 
 #include <algorithm>
 #include <cstdio>
