@@ -60,9 +60,13 @@ GOMOKU_BIN="$bin" "$root/launch/stop.sh" --run-dir "$run_dir"
 trap - EXIT
 
 tail -n 1 "$run_dir/generations.jsonl" || true
-final="$(/usr/bin/python3 "$root/experiments/runlib.py" checkpoint-at "$run_dir" final)"
+iteration="$(/usr/bin/python3 "$root/experiments/runlib.py" checkpoint-at "$run_dir" final)"
+[ "$iteration" != 0 ] || { echo "$0: the run kept no checkpoint" >&2; exit 1; }
+final="$run_dir/checkpoints/weights_it$iteration.pt"
 echo "final checkpoint: $final"
 if [ -n "$out_net" ]; then
-  cp -f "$final" "$out_net.tmp" && sync "$out_net.tmp" && mv -f "$out_net.tmp" "$out_net"
+  cp -f "$final" "$out_net.tmp"
+  sync "$out_net.tmp"
+  mv -f "$out_net.tmp" "$out_net"
   echo "net written: $out_net"
 fi
