@@ -15,7 +15,8 @@
 #include "engine/engine_settings.h"
 #include "common/match/evaluator_source.h"
 #include "tests/engine/engine_test_util.h"
-#include "tests/support/test_process.h"
+#include "tests/engine/session_test_util.h"
+#include "common/harness/test_process.h"
 
 using namespace gz;
 using json = nlohmann::json;
@@ -25,11 +26,7 @@ namespace analysis_test {
 
 // An engine over the baseline with the solver on; collects every output line.
 struct EngineHarness {
-  EngineSettings settings = [] {
-    EngineSettings s;
-    s.config.mcts.solver = true;
-    return s;
-  }();
+  EngineSettings settings = gz::testing::SolverOnEngineSettings();
   EvaluatorSource source{settings.weights, settings.config};
   std::mutex mu;
   std::condition_variable cv;

@@ -22,8 +22,9 @@
 #include "common/net/net_api.h"
 #include "engine/gomocup_session.h"
 #include "tests/engine/engine_test_util.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
+#include "tests/engine/session_test_util.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
 #include "tests/support/text_checks.h"
 
 using namespace gz;
@@ -240,15 +241,12 @@ std::vector<std::string> Words(const std::string& s) {
   std::istringstream is(s);
   return {std::istream_iterator<std::string>(is), std::istream_iterator<std::string>()};
 }
+// The point "x,y" names; it must lie on the n x n board.
 int PointOf(const std::string& xy, int n) {
-  auto p = ParseCoordinates(xy);
   INFO("coordinates: " << xy);
-  REQUIRE(p.has_value());
-  REQUIRE(p->first >= 0);
-  REQUIRE(p->second >= 0);
-  REQUIRE(p->first < n);
-  REQUIRE(p->second < n);
-  return p->second * n + p->first;
+  const auto point = gz::testing::PointOnBoard(xy, n);
+  REQUIRE(point.has_value());
+  return *point;
 }
 }  // namespace
 

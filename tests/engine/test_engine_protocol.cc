@@ -21,6 +21,7 @@
 #include "engine/time_control.h"
 #include "common/match/evaluator_source.h"
 #include "common/match/search_player.h"
+#include "tests/engine/session_test_util.h"
 #include "tests/support/text_checks.h"
 
 using namespace gz;
@@ -79,15 +80,19 @@ struct Harness {
     REQUIRE(a.size() == 1);
     return a[0];
   }
+  // The point the answer names; it must lie on the board.
   int AnswerMove() const {
-    auto xy = ParseCoordinates(Answer());
-    REQUIRE(xy.has_value());
-    const int n = session.board()->size();
-    REQUIRE(xy->first >= 0);
-    REQUIRE(xy->second >= 0);
-    REQUIRE(xy->first < n);
-    REQUIRE(xy->second < n);
-    return xy->second * n + xy->first;
+    const std::string answer = Answer();
+    INFO("answer: " << answer);
+    const auto point = gz::testing::PointOnBoard(answer, session.board()->size());
+    REQUIRE(point.has_value());
+    return *point;
+  }
+  // Sends a BOARD block: the "x,y,field" lines, then DONE.
+  void SendBoard(std::initializer_list<const char*> fields) {
+    Send("BOARD");
+    for (const char* l : fields) Send(l);
+    Send("DONE");
   }
 };
 
@@ -274,9 +279,7 @@ TEST_CASE("session: BOARD infers the side to move, wins and blocks") {
     REQUIRE(h.session.board()->outcome() == Outcome::kBlackWins);  // equal counts: we are black
   }
   SECTION("opponent four: block it") {
-    h.Send("BOARD");
-    for (const char* l : {"3,8,2", "2,8,1", "4,8,2", "10,2,1", "5,8,2", "12,12,1", "6,8,2"}) h.Send(l);
-    h.Send("DONE");
+    h.SendBoard({"3,8,2", "2,8,1", "4,8,2", "10,2,1", "5,8,2", "12,12,1", "6,8,2"});
     REQUIRE(h.Answer() == "7,8");
     REQUIRE(h.session.board()->at(8, 7) == kWhite);  // one stone fewer: we are white
   }
@@ -333,9 +336,7 @@ TEST_CASE("session: under caro a five blocked at both ends does not end the game
   REQUIRE(h.Answer() == "OK");
   // Our stones (field 1) O at 0,4 and 6,4; theirs (field 2) X X X X X on row 4
   // from x=1 to x=5 between them: blocked at both ends, no win, we are to move.
-  h.Send("BOARD");
-  for (const char* l : {"1,4,2", "0,4,1", "2,4,2", "6,4,1", "3,4,2", "8,8,1", "4,4,2", "8,0,1", "5,4,2"}) h.Send(l);
-  h.Send("DONE");
+  h.SendBoard({"1,4,2", "0,4,1", "2,4,2", "6,4,1", "3,4,2", "8,8,1", "4,4,2", "8,0,1", "5,4,2"});
   REQUIRE_FALSE(h.session.board()->terminal());
   const int move = h.AnswerMove();
   REQUIRE(move >= 0);
@@ -350,9 +351,7 @@ TEST_CASE("session: renju refuses black's forbidden point and never plays one") 
   h.Send("START 9");
   REQUIRE(h.Answer() == "OK");
   // We are white: black X X X . X X on row 0 (the gap 3,0 is an overline point).
-  h.Send("BOARD");
-  for (const char* l : {"0,0,2", "8,8,1", "1,0,2", "6,8,1", "2,0,2", "4,8,1", "4,0,2", "2,8,1", "5,0,2"}) h.Send(l);
-  h.Send("DONE");
+  h.SendBoard({"0,0,2", "8,8,1", "1,0,2", "6,8,1", "2,0,2", "4,8,1", "4,0,2", "2,8,1", "5,0,2"});
   const int white_move = h.AnswerMove();
   REQUIRE(h.session.board()->to_move() == kBlack);
   if (white_move != 3) {
@@ -366,10 +365,7 @@ TEST_CASE("session: renju refuses black's forbidden point and never plays one") 
   Harness b(150);
   b.Send("INFO rule 4");
   b.Send("START 9");
-  b.Send("BOARD");
-  for (const char* l : {"0,0,1", "8,8,2", "1,0,1", "6,8,2", "2,0,1", "4,8,2", "4,0,1", "2,8,2", "5,0,1", "0,8,2"})
-    b.Send(l);
-  b.Send("DONE");
+  b.SendBoard({"0,0,1", "8,8,2", "1,0,1", "6,8,2", "2,0,1", "4,8,2", "4,0,1", "2,8,2", "5,0,1", "0,8,2"});
   const int m = b.AnswerMove();
   CHECK(m != 3);
   CHECK(b.session.board()->at(m) == kBlack);
@@ -379,10 +375,8 @@ TEST_CASE("session: BOARD field 3 (continuous game) marks nobody's points") {
   Harness h;
   h.Send("INFO rule 2");  // continuous game
   h.Send("START 15");
-  h.Send("BOARD");
   // A scored black line (field 3) on row 0, then ordinary stones.
-  for (const char* l : {"0,0,3", "1,0,3", "2,0,3", "3,0,3", "4,0,3", "7,7,2", "8,8,1", "7,8,2"}) h.Send(l);
-  h.Send("DONE");
+  h.SendBoard({"0,0,3", "1,0,3", "2,0,3", "3,0,3", "4,0,3", "7,7,2", "8,8,1", "7,8,2"});
   const int m = h.AnswerMove();
   const Board& b = *h.session.board();
   CHECK(b.at(0) == kBlocked);

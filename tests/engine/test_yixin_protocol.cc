@@ -17,7 +17,8 @@
 #include "common/match/evaluator_source.h"
 #include "common/match/search_player.h"
 #include "tests/engine/engine_test_util.h"
-#include "tests/support/test_process.h"
+#include "tests/engine/session_test_util.h"
+#include "common/harness/test_process.h"
 
 using namespace gz;
 using namespace std::chrono_literals;
@@ -87,11 +88,7 @@ int CheckInfoBlocks(const std::vector<std::string>& lines, int* last_numpv = nul
 // The session over the rollout baseline (solver on), collecting the live
 // lines and the replies of every command in one transcript.
 struct YixinHarness {
-  EngineSettings settings = [] {
-    EngineSettings s;
-    s.config.mcts.solver = true;
-    return s;
-  }();
+  EngineSettings settings = gz::testing::SolverOnEngineSettings();
   EvaluatorSource source{settings.weights, settings.config};
   SearchPlayer player{source, settings.config};
   GomocupSession session{source, player, 400};
