@@ -1,5 +1,9 @@
 #include "dashboard/analysis_service.h"
 
+#include <thread>
+#include <utility>
+#include <vector>
+
 #include <spdlog/spdlog.h>
 
 
@@ -30,17 +34,17 @@ struct AnalysisService::Engine {
 };
 
 AnalysisService::AnalysisService(std::string run_dir, AnalysisSettings settings)
-    : run_dir_(std::move(run_dir)), settings_(settings), reaper_([this] { ReapLoop(); }) {}
+    : run_dir_(std::move(run_dir)), settings_(settings) {
+  reaper_.Start("AnalysisService reaper", 0.5, PeriodicThread::FirstTick::kAfterPeriod, [this] { Reap(); });
+}
 
 AnalysisService::~AnalysisService() {
+  reaper_.Stop();
   std::shared_ptr<Engine> engine;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
     engine = std::move(engine_);
   }
-  wake_.notify_all();
-  reaper_.join();
   // Outside mu_: the engine's output (acknowledgements, final responses) takes it.
   if (engine) engine->engine->Submit(R"({"id":"shutdown","action":"terminate_all"})");
   engine.reset();
@@ -165,14 +169,14 @@ nlohmann::json AnalysisService::Summary() {
   return {{"running", Running()}, {"max", settings_.max_analyses}};
 }
 
-void AnalysisService::ReapLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    wake_.wait_for(lock, std::chrono::milliseconds(500));
-    const auto now = Clock::now();
-    const auto idle = std::chrono::duration<double>(settings_.idle_timeout_s);
-    std::vector<std::pair<std::string, std::shared_ptr<Engine>>> stop;
-    std::vector<std::shared_ptr<Engine>> forgotten;
+void AnalysisService::Reap() {
+  const auto now = Clock::now();
+  const auto idle = std::chrono::duration<double>(settings_.idle_timeout_s);
+  // Declared before the lock, so released after it (see below).
+  std::vector<std::pair<std::string, std::shared_ptr<Engine>>> stop;
+  std::vector<std::shared_ptr<Engine>> forgotten;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     for (auto it = entries_.begin(); it != entries_.end();) {
       Entry& e = it->second;
       if (!e.done && now - e.polled > idle && e.engine) {
@@ -188,15 +192,11 @@ void AnalysisService::ReapLoop() {
         ++it;
       }
     }
-    // Outside mu_: Submit answers through Output, and an engine's last
-    // reference ends its search loop.
-    lock.unlock();
-    for (auto& [id, engine] : stop)
-      engine->engine->Submit(nlohmann::json{{"id", "reap-" + id}, {"action", "terminate"}, {"terminateId", id}}.dump());
-    stop.clear();
-    forgotten.clear();
-    lock.lock();
   }
+  // Outside mu_: Submit answers through Output, and an engine's last
+  // reference ends its search loop.
+  for (auto& [id, engine] : stop)
+    engine->engine->Submit(nlohmann::json{{"id", "reap-" + id}, {"action", "terminate"}, {"terminateId", id}}.dump());
 }
 
 }  // namespace gz

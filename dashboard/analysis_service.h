@@ -17,15 +17,15 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
+
+#include "common/base/periodic_thread.h"
 
 namespace gz {
 
@@ -69,7 +69,7 @@ class AnalysisService {
     std::shared_ptr<Engine> engine;
   };
   void Output(const std::string& line);
-  void ReapLoop();
+  void Reap();  // every 0.5 s on reaper_
   // The engine for a new analysis (built or rebuilt as needed); mu_ held.
   std::shared_ptr<Engine> EngineForNewAnalysis();
   int Running() const;  // mu_ held
@@ -77,12 +77,10 @@ class AnalysisService {
   const std::string run_dir_;
   const AnalysisSettings settings_;
   mutable std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
   int64_t next_id_ = 1;
   std::shared_ptr<Engine> engine_;            // guarded by mu_
   std::map<std::string, Entry> entries_;      // guarded by mu_
-  std::thread reaper_;
+  PeriodicThread reaper_;
 };
 
 }  // namespace gz

@@ -18,6 +18,20 @@ HttpResponse Json(const nlohmann::json& j) {
   return r;
 }
 
+// The page's own files (compiled in, WebAsset): URL path, asset, type.
+struct PageFile {
+  const char* path;
+  const char* asset;
+  const char* content_type;
+};
+constexpr PageFile kPageFiles[] = {
+    {"/", "index.html", "text/html; charset=utf-8"},
+    {"/index.html", "index.html", "text/html; charset=utf-8"},
+    {"/app.js", "app.js", "text/javascript; charset=utf-8"},
+    {"/analysis.js", "analysis.js", "text/javascript; charset=utf-8"},
+    {"/style.css", "style.css", "text/css; charset=utf-8"},
+};
+
 HttpResponse Asset(const char* name, const char* type) {
   auto bytes = WebAsset(name);
   if (!bytes) throw HttpError(500, std::string("asset missing from the build: ") + name);
@@ -97,22 +111,11 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
   }
   const Target t = ParseTarget(req.target);
   const std::string& p = t.path;
-  if (p == "/" || p == "/index.html") {
-    RequireMethod(req, "GET");
-    return Asset("index.html", "text/html; charset=utf-8");
-  }
-  if (p == "/app.js") {
-    RequireMethod(req, "GET");
-    return Asset("app.js", "text/javascript; charset=utf-8");
-  }
-  if (p == "/analysis.js") {
-    RequireMethod(req, "GET");
-    return Asset("analysis.js", "text/javascript; charset=utf-8");
-  }
-  if (p == "/style.css") {
-    RequireMethod(req, "GET");
-    return Asset("style.css", "text/css; charset=utf-8");
-  }
+  for (const PageFile& f : kPageFiles)
+    if (p == f.path) {
+      RequireMethod(req, "GET");
+      return Asset(f.asset, f.content_type);
+    }
   if (p == "/vendor/chart.js") {
     RequireMethod(req, "GET");
     if (chart_js_bytes_.empty())

@@ -1,5 +1,6 @@
 #include "dashboard/play_service.h"
 
+#include <algorithm>
 #include <random>
 
 #include <spdlog/spdlog.h>
@@ -70,31 +71,23 @@ nlohmann::json StateOf(const std::string& id, int64_t checkpoint, const std::str
 }  // namespace
 
 PlayService::PlayService(std::string run_dir, PlaySettings settings)
-    : run_dir_(std::move(run_dir)), settings_(settings), reaper_([this] { ReapLoop(); }) {}
-
-PlayService::~PlayService() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  reaper_.join();
+    : run_dir_(std::move(run_dir)), settings_(settings) {
+  reaper_.Start("PlayService reaper", std::clamp(settings_.idle_timeout_s / 4, 0.05, 1.0),
+                PeriodicThread::FirstTick::kAfterPeriod, [this] { Reap(); });
 }
 
-void PlayService::ReapLoop() {
-  const auto period = std::chrono::duration<double>(std::clamp(settings_.idle_timeout_s / 4, 0.05, 1.0));
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    wake_.wait_for(lock, period);
-    const auto now = Clock::now().time_since_epoch().count();
-    const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.idle_timeout_s)).count();
-    for (auto it = games_.begin(); it != games_.end();) {
-      if (now - it->second->last_used.load() > limit) {
-        spdlog::info("browser game {} ended: idle for more than {} s", it->first, settings_.idle_timeout_s);
-        it = games_.erase(it);  // a request still holding the game keeps it until it returns
-      } else {
-        ++it;
-      }
+PlayService::~PlayService() { reaper_.Stop(); }
+
+void PlayService::Reap() {
+  const auto now = Clock::now().time_since_epoch().count();
+  const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings_.idle_timeout_s)).count();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = games_.begin(); it != games_.end();) {
+    if (now - it->second->last_used.load() > limit) {
+      spdlog::info("browser game {} ended: idle for more than {} s", it->first, settings_.idle_timeout_s);
+      it = games_.erase(it);  // a request still holding the game keeps it until it returns
+    } else {
+      ++it;
     }
   }
 }

@@ -17,15 +17,15 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
+
+#include "common/base/periodic_thread.h"
 
 namespace gz {
 
@@ -65,16 +65,14 @@ class PlayService {
  private:
   struct Game;
   std::shared_ptr<Game> Find(const std::string& id);
-  void ReapLoop();
+  void Reap();  // on reaper_, every idle_timeout_s / 4 (0.05 .. 1 s)
 
   const std::string run_dir_;
   const PlaySettings settings_;
   std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;                                // guarded by mu_
   int starting_ = 0;                                     // games being set up (slots held); guarded by mu_
   std::map<std::string, std::shared_ptr<Game>> games_;  // guarded by mu_
-  std::thread reaper_;
+  PeriodicThread reaper_;
 };
 
 }  // namespace gz
