@@ -192,65 +192,61 @@ if torch is not None:
             y = self.bn2(self.conv2(y))
             return F.relu(y + x)
 
-    class FcNet(nn.Module):
-        """Fc heads (model.cc PolicyValueNetImpl::forward): plays only board_size."""
+    class Body(nn.Module):
+        """What both head types share (model.cc): input conv - bn - relu, the residual tower, and
+        each head's 1x1 conv - bn - relu (policy_channels / value_channels planes)."""
 
-        def __init__(self, size: int, channels: int, blocks: int, value_hidden: int, eps: float, momentum):
+        def __init__(self, channels: int, blocks: int, policy_channels: int, value_channels: int, eps: float,
+                     momentum):
             super().__init__()
-            C, P = channels, size * size
+            C = channels
             self.input_conv = nn.Conv2d(NUM_PLANES, C, 3, padding=1, bias=False)
             self.input_bn = nn.BatchNorm2d(C, eps=eps, momentum=momentum)
             self.tower = nn.ModuleList([ResidualBlock(C, eps, momentum) for _ in range(blocks)])
-            self.policy_conv = nn.Conv2d(C, 2, 1, bias=False)
-            self.policy_bn = nn.BatchNorm2d(2, eps=eps, momentum=momentum)
+            self.policy_conv = nn.Conv2d(C, policy_channels, 1, bias=False)
+            self.policy_bn = nn.BatchNorm2d(policy_channels, eps=eps, momentum=momentum)
+            self.value_conv = nn.Conv2d(C, value_channels, 1, bias=False)
+            self.value_bn = nn.BatchNorm2d(value_channels, eps=eps, momentum=momentum)
+
+        def head_inputs(self, planes: Tensor) -> Tuple[Tensor, Tensor]:
+            x = F.relu(self.input_bn(self.input_conv(planes)))
+            for block in self.tower:
+                x = block(x)
+            return F.relu(self.policy_bn(self.policy_conv(x))), F.relu(self.value_bn(self.value_conv(x)))
+
+    class FcNet(Body):
+        """Fc heads (model.cc PolicyValueNetImpl::forward): plays only board_size."""
+
+        def __init__(self, size: int, channels: int, blocks: int, value_hidden: int, eps: float, momentum):
+            super().__init__(channels, blocks, 2, 1, eps, momentum)
+            P = size * size
             self.policy_fc = nn.Linear(2 * P, P)
-            self.value_conv = nn.Conv2d(C, 1, 1, bias=False)
-            self.value_bn = nn.BatchNorm2d(1, eps=eps, momentum=momentum)
             self.value_fc1 = nn.Linear(P, value_hidden)
             self.value_fc2 = nn.Linear(value_hidden, 1)
 
         def forward(self, planes: Tensor) -> Tuple[Tensor, Tensor]:
-            x = F.relu(self.input_bn(self.input_conv(planes)))
-            for block in self.tower:
-                x = block(x)
-            p = F.relu(self.policy_bn(self.policy_conv(x)))
+            p, v = self.head_inputs(planes)
             p = self.policy_fc(torch.flatten(p, 1))  # channel-major, as reshape({n, -1}) in C++
-            log_policy = F.log_softmax(p, dim=1)
-            v = F.relu(self.value_bn(self.value_conv(x)))
             v = F.relu(self.value_fc1(torch.flatten(v, 1)))
-            value = torch.flatten(torch.tanh(self.value_fc2(v)))
-            return log_policy, value
+            return F.log_softmax(p, dim=1), torch.flatten(torch.tanh(self.value_fc2(v)))
 
-    class ConvNet(nn.Module):
+    class ConvNet(Body):
         """Conv heads (model.cc PolicyValueNetImpl::ForwardConv): plays any square board 5..22."""
 
         def __init__(self, channels: int, blocks: int, head_channels: int, value_hidden: int, eps: float,
                      momentum):
-            super().__init__()
-            C, H = channels, head_channels
-            self.input_conv = nn.Conv2d(NUM_PLANES, C, 3, padding=1, bias=False)
-            self.input_bn = nn.BatchNorm2d(C, eps=eps, momentum=momentum)
-            self.tower = nn.ModuleList([ResidualBlock(C, eps, momentum) for _ in range(blocks)])
-            self.policy_conv = nn.Conv2d(C, H, 1, bias=False)
-            self.policy_bn = nn.BatchNorm2d(H, eps=eps, momentum=momentum)
+            super().__init__(channels, blocks, head_channels, head_channels, eps, momentum)
+            H = head_channels
             self.policy_out = nn.Conv2d(H, 1, 1, bias=False)
-            self.value_conv = nn.Conv2d(C, H, 1, bias=False)
-            self.value_bn = nn.BatchNorm2d(H, eps=eps, momentum=momentum)
             self.value_fc1 = nn.Linear(2 * H, value_hidden)
             self.value_fc2 = nn.Linear(value_hidden, 1)
 
         def forward(self, planes: Tensor) -> Tuple[Tensor, Tensor]:
-            x = F.relu(self.input_bn(self.input_conv(planes)))
-            for block in self.tower:
-                x = block(x)
-            p = F.relu(self.policy_bn(self.policy_conv(x)))
+            p, v = self.head_inputs(planes)
             p = torch.flatten(self.policy_out(p), 1)
-            log_policy = F.log_softmax(p, dim=1)
-            v = F.relu(self.value_bn(self.value_conv(x)))
             v = torch.cat([torch.mean(v, dim=[2, 3]), torch.amax(v, dim=[2, 3])], dim=1)  # [N, 2H]: mean, max
             v = F.relu(self.value_fc1(v))
-            value = torch.flatten(torch.tanh(self.value_fc2(v)))
-            return log_policy, value
+            return F.log_softmax(p, dim=1), torch.flatten(torch.tanh(self.value_fc2(v)))
 
 
 def build_module(spec):
