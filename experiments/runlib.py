@@ -205,27 +205,31 @@ def check_version(record, name, path):
                            % (path, name, v, RECORD_VERSIONS[name]))
 
 
-def generations(run_dir):
-    """{iteration: record} from RUN/generations.jsonl; a torn line (a kill mid-append) is
-    skipped, as the trainer skips it; {} when there is no file; RuntimeError for a record of
-    a newer format_version."""
-    out = {}
+def records(path, name):
+    """The records of the JSON-lines file at `path`, in order: a torn line (a kill mid-append)
+    or a non-object is skipped, as the C++ readers skip it; [] when there is no file;
+    RuntimeError (check_version) for a record of a newer format_version than `name` reads."""
     try:
-        f = open(generations_path(run_dir))
+        f = open(path)
     except OSError:
-        return out
+        return []
+    out = []
     with f:
         for line in f:
             try:
                 r = json.loads(line)
             except ValueError:
                 continue
-            if not isinstance(r, dict):
-                continue
-            check_version(r, "generations.jsonl record", generations_path(run_dir))
-            if isinstance(r.get("iteration"), int):
-                out[r["iteration"]] = r
+            if isinstance(r, dict):
+                check_version(r, name, path)
+                out.append(r)
     return out
+
+
+def generations(run_dir):
+    """{iteration: record} from RUN/generations.jsonl (records())."""
+    return {r["iteration"]: r for r in records(generations_path(run_dir), "generations.jsonl record")
+            if isinstance(r.get("iteration"), int)}
 
 
 def mark_path(run_dir):
@@ -290,18 +294,7 @@ def own_curve(run_dir):
     an iteration in generations.jsonl, at the minute its iteration ended; [] without one."""
     gens = generations(run_dir)
     out = []
-    try:
-        lines = open(ratings_path(run_dir)).read().splitlines()
-    except OSError:
-        return out
-    for line in lines:
-        try:
-            e = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(e, dict):
-            continue
-        check_version(e, "ratings.jsonl record", ratings_path(run_dir))
+    for e in records(ratings_path(run_dir), "ratings.jsonl record"):
         if not e.get("complete") or not str(e.get("player", "")).startswith("checkpoint:") or e.get("iteration") not in gens:
             continue
         out.append({"iteration": e["iteration"], "minutes": minutes_of(run_dir, e["iteration"]),
