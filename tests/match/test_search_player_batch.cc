@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,28 @@ Board OpeningBoard(int n) {
   b.Play(P(n, n / 2, n / 2 + 1));
   b.Play(P(n, n / 2 + 1, n / 2 + 1));
   return b;
+}
+
+// `moves` moves of `player` from `b`, each answered by a fixed opponent: the
+// legal move at index pick(number of legal moves).  Every move must be legal,
+// and every searched one must run exactly max_simulations and count the
+// visits it reused.
+void PlayAgainstFixedOpponent(SearchPlayer& player, Board b, int moves, int max_simulations,
+                              const std::function<size_t(size_t)>& pick) {
+  SearchLimits limits;
+  limits.max_simulations = max_simulations;
+  for (int move = 0; move < moves && !b.terminal(); ++move) {
+    const MoveDecision d = player.ChooseMove(b, limits);
+    REQUIRE(b.IsLegal(d.move));
+    if (d.reason == "search") {
+      CHECK(d.simulations == max_simulations);
+      CHECK(d.root_visits == d.simulations + d.reused_visits);
+    }
+    b.Play(d.move);
+    if (b.terminal()) break;
+    const std::vector<int> legal = b.LegalMoves();
+    b.Play(legal[pick(legal.size())]);
+  }
 }
 
 // The top-3 (move, visits) the engine reports, from a visit vector.
@@ -105,23 +128,8 @@ TEST_CASE("engine threads x batch with the rollout baseline: every simulation co
       PlayerSetup s = Settings(batch, threads, /*solver=*/true);
       EvaluatorSource source(s.weights, s.config);
       SearchPlayer player(source, s.config);
-      SearchLimits limits;
-      limits.max_simulations = 1500;
-      Board b = OpeningBoard(11);
-      for (int move = 0; move < 4; ++move) {
-        const MoveDecision d = player.ChooseMove(b, limits);
-        REQUIRE(b.IsLegal(d.move));
-        if (d.reason == "search") {
-          CHECK(d.simulations == 1500);
-          CHECK(d.root_visits == d.simulations + d.reused_visits);
-        }
-        b.Play(d.move);
-        if (b.terminal()) break;
-        // The opponent: the first legal move next to the centre.
-        const std::vector<int> legal = b.LegalMoves();
-        b.Play(legal[legal.size() / 2]);
-        if (b.terminal()) break;
-      }
+      // The opponent: the first legal move next to the centre.
+      PlayAgainstFixedOpponent(player, OpeningBoard(11), 4, 1500, [](size_t legal) { return legal / 2; });
     }
   }
 }
@@ -138,21 +146,7 @@ TEST_CASE("engine threads with a network: the evaluator is serialised; tree cons
     EvaluatorSource source(s.weights, s.config);
     REQUIRE(source.CheckSize(9) == "");
     SearchPlayer player(source, s.config);
-    SearchLimits limits;
-    limits.max_simulations = 400;
-    Board b = OpeningBoard(9);
-    for (int move = 0; move < 3 && !b.terminal(); ++move) {
-      const MoveDecision d = player.ChooseMove(b, limits);
-      REQUIRE(b.IsLegal(d.move));
-      if (d.reason == "search") {
-        CHECK(d.simulations == 400);
-        CHECK(d.root_visits == d.simulations + d.reused_visits);
-      }
-      b.Play(d.move);
-      if (b.terminal()) break;
-      const std::vector<int> legal = b.LegalMoves();
-      b.Play(legal.front());
-    }
+    PlayAgainstFixedOpponent(player, OpeningBoard(9), 3, 400, [](size_t) { return size_t{0}; });
   }
 }
 
