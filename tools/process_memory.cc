@@ -1,6 +1,5 @@
 #include "tools/process_memory.h"
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -60,18 +59,10 @@ int64_t ProcessTreeRssBytes(int root) {
 }
 
 TreeMemoryPeak::TreeMemoryPeak(int period_ms) {
-  thread_ = std::thread([this, period_ms] {
-    while (!stop_.load()) {
-      const int64_t now = ProcessTreeRssBytes(pid_.load());
-      if (now > peak_.load()) peak_.store(now);
-      std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
-    }
+  sampler_.Start("TreeMemoryPeak", period_ms / 1000.0, PeriodicThread::FirstTick::kNow, [this] {
+    const int64_t now = ProcessTreeRssBytes(pid_.load());
+    if (now > peak_.load()) peak_.store(now);
   });
-}
-
-TreeMemoryPeak::~TreeMemoryPeak() {
-  stop_.store(true);
-  thread_.join();
 }
 
 }  // namespace gz

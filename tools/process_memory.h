@@ -9,7 +9,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <thread>
+
+#include "common/base/periodic_thread.h"
 
 namespace gz {
 
@@ -19,21 +20,18 @@ int64_t ProcessTreeRssBytes(int root);
 int64_t ProcessPeakRssBytes(int pid);
 
 // Samples ProcessTreeRssBytes of the process set with Watch() every
-// `period_ms` on a thread of its own and keeps the largest sum seen.
+// `period_ms` on a thread of its own (from construction to destruction) and
+// keeps the largest sum seen.
 class TreeMemoryPeak {
  public:
   explicit TreeMemoryPeak(int period_ms = 100);
-  ~TreeMemoryPeak();
-  TreeMemoryPeak(const TreeMemoryPeak&) = delete;
-  TreeMemoryPeak& operator=(const TreeMemoryPeak&) = delete;
   void Watch(int pid) { pid_.store(pid); }  // -1: nothing
   int64_t peak() const { return peak_.load(); }
 
  private:
   std::atomic<int> pid_{-1};
   std::atomic<int64_t> peak_{0};
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  PeriodicThread sampler_;  // last member: stopped before the counters go
 };
 
 }  // namespace gz
