@@ -15,9 +15,11 @@
 
 #include "common/search/mcts.h"
 #include "common/search/simple_evaluators.h"
+#include "tests/search/search_test_util.h"
 #include "tests/search/solver_positions.h"
 
 using namespace gz;
+using gz::testing::NoNoiseParams;
 using gz::testing::P;
 using gz::testing::Picture;
 using gz::testing::kFourThree;
@@ -69,13 +71,6 @@ class CountingEvaluator : public Evaluator {
   MixHashEvaluator inner_;
 };
 
-MctsParams Params(int sims) {
-  MctsParams p;
-  p.simulations = sims;
-  p.dirichlet_alpha = 0;
-  return p;
-}
-
 Board Opening(int n) {
   Board b(n);
   b.Play(P(n, n / 2, n / 2));
@@ -87,7 +82,7 @@ Board Opening(int n) {
 // A search of `sims` simulations (random seed `seed`), at the start of a
 // move from `root` (no noise): ready for SelectLeaves.
 Mcts StartedSearch(const Board& root, int sims, uint64_t seed) {
-  Mcts m(Params(sims), seed);
+  Mcts m(NoNoiseParams(sims), seed);
   m.Reset(root);
   m.StartMove(false);
   return m;
@@ -135,8 +130,8 @@ int Stones(const Position& p) {
 }  // namespace
 
 TEST_CASE("batch 1 is the single-leaf search bit for bit (plain, noise + forced playouts, FPU, solver, reuse)") {
-  MctsParams plain = Params(200);
-  MctsParams recipe = Params(200);
+  MctsParams plain = NoNoiseParams(200);
+  MctsParams recipe = NoNoiseParams(200);
   recipe.dirichlet_alpha = 0.3f;
   recipe.dirichlet_alpha_scaled = 10.83f;
   recipe.forced_playouts_k = 1.4f;
@@ -179,7 +174,7 @@ TEST_CASE("batch 1 is the single-leaf search bit for bit (plain, noise + forced 
 }
 
 TEST_CASE("virtual loss is reverted exactly: the root gets the sum of the backups, nothing stays in flight") {
-  Mcts m(Params(100000), 3);
+  Mcts m(NoNoiseParams(100000), 3);
   const Board root = Opening(9);
   m.Reset(root);
   m.StartMove(false);
@@ -223,7 +218,7 @@ TEST_CASE("virtual loss is reverted exactly: the root gets the sum of the backup
 }
 
 TEST_CASE("no leaf is evaluated twice, in one batch or in two batches pending together") {
-  Mcts m(Params(100000), 5);
+  Mcts m(NoNoiseParams(100000), 5);
   m.Reset(Opening(11));
   m.StartMove(false);
   MixHashEvaluator ev;
@@ -253,7 +248,7 @@ TEST_CASE("no leaf is evaluated twice, in one batch or in two batches pending to
   }
   // A whole batched search: batches of up to 8, every simulation counted.
   CountingEvaluator counting;
-  Mcts s(Params(600), 5);
+  Mcts s(NoNoiseParams(600), 5);
   s.Reset(Opening(9));
   s.SearchBatched(counting, false, 8);
   CHECK(s.RootVisits() == 600);
@@ -363,12 +358,6 @@ TEST_CASE("misuse of the batch API is an error, not a crash") {
 }
 
 TEST_CASE("the solver still proves with batching") {
-  auto solver = [](int sims, int vcf) {
-    MctsParams p = Params(sims);
-    p.solver = true;
-    p.solver_vcf_nodes = vcf;
-    return p;
-  };
   auto searched = [](const MctsParams& p, const Board& b, int batch) {
     Mcts m(p, 1);
     m.Reset(b);
@@ -377,39 +366,36 @@ TEST_CASE("the solver still proves with batching") {
     REQUIRE(m.CheckTree() == "");
     return m;
   };
-  auto visited = [](const std::vector<int>& counts) {
-    std::vector<int> out;
-    for (int m = 0; m < static_cast<int>(counts.size()); ++m)
-      if (counts[m] > 0) out.push_back(m);
-    return out;
-  };
   for (int batch : {4, 16}) {
     INFO("batch " << batch);
     // A five point: proven won at the root's expansion.
-    Mcts win = searched(solver(500, 1000), Picture(Rule::kFreestyle, kBlack, gz::testing::kOpenFour), batch);
+    const Board four = Picture(Rule::kFreestyle, kBlack, gz::testing::kOpenFour);
+    Mcts win = searched(gz::testing::SolverParams(500), four, batch);
     CHECK(win.RootProven() == Proven::kWin);
     CHECK(win.ProvenMove() == P(9, 4, 0));
     CHECK(win.RootVisits() == 1);
     // Facing the open four: proven lost, searched among the blocks only.
-    Mcts lost = searched(solver(300, 1000), Picture(Rule::kFreestyle, kWhite, gz::testing::kOpenFour), batch);
+    const Board facing = Picture(Rule::kFreestyle, kWhite, gz::testing::kOpenFour);
+    Mcts lost = searched(gz::testing::SolverParams(300), facing, batch);
     CHECK(lost.RootProven() == Proven::kLoss);
     CHECK(lost.RootVisits() == 300);
-    for (int v : visited(lost.VisitCounts())) CHECK((v == P(9, 4, 0) || v == P(9, 4, 5)));
+    for (int v : gz::testing::VisitedMoves(lost.VisitCounts())) CHECK((v == P(9, 4, 0) || v == P(9, 4, 5)));
     // Facing a four-three: refutations only.
     const Board w = Picture(Rule::kFreestyle, kWhite, kFourThree);
     NodeSolver s(1000);
     const NodeVerdict verdict = s.Analyse(w);
     REQUIRE(verdict.restricted);
-    Mcts refute = searched(solver(400, 1000), w, batch);
-    for (int x : visited(refute.VisitCounts()))
+    Mcts refute = searched(gz::testing::SolverParams(400), w, batch);
+    for (int x : gz::testing::VisitedMoves(refute.VisitCounts()))
       CHECK(std::find(verdict.moves.begin(), verdict.moves.end(), x) != verdict.moves.end());
     // MCTS-solver backup: with VCF budget 1 the four-three is proven only
     // from below, up the tree.
-    Mcts deep = searched(solver(5000, 1), Picture(Rule::kFreestyle, kBlack, kFourThree), batch);
+    const Board four_three = Picture(Rule::kFreestyle, kBlack, kFourThree);
+    Mcts deep = searched(gz::testing::SolverParams(5000, true, 1), four_three, batch);
     REQUIRE(deep.RootProven() == Proven::kWin);
     CHECK(deep.ProvenMove() == P(11, 5, 6));
     CHECK(deep.RootVisits() < 5000);
-    CHECK(visited(deep.VisitCounts()) == std::vector<int>{P(11, 5, 6)});
+    CHECK(gz::testing::VisitedMoves(deep.VisitCounts()) == std::vector<int>{P(11, 5, 6)});
     deep.Advance(P(11, 5, 6));
     CHECK(deep.RootProven() == Proven::kLoss);
   }
@@ -419,7 +405,7 @@ TEST_CASE("several threads sharing one tree: consistent tree, every simulation c
   for (int threads : {2, 4}) {
     for (int batch : {1, 6}) {
       INFO(threads << " threads, batch " << batch);
-      MctsParams p = Params(3000);
+      MctsParams p = NoNoiseParams(3000);
       p.solver = true;
       Mcts m(p, 9);
       Board b = Opening(11);

@@ -11,25 +11,15 @@
 #include "common/search/mcts.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
+#include "tests/search/search_test_util.h"
 #include "tests/search/solver_positions.h"
 #include "tests/support/play_games.h"
 
 using namespace gz;
-using gz::testing::P;
-using gz::testing::Picture;
-using gz::testing::kFourThree;
-using gz::testing::kOpenFour;
+using gz::testing::P, gz::testing::Picture, gz::testing::kFourThree, gz::testing::kOpenFour;
+using gz::testing::SolverParams, gz::testing::VisitedMoves;
 
 namespace {
-
-MctsParams SolverParams(int sims, bool solver = true, int vcf_nodes = 1000) {
-  MctsParams p;
-  p.simulations = sims;
-  p.dirichlet_alpha = 0;
-  p.solver = solver;
-  p.solver_vcf_nodes = vcf_nodes;
-  return p;
-}
 
 Mcts Searched(const MctsParams& p, const Board& b) {
   Mcts m(p, 1);
@@ -37,13 +27,6 @@ Mcts Searched(const MctsParams& p, const Board& b) {
   UniformEvaluator ev;
   m.Search(ev, false);
   return m;
-}
-
-std::vector<int> Visited(const std::vector<int>& counts) {
-  std::vector<int> out;
-  for (int m = 0; m < static_cast<int>(counts.size()); ++m)
-    if (counts[m] > 0) out.push_back(m);
-  return out;
 }
 
 }  // namespace
@@ -54,7 +37,7 @@ TEST_CASE("solver: a five point is played at once and the root is proven won") {
   CHECK(on.RootProven() == Proven::kWin);
   CHECK(on.ProvenMove() == P(9, 4, 0));
   CHECK(on.RootVisits() == 1);  // the root's own expansion, then MoveDone
-  CHECK(Visited(on.VisitCounts()) == std::vector<int>{P(9, 4, 0)});
+  CHECK(VisitedMoves(on.VisitCounts()) == std::vector<int>{P(9, 4, 0)});
   CHECK(on.RootValue() == 1.0f);
   REQUIRE(on.solver_stats() != nullptr);
   CHECK(on.solver_stats()->proven_wins >= 1);
@@ -72,7 +55,7 @@ TEST_CASE("solver: facing an open four the root is proven lost; the search goes 
   CHECK(m.RootProven() == Proven::kLoss);
   CHECK(m.RootValue() == -1.0f);
   CHECK(m.RootVisits() == 300);
-  const std::vector<int> visited = Visited(m.VisitCounts());
+  const std::vector<int> visited = VisitedMoves(m.VisitCounts());
   REQUIRE_FALSE(visited.empty());
   for (int v : visited) CHECK((v == P(9, 4, 0) || v == P(9, 4, 5)));
 }
@@ -84,10 +67,10 @@ TEST_CASE("solver: facing a four-three only refutations are searched") {
   REQUIRE(v.restricted);
   Mcts m = Searched(SolverParams(400), w);
   CHECK(m.RootProven() == Proven::kNone);
-  for (int x : Visited(m.VisitCounts())) CHECK(std::find(v.moves.begin(), v.moves.end(), x) != v.moves.end());
+  for (int x : VisitedMoves(m.VisitCounts())) CHECK(std::find(v.moves.begin(), v.moves.end(), x) != v.moves.end());
   // Without the solver the search wanders over the whole board.
   Mcts off = Searched(SolverParams(400, false), w);
-  CHECK(Visited(off.VisitCounts()).size() > v.moves.size());
+  CHECK(VisitedMoves(off.VisitCounts()).size() > v.moves.size());
 }
 
 TEST_CASE("MCTS-solver backup: a proven-lost child proves its parent won; all children proven won: lost") {
@@ -101,7 +84,7 @@ TEST_CASE("MCTS-solver backup: a proven-lost child proves its parent won; all ch
   REQUIRE(m.RootProven() == Proven::kWin);
   CHECK(m.ProvenMove() == P(11, 5, 6));
   CHECK(m.RootVisits() < 5000);  // the proven win ended the search
-  CHECK(Visited(m.VisitCounts()) == std::vector<int>{P(11, 5, 6)});
+  CHECK(VisitedMoves(m.VisitCounts()) == std::vector<int>{P(11, 5, 6)});
   // (5,6)'s only child (the block) is proven won for black, so (5,6) is lost for white.
   m.Advance(P(11, 5, 6));
   CHECK(m.RootProven() == Proven::kLoss);
@@ -232,7 +215,7 @@ TEST_CASE("mcts.solver_vct_nodes: off by default, a play setting, reaches the se
   on.solver_vct_nodes = 10'000;
   Mcts won = Searched(on, b);
   CHECK(won.RootProven() == Proven::kWin);
-  CHECK(Visited(won.VisitCounts()) == std::vector<int>{P(11, 5, 5)});
+  CHECK(VisitedMoves(won.VisitCounts()) == std::vector<int>{P(11, 5, 5)});
   // The root's own analysis proves it (one simulation: just the root's
   // expansion); without VCT it does not.
   MctsParams one = on;
@@ -258,5 +241,5 @@ TEST_CASE("mcts.solver_vct_nodes: off by default, a play setting, reaches the se
   m.Advance(P(11, 7, 7));
   m.Search(ev, false);
   CHECK(m.RootProven() == Proven::kWin);
-  CHECK(Visited(m.VisitCounts()) == std::vector<int>{P(11, 5, 5)});
+  CHECK(VisitedMoves(m.VisitCounts()) == std::vector<int>{P(11, 5, 5)});
 }
