@@ -1,5 +1,7 @@
 #include "dashboard/dashboard_service.h"
 
+#include <functional>
+
 #include <spdlog/spdlog.h>
 
 #include "common/base/fileio.h"
@@ -126,65 +128,53 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
     r.cache_control = "max-age=3600";
     return r;
   }
-  if (p == "/api/series") {
-    RequireMethod(req, "GET");
-    return Json(SeriesJson(opt_.run_dir));
-  }
-  if (p == "/api/ratings") {
-    RequireMethod(req, "GET");
-    return Json(RatingsJson(opt_.run_dir));
-  }
-  if (p == "/api/status") {
-    RequireMethod(req, "GET");
-    nlohmann::json s = LiveStatusJson(opt_.run_dir);
-    s["play"] = play_.Summary();
-    s["analysis"] = analysis_.Summary();
-    return Json(s);
-  }
-  if (p == "/api/iterations") {
-    RequireMethod(req, "GET");
-    return Json(IterationsJson(opt_.run_dir));
-  }
-  if (p == "/api/games") {
-    RequireMethod(req, "GET");
-    return Json(GameFilesJson(opt_.run_dir, IntParam(t, "iteration", 0, kMaxIteration)));
-  }
-  if (p == "/api/game") {
-    RequireMethod(req, "GET");
-    const int64_t it = IntParam(t, "iteration", 0, kMaxIteration);
-    return Json(GameJson(opt_.run_dir, it, StringParam(t, "file")));
-  }
-  if (p == "/api/play/new") {
-    RequireMethod(req, "POST");
-    return Json(play_.NewGame(StringField(JsonBody(req), "colour")));
-  }
-  if (p == "/api/play/move") {
-    RequireMethod(req, "POST");
-    const nlohmann::json b = JsonBody(req);
-    return Json(play_.Move(StringField(b, "id"), IntField(b, "row"), IntField(b, "col")));
-  }
-  if (p == "/api/play/state") {
-    RequireMethod(req, "GET");
-    return Json(play_.State(StringParam(t, "id")));
-  }
-  if (p == "/api/play/end") {
-    RequireMethod(req, "POST");
-    play_.End(StringField(JsonBody(req), "id"));
-    return Json({{"ended", true}});
-  }
-  if (p == "/api/analysis/start") {
-    RequireMethod(req, "POST");
-    return Json(analysis_.Start(JsonBody(req)));
-  }
-  if (p == "/api/analysis/state") {
-    RequireMethod(req, "GET");
-    return Json(analysis_.State(StringParam(t, "id")));
-  }
-  if (p == "/api/analysis/stop") {
-    RequireMethod(req, "POST");
-    analysis_.Stop(StringField(JsonBody(req), "id"));
-    return Json({{"stopped", true}});
-  }
+  // The JSON API: path, method, answer (evaluated after the method check).
+  const struct {
+    const char* path;
+    const char* method;
+    std::function<nlohmann::json()> answer;
+  } api[] = {
+      {"/api/series", "GET", [&] { return SeriesJson(opt_.run_dir); }},
+      {"/api/ratings", "GET", [&] { return RatingsJson(opt_.run_dir); }},
+      {"/api/status", "GET",
+       [&] {
+         nlohmann::json s = LiveStatusJson(opt_.run_dir);
+         s["play"] = play_.Summary();
+         s["analysis"] = analysis_.Summary();
+         return s;
+       }},
+      {"/api/iterations", "GET", [&] { return IterationsJson(opt_.run_dir); }},
+      {"/api/games", "GET", [&] { return GameFilesJson(opt_.run_dir, IntParam(t, "iteration", 0, kMaxIteration)); }},
+      {"/api/game", "GET",
+       [&] {
+         const int64_t it = IntParam(t, "iteration", 0, kMaxIteration);
+         return GameJson(opt_.run_dir, it, StringParam(t, "file"));
+       }},
+      {"/api/play/new", "POST", [&] { return play_.NewGame(StringField(JsonBody(req), "colour")); }},
+      {"/api/play/move", "POST",
+       [&] {
+         const nlohmann::json b = JsonBody(req);
+         return play_.Move(StringField(b, "id"), IntField(b, "row"), IntField(b, "col"));
+       }},
+      {"/api/play/state", "GET", [&] { return play_.State(StringParam(t, "id")); }},
+      {"/api/play/end", "POST",
+       [&] {
+         play_.End(StringField(JsonBody(req), "id"));
+         return nlohmann::json{{"ended", true}};
+       }},
+      {"/api/analysis/start", "POST", [&] { return analysis_.Start(JsonBody(req)); }},
+      {"/api/analysis/state", "GET", [&] { return analysis_.State(StringParam(t, "id")); }},
+      {"/api/analysis/stop", "POST",
+       [&] {
+         analysis_.Stop(StringField(JsonBody(req), "id"));
+         return nlohmann::json{{"stopped", true}};
+       }},
+  };
+  for (const auto& route : api)
+    if (p == route.path) {
+      RequireMethod(req, route.method);
+      return Json(route.answer());
+    }
   throw HttpError(404, "no such page: " + p);
 }
 
