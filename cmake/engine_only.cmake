@@ -43,5 +43,37 @@ set(CMAKE_UNITY_BUILD ON)
 
 add_subdirectory(common)
 add_subdirectory(engine)
+
+# What this build compiles is read from the links: the programs of engine/
+# and every library they link, directly or through others.  The folders of
+# common/ define their libraries as in the full build, without asking which
+# build this is; those no engine program links (the wire protocol's clients,
+# the run status, ratings and the match library's external engines) are left
+# out of `all`, so neither the Linux nor the Windows build compiles them.
+function(gz_targets_in dir out)  # every target defined in dir and below it
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub ${subdirs})
+    gz_targets_in(${sub} more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/link_closure.cmake)
+gz_targets_in(${PROJECT_SOURCE_DIR}/engine engine_targets)
+set(gz_engine_programs "")
+foreach(t ${engine_targets})
+  get_target_property(type ${t} TYPE)
+  if(type STREQUAL "EXECUTABLE")
+    list(APPEND gz_engine_programs ${t})
+  endif()
+endforeach()
+gz_link_closure(gz_engine_needs ALL ${gz_engine_programs})
+gz_targets_in(${PROJECT_SOURCE_DIR} gz_defined)
+foreach(t ${gz_defined})
+  if(NOT t IN_LIST gz_engine_needs)
+    set_property(TARGET ${t} PROPERTY EXCLUDE_FROM_ALL ON)
+  endif()
+endforeach()
 message(STATUS "gomoku-zero: engine-only build (no LibTorch), ISA ${GOMOKU_ENGINE_ISA}, "
                "${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}")

@@ -4,12 +4,16 @@
 # corpus.  New interesting inputs go to build-fuzz/corpus/<target>; a crash
 # leaves its input in build-fuzz/artifacts/<target>/ and fails the script.
 #
-#   dev/fuzz.sh [SECONDS] [TARGET...]      TARGET: wire game_record checkpoint frames
+#   dev/fuzz.sh [SECONDS] [TARGET...]
+#
+# TARGET: a name of a gz_fuzz_target line of fuzz/CMakeLists.txt (wire,
+# game_record, ...); without one, every target (the configure step writes
+# their names to $BUILD/fuzz_targets.txt).
 #
 # Nightly (checklist item 13: at least 10 minutes per target), e.g. from cron
 # on a build machine with clang, from the repository root:
 #   0 2 * * *  cd /path/to/gomoku-zero && dev/fuzz.sh 600 >>build-fuzz/nightly.log 2>&1
-# (4 targets x 600 s = 40 minutes plus the build; exit status 1 on a crash.)
+# (10 minutes a target plus the build; exit status 1 on a crash.)
 #
 # Needs clang and its libFuzzer runtime (Debian: clang; this machine has
 # clang 14).  To keep a found input as a regression seed, copy it into
@@ -20,7 +24,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -eq 0 ]] && TARGETS=(wire game_record checkpoint frames analysis_query)
 BUILD="${FUZZ_BUILD:-$ROOT/build-fuzz}"
 mkdir -p "$BUILD"
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get install clang)" >&2; exit 2; }
@@ -28,6 +31,8 @@ command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (apt-get ins
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOMOKU_BUILD_FUZZ=ON \
   -DGOMOKU_BUILD_TESTS=OFF -DGOMOKU_BUILD_BENCH=OFF >"$BUILD/configure.log" 2>&1 ||
   { tail -30 "$BUILD/configure.log"; exit 1; }
+[[ ${#TARGETS[@]} -eq 0 ]] && mapfile -t TARGETS <"$BUILD/fuzz_targets.txt"
+[[ ${#TARGETS[@]} -gt 0 ]] || { echo "fuzz.sh: no fuzz targets in $BUILD/fuzz_targets.txt" >&2; exit 1; }
 cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]/#/fuzz_}" >"$BUILD/build.log" 2>&1 ||
   { grep -E "error" "$BUILD/build.log" | head -30; exit 1; }
 
