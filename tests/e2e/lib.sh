@@ -60,6 +60,20 @@ wait_for() {
   done
 }
 
+# start_run "description" [start.sh options...]: launch/start.sh on this
+# test's run and config, as a check.
+start_run() {
+  local what="$1"; shift
+  check "$what" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN" "$@"
+}
+# server_stats_has TEXT: the run's server answers STATS (infer_ctl) with JSON
+# that holds TEXT once white space is removed from both, e.g. '"rule":"renju"'.
+server_stats_has() {
+  local stats want="${1//[$' \n\t']/}"
+  stats="$("$BIN/infer_ctl" --socket "$RUN/sock/infer.sock" stats)" || return 1
+  stats="${stats//[$' \n\t']/}"
+  [[ "$stats" == *"$want"* ]]
+}
 generations() { [ -f "$RUN/generations.jsonl" ] && grep -c '"iteration"' "$RUN/generations.jsonl" || echo 0; }
 at_least_generations() { (($(generations) >= $1)); }
 meta_iteration() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"])' "$RUN/metadata.json"; }

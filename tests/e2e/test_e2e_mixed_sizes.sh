@@ -5,10 +5,9 @@
 # on both, reloads, and the trained checkpoint plays the arena at both sizes.
 source "$(dirname "$0")/lib.sh"
 SETS=(--set board.size=9 --set net.heads=conv --set "selfplay.board_sizes=9:1,7:1")
-check "start.sh with two board sizes reports a healthy system" \
-  "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN" --no-eval --no-dashboard "${SETS[@]}"
+start_run "start.sh with two board sizes reports a healthy system" --no-eval --no-dashboard "${SETS[@]}"
 check "3 iterations complete" wait_for 200 at_least_generations 3
-check "the server serves both sizes" bash -c "'$BIN/infer_ctl' --socket '$RUN/sock/infer.sock' stats | tr -d ' \n' | grep -q '\"board_sizes\":\[7,9\]'"
+check "the server serves both sizes" server_stats_has '"board_sizes":[7,9]'
 check "games of both sizes, each consistent with its size" /usr/bin/python3 - "$RUN" <<'PY'
 import collections, glob, os, sys
 import numpy as np

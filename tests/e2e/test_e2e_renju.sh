@@ -5,10 +5,9 @@
 # net against a rollout player under renju (its referee refuses forbidden points).
 source "$(dirname "$0")/lib.sh"
 SETS=(--set board.rule=renju --set board.size=9)
-check "start.sh on renju reports a healthy system" \
-  "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN" --no-eval --no-dashboard "${SETS[@]}"
+start_run "start.sh on renju reports a healthy system" --no-eval --no-dashboard "${SETS[@]}"
 check "2 iterations complete under renju" wait_for 150 at_least_generations 2
-check "the server says renju" bash -c "'$BIN/infer_ctl' --socket '$RUN/sock/infer.sock' stats | grep -q '\"rule\": \"renju\"'"
+check "the server says renju" server_stats_has '"rule": "renju"'
 # (Legality of every move under renju is checked where the games are made: tests/worker/test_worker.cc.)
 check "every game file is a renju game" /usr/bin/python3 - "$RUN" <<'PY'
 import glob, os, sys
