@@ -8,15 +8,15 @@ browser game (and a refused move that leaves the game as it was).
 Usage: test_dashboard_browser.py URL RUN_DIR OUT_DIR.  Exit 0 when every check passed.
 """
 import base64
-import glob
 import json
 import os
-import shutil
-import subprocess
 import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp_browser import Chromium  # noqa: E402  (one Chromium driver for the dashboard's browser tests)
 
 URL, RUN, OUT = sys.argv[1:4]
 fails = 0
@@ -27,90 +27,6 @@ def check(what, ok, detail=""):
     print(("ok: " if ok else "FAILED: ") + what + ("" if ok else "  (" + str(detail) + ")"), flush=True)
     if not ok:
         fails += 1
-
-
-class Browser:
-    def __init__(self):
-        exe = shutil.which("chromium")
-        if not exe:
-            print("FAILED: the browser is missing: Debian's chromium is not installed (launch/setup.sh installs it)")
-            sys.exit(1)
-        to_chrome_r, self.to_chrome_w = os.pipe()
-        self.from_chrome_r, from_chrome_w = os.pipe()
-
-        def fds():  # the protocol pipe lives on the child's fds 3 (in) and 4 (out)
-            # Copies first: a pipe end may already be fd 3 or 4, and dup2 onto
-            # itself would leave it close-on-exec.
-            a, b = os.dup(to_chrome_r), os.dup(from_chrome_w)
-            os.dup2(a, 3)
-            os.dup2(b, 4)
-
-        self.proc = subprocess.Popen(
-            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--remote-debugging-pipe",
-             "--user-data-dir=" + os.path.join(OUT, "chromium-profile"), "about:blank"],
-            preexec_fn=fds, close_fds=False, stdout=open(os.path.join(OUT, "chromium.log"), "w"),
-            stderr=subprocess.STDOUT)
-        os.close(to_chrome_r)
-        os.close(from_chrome_w)
-        self.buf = b""
-        self.next_id = 0
-        self.session = None
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        self.call("Page.enable")
-        self.call("Emulation.setDeviceMetricsOverride",
-                  {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
-
-    def call(self, method, params=None):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if self.session and not method.startswith("Target."):
-            msg["sessionId"] = self.session
-        os.write(self.to_chrome_w, json.dumps(msg).encode() + b"\0")
-        while True:
-            while b"\0" not in self.buf:
-                chunk = os.read(self.from_chrome_r, 1 << 20)
-                if not chunk:
-                    raise RuntimeError("chromium closed the protocol pipe (see chromium.log)")
-                self.buf += chunk
-            raw, self.buf = self.buf.split(b"\0", 1)
-            reply = json.loads(raw)
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(method + ": " + json.dumps(reply["error"]))
-                return reply.get("result", {})
-
-    def js(self, expression):
-        r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
-        if "exceptionDetails" in r:
-            raise RuntimeError("page script failed: " + json.dumps(r["exceptionDetails"])[:500])
-        return r["result"].get("value")
-
-    def wait(self, expression, limit_s=90):
-        """Polls until the expression is truthy; its value (or None after the limit: a hang guard, not a timing check)."""
-        end = time.time() + limit_s
-        while True:
-            try:
-                v = self.js(expression)
-            except RuntimeError:  # the page is still loading (no body, no element yet)
-                v = None
-            if v or time.time() > end:
-                return v
-            time.sleep(0.25)
-
-    def click(self, selector):
-        box = self.js("(() => { const e = document.querySelector(%s); if (!e) return null; e.scrollIntoView({block: 'center'});"
-                      " const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()"
-                      % json.dumps(selector))
-        if not box:
-            raise RuntimeError("nothing to click at " + selector)
-        for kind in ("mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent",
-                      {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1})
-
-    def close(self):
-        self.proc.kill()
-        self.proc.wait()
 
 
 def finished_iterations():
@@ -141,30 +57,30 @@ def final_cells(path):
     return cells, len(z["opening"]) + len(z["moves"]), size
 
 
-b = Browser()
+b = Chromium(OUT, height=1000)
 try:
-    b.call("Page.navigate", {"url": URL})
-    check("the page rendered a poll", b.wait("Number(document.body.dataset.ready || 0) >= 1"),
-          b.js("document.getElementById('load-error').textContent"))
-    check("no load error shown", b.js("document.getElementById('load-error').textContent") == "",
-          b.js("document.getElementById('load-error').textContent"))
+    b.send("Page.navigate", {"url": URL})
+    check("the page rendered a poll", b.until("Number(document.body.dataset.ready || 0) >= 1"),
+          b.eval("document.getElementById('load-error').textContent"))
+    check("no load error shown", b.eval("document.getElementById('load-error').textContent") == "",
+          b.eval("document.getElementById('load-error').textContent"))
     n = finished_iterations()
     check("the run finished iterations (%d)" % n, n >= 2)
     for chart in ["loss", "entropy", "rate", "batch", "busy", "time", "length", "wins"]:
-        got = b.js("document.getElementById('chart-%s').dataset.points" % chart)
+        got = b.eval("document.getElementById('chart-%s').dataset.points" % chart)
         check("chart %s has one point per finished iteration (%s == %d)" % (chart, got, n), got == str(n), got)
-    got = b.js("document.getElementById('chart-elo').dataset.points")
+    got = b.eval("document.getElementById('chart-elo').dataset.points")
     check("Elo chart has one point per rated checkpoint (%s == %d)" % (got, rated_points()), got == str(rated_points()))
     workers = json.load(open(os.path.join(RUN, "config.json")))["run"]["worker_count"]
-    rows = b.js("document.querySelectorAll('#workers tbody tr').length")
+    rows = b.eval("document.querySelectorAll('#workers tbody tr').length")
     check("worker table has one row per worker (%s == %d)" % (rows, workers), rows == workers, rows)
 
     # The game viewer: the stones it draws are the file's final position, point by point.
-    check("the viewer loaded a game", b.wait("document.getElementById('viewer-board').dataset.file"))
-    it = b.js("document.getElementById('viewer-board').dataset.iteration")
-    name = b.js("document.getElementById('viewer-board').dataset.file")
+    check("the viewer loaded a game", b.until("document.getElementById('viewer-board').dataset.file"))
+    it = b.eval("document.getElementById('viewer-board').dataset.iteration")
+    name = b.eval("document.getElementById('viewer-board').dataset.file")
     cells, stones, size = final_cells(os.path.join(RUN, "games", "it" + it, name))
-    drawn = b.js("Array.from(document.querySelectorAll('#viewer-board .cell')).map("
+    drawn = b.eval("Array.from(document.querySelectorAll('#viewer-board .cell')).map("
                  "c => { const s = c.querySelector('.stone'); return s ? (s.classList.contains('black') ? 1 : 2) : 0; })")
     check("viewer shows it%s/%s: %d stones" % (it, name, stones), drawn is not None and sum(1 for c in drawn if c) == stones)
     check("viewer stones match the file point by point", drawn == [int(c) for c in cells])
@@ -172,58 +88,58 @@ try:
     end = ("resigned" if "resigned" in z.files and int(z["resigned"]) else
            "proven" if "adjudicated" in z.files and int(z["adjudicated"]) else
            "draw" if int(z["winner"]) == 0 else "five")
-    shown = b.js("document.getElementById('viewer-info').dataset.end")
+    shown = b.eval("document.getElementById('viewer-info').dataset.end")
     check("viewer says how the game ended as the file does (%s == %s)" % (shown, end), shown == end)
     b.click("#viewer-first")
     opening = len(z["opening"])
     check("step to move 0: only the opening stones, and a policy heat map",
-          b.wait("document.querySelectorAll('#viewer-board .stone').length === %d && "
+          b.until("document.querySelectorAll('#viewer-board .stone').length === %d && "
                  "document.querySelectorAll('#viewer-board .heat').length > 0" % opening, 10))
     # The run plays with the playout cap on (test_dashboard_browser.sh): the file marks each move.
     check("the game file has the playout cap's marks", "full_search" in z.files)
     if "full_search" in z.files:
         for t in sorted({0, len(z["moves"]) - 1, int(np.argmin(z["full_search"])), int(np.argmax(z["full_search"]))}):
-            b.js("document.getElementById('viewer-step').value = %d; "
+            b.eval("document.getElementById('viewer-step').value = %d; "
                  "document.getElementById('viewer-step').dispatchEvent(new Event('input'))" % t)
             want = "true" if int(z["full_search"][t]) else "false"
-            got = b.js("document.getElementById('viewer-move').dataset.fullSearch")
+            got = b.eval("document.getElementById('viewer-move').dataset.fullSearch")
             check("move %d: the viewer marks a %s search as the file does" % (t, "full" if want == "true" else "cheap"),
                   got == want, got)
     b.click("#viewer-last")
 
-    height = b.js("window.scrollTo(0, 0); document.documentElement.scrollHeight")
-    b.call("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    height = b.eval("window.scrollTo(0, 0); document.documentElement.scrollHeight")
+    b.send("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": height, "deviceScaleFactor": 1, "mobile": False})
     time.sleep(0.5)  # let the charts take the new size before the picture
-    shot = b.call("Page.captureScreenshot", {"format": "png"})
+    shot = b.send("Page.captureScreenshot", {"format": "png"})
     with open(os.path.join(OUT, "dashboard.png"), "wb") as f:
         f.write(base64.b64decode(shot["data"]))
     check("screenshot saved", os.path.getsize(os.path.join(OUT, "dashboard.png")) > 10000)
-    b.call("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    b.send("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
 
     # A browser game: the human is black; three moves, each answered by the net.
     b.click("#play-new")
-    check("a browser game started", b.wait("document.getElementById('play-board').dataset.moves === '0'", 60),
-          b.js("document.getElementById('play-error').textContent"))
+    check("a browser game started", b.until("document.getElementById('play-board').dataset.moves === '0'", 60),
+          b.eval("document.getElementById('play-error').textContent"))
     for k in range(3):
-        if b.js("document.getElementById('play-board').dataset.over") == "true":
+        if b.eval("document.getElementById('play-board').dataset.over") == "true":
             break
-        empty = b.js("(() => { const cs = Array.from(document.querySelectorAll('#play-board .cell'));"
+        empty = b.eval("(() => { const cs = Array.from(document.querySelectorAll('#play-board .cell'));"
                      " const n = Math.round(Math.sqrt(cs.length)), mid = (n * n - 1) / 2;"
                      " const free = cs.filter(c => !c.querySelector('.stone')).map(c => Number(c.dataset.point));"
                      " free.sort((a, b) => Math.abs(a - mid) - Math.abs(b - mid)); return free[0]; })()")
         b.click("#play-board .cell[data-point='%d']" % empty)
-        ok = b.wait("document.getElementById('play-board').dataset.busy === 'false' && "
+        ok = b.until("document.getElementById('play-board').dataset.busy === 'false' && "
                     "(document.getElementById('play-board').dataset.moves === '%d' || "
                     "document.getElementById('play-board').dataset.over === 'true')" % (2 * k + 2), 120)
         check("browser move %d at point %d answered by the net" % (k + 1, empty), ok,
-              b.js("document.getElementById('play-error').textContent"))
-    moves = b.js("document.getElementById('play-board').dataset.moves")
-    occupied = b.js("Number(document.querySelector('#play-board .stone').parentElement.dataset.point)")
+              b.eval("document.getElementById('play-error').textContent"))
+    moves = b.eval("document.getElementById('play-board').dataset.moves")
+    occupied = b.eval("Number(document.querySelector('#play-board .stone').parentElement.dataset.point)")
     b.click("#play-board .cell[data-point='%d']" % occupied)
-    err = b.wait("document.getElementById('play-error').textContent", 30)
+    err = b.until("document.getElementById('play-error').textContent", 30)
     check("a move on an occupied point is refused with a clear error", err and "occupied" in err, err)
     check("... and the game goes on unchanged",
-          b.js("document.getElementById('play-board').dataset.moves") == moves)
+          b.eval("document.getElementById('play-board').dataset.moves") == moves)
 finally:
     b.close()
 
