@@ -34,6 +34,7 @@
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
 #include "common/net/net_api.h"
+#include "common/data/record_fields.h"
 #include "common/data/run_layout.h"
 #include "common/wire/wire_client.h"
 #include "infer_server/batcher.h"
@@ -204,7 +205,7 @@ std::string WaitDescription(const BatchSettings& batch) {
 nlohmann::json ServerInfo(const ServerSetup& s, int64_t cache_capacity) {
   const BatchSettings& batch = s.batch;
   const ModelRequirements& req = s.req;
-  return {{"device", req.device},
+  return {{fields::server_status::kDevice, req.device},
           {"threads", req.threads},
           {"board_size", batch.board_size},
           {"board_sizes", s.sizes},

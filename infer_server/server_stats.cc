@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/base/fileio.h"
+#include "common/data/record_fields.h"
 
 namespace gz {
 namespace {
@@ -120,16 +121,17 @@ void ServerStats::SetPeakFlops(double flops_per_s, const std::string& precision)
 }
 
 nlohmann::json ServerStats::Snapshot(bool reset_interval) {
+  namespace sf = fields::server_status;
   std::lock_guard<std::mutex> lock(mu_);
   const double now = MonotonicSeconds();
   const double span = std::max(now - interval_.started_at, 1e-9);
   const Counts& iv = interval_.counts;
   const Counts& tot = totals_;
   nlohmann::json j = info_.is_object() ? info_ : nlohmann::json::object();
-  j["timestamp"] = NowSeconds();
+  j[sf::kTimestamp] = NowSeconds();
   j["uptime_s"] = Round(now - started_at_, 3);
   j["interval_s"] = Round(span, 3);
-  j["model_generation"] = generation_;
+  j[sf::kModelGeneration] = generation_;
   j["model_path"] = model_path_;
   j["clients"] = clients_.load();
   // Over the interval.
@@ -137,11 +139,11 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   j["positions"] = iv.positions;
   j["positions_forwarded"] = iv.positions_forwarded;
   j["forwards"] = iv.forwards;
-  j["avg_batch"] = Round(Ratio(iv.positions_forwarded, iv.forwards), 3);
-  j["requests_per_s"] = Round(iv.requests / span, 2);
-  j["positions_per_s"] = Round(iv.positions / span, 2);
+  j[sf::kAvgBatch] = Round(Ratio(iv.positions_forwarded, iv.forwards), 3);
+  j[sf::kRequestsPerS] = Round(iv.requests / span, 2);
+  j[sf::kPositionsPerS] = Round(iv.positions / span, 2);
   j["positions_forwarded_per_s"] = Round(iv.positions_forwarded / span, 2);
-  j["avg_forward_ms"] = Round(Ratio(iv.forward_ms, iv.forwards), 4);
+  j[sf::kAvgForwardMs] = Round(Ratio(iv.forward_ms, iv.forwards), 4);
   j["forward_ms_p50"] = Round(Percentile(interval_.forwards_ms, 0.50), 4);
   j["queue_wait_ms_p50"] = Round(Percentile(interval_.waits_ms, 0.50), 4);
   j["queue_wait_ms_p99"] = Round(Percentile(interval_.waits_ms, 0.99), 4);
@@ -151,7 +153,7 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
     j["requests_cached"] = iv.requests_cached;
     j["cache_lookups"] = iv.cache_lookups;
     j["cache_hits"] = iv.cache_hits;
-    j["cache_hit_rate"] = Round(Ratio(iv.cache_hits, iv.cache_lookups), 4);
+    j[sf::kCacheHitRate] = Round(Ratio(iv.cache_hits, iv.cache_lookups), 4);
   }
   nlohmann::json closes = nlohmann::json::object(), closes_total = nlohmann::json::object();
   for (int i = 0; i < static_cast<int>(BatchClose::kCount); ++i) {

@@ -24,6 +24,21 @@ inline constexpr const char* kStartedAt = "started_at";
 inline constexpr const char* kUpdatedAt = "updated_at";
 }  // namespace worker_status
 
+// status/server.json: the server's stats snapshot (infer_server/server_stats.cc,
+// infer_server/main.cc's info; the full list is docs/protocol.md "Stats fields").
+// These are the fields the status view reads (common/status/run_status.cc).
+namespace server_status {
+inline constexpr const char* kTimestamp = "timestamp";
+inline constexpr const char* kUpdatedAt = "updated_at";  // read as kTimestamp's older name
+inline constexpr const char* kModelGeneration = "model_generation";
+inline constexpr const char* kAvgBatch = "avg_batch";
+inline constexpr const char* kRequestsPerS = "requests_per_s";
+inline constexpr const char* kPositionsPerS = "positions_per_s";
+inline constexpr const char* kAvgForwardMs = "avg_forward_ms";
+inline constexpr const char* kCacheHitRate = "cache_hit_rate";
+inline constexpr const char* kDevice = "device";
+}  // namespace server_status
+
 // status/evaluator.json (evaluator/eval_loop.cc; run_status.cc, dashboard/run_data.cc,
 // trainer/retention.cc).
 namespace evaluator_status {

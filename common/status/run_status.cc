@@ -16,6 +16,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/config/config.h"
+#include "common/data/host_reload.h"
 #include "common/data/metadata.h"
 #include "common/data/record_fields.h"
 #include "common/data/run_layout.h"
@@ -119,20 +120,24 @@ double GameRateWindow::PerMinute(const std::vector<double>& times) const {
 namespace {
 
 // One self-play host's server: its reload ack (heartbeat) and its stats.
-nlohmann::json HostServer(const RunLayout& layout, const std::string& h, const nlohmann::json& ack,
+nlohmann::json HostServer(const RunLayout& layout, const std::string& h, const std::optional<HostAck>& ack,
                           double host_timeout_s, double now, nlohmann::json& warnings) {
   nlohmann::json hs = {{"alive", false}};
-  if (ack.is_object()) {
-    const double age = now - ack.value("updated_at", 0.0);
+  if (ack) {
+    const double age = now - ack->updated_at;
     hs["heartbeat_age_s"] = age;
     hs["alive"] = age <= host_timeout_s;
-    hs["serving_generation"] = ack.value("serving_generation", int64_t{-1});
-    hs["pid"] = ack.value("pid", int64_t{0});
-    if (ack.contains("announcement")) hs["announcement"] = ack["announcement"];
+    hs["serving_generation"] = ack->serving_generation;
+    hs["pid"] = ack->pid;
+    hs["announcement"] = nullptr;
+    if (ack->has_announcement)
+      hs["announcement"] = {{"generation", ack->announced_generation}, {"ok", ack->announcement_ok},
+                            {"reason", ack->announcement_reason},     {"at", ack->announcement_at}};
   }
   nlohmann::json hstat = ReadStatusRecord(layout.server_status(h), kServerStatusRecord, warnings);
   if (hstat.is_object())
-    for (const char* key : {"avg_batch", "positions_per_s", "avg_forward_ms", "device"})
+    for (const char* key : {fields::server_status::kAvgBatch, fields::server_status::kPositionsPerS,
+                            fields::server_status::kAvgForwardMs, fields::server_status::kDevice})
       if (hstat.contains(key)) hs[key] = hstat[key];
   return hs;
 }
@@ -176,7 +181,12 @@ nlohmann::json CollectHosts(const RunLayout& layout, const IterationGames& games
   nlohmann::json hosts = nlohmann::json::array();
   for (const std::string& h : host_names) {
     nlohmann::json host = {{"host", h}};
-    nlohmann::json ack = ReadStatusRecord(layout.reload_ack(h), kHostAckRecord, warnings);
+    std::optional<HostAck> ack;
+    try {
+      ack = ReadHostAck(layout.reload_ack(h));  // its version checked there
+    } catch (const GomokuError& e) {
+      warnings.push_back(e.what());
+    }
     nlohmann::json hs = HostServer(layout, h, ack, host_timeout_s, now, warnings);
     host["server"] = hs;
     int hw_alive = 0;
@@ -185,7 +195,7 @@ nlohmann::json CollectHosts(const RunLayout& layout, const IterationGames& games
     const auto ht = games.host_times.find(h);
     host["games_this_iteration"] = ht == games.host_times.end() ? 0 : static_cast<int>(ht->second.size());
     host["games_per_min"] = ht == games.host_times.end() ? 0.0 : rate.PerMinute(ht->second);
-    if (ack.is_object() && !hs["alive"].get<bool>())
+    if (ack && !hs["alive"].get<bool>())
       warnings.push_back("self-play host " + h + ": no heartbeat for " +
                          std::to_string(static_cast<int>(hs["heartbeat_age_s"].get<double>())) + " s");
     hosts.push_back(host);
@@ -199,11 +209,12 @@ nlohmann::json CollectServer(const RunLayout& layout, double stale_s, double now
   bool server_proc = PidAlive(spid, "infer_server");
   nlohmann::json sstat = ReadStatusRecord(layout.server_status(), kServerStatusRecord, warnings);
   if (sstat.is_object()) {
-    double age = now - sstat.value("updated_at", sstat.value("timestamp", 0.0));
+    namespace f = fields::server_status;
+    double age = now - sstat.value(f::kUpdatedAt, sstat.value(f::kTimestamp, 0.0));
     server["stats_age_s"] = age;
     server["alive"] = age <= stale_s && (spid == 0 || server_proc);
-    for (const char* key : {"avg_batch", "requests_per_s", "positions_per_s", "model_generation", "avg_forward_ms",
-                            "cache_hit_rate", "device"})
+    for (const char* key : {f::kAvgBatch, f::kRequestsPerS, f::kPositionsPerS, f::kModelGeneration, f::kAvgForwardMs,
+                            f::kCacheHitRate, f::kDevice})
       if (sstat.contains(key)) server[key] = sstat[key];
   }
   server["pid"] = spid;

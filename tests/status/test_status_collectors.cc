@@ -7,9 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/fileio.h"
+#include "common/data/host_reload.h"
 #include "common/data/run_layout.h"
 #include "common/status/run_status.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 #include "tests/support/text_checks.h"
 
 namespace gz {
@@ -54,12 +55,24 @@ TEST_CASE("GameRateWindow counts the games finished in the window, per minute of
 
 TEST_CASE("CollectHosts: one entry per host, heartbeat from its ack, its workers and games, a warning when silent") {
   RunLayout layout(FreshTestDir("run_status/hosts"));
-  WriteJson(layout.reload_ack("hostA"),
-            {{"format_version", 1}, {"updated_at", kNow - 5}, {"serving_generation", 3}, {"pid", 77}});
+  HostAck ack_a;
+  ack_a.host = "hostA";
+  ack_a.updated_at = kNow - 5;
+  ack_a.serving_generation = 3;
+  ack_a.pid = 77;
+  MakeDirs(layout.status_dir("hostA"));
+  WriteHostAck(layout.reload_ack("hostA"), ack_a);
   WriteJson(layout.server_status("hostA"), {{"avg_batch", 12.5}, {"requests_per_s", 1.0}});
   WriteJson(layout.worker_status(1, "hostA"), {{"updated_at", kNow - 1}, {"mode", "remote"}, {"games_total", 4}});
   WriteJson(layout.worker_status(0, "hostA"), {{"updated_at", kNow - 500}, {"mode", "local"}});
-  WriteJson(layout.reload_ack("hostB"), {{"format_version", 1}, {"updated_at", kNow - 100}});
+  HostAck ack_b;
+  ack_b.host = "hostB";
+  ack_b.updated_at = kNow - 100;
+  ack_b.has_announcement = true;
+  ack_b.announced_generation = 4;
+  ack_b.announcement_reason = "refused: wrong board size";
+  MakeDirs(layout.status_dir("hostB"));
+  WriteHostAck(layout.reload_ack("hostB"), ack_b);
   IterationGames games;
   games.host_times["hostA"] = {kNow - 10, kNow - 400};
   games.host_times["hostC"] = {kNow - 10};  // game files only
@@ -76,6 +89,7 @@ TEST_CASE("CollectHosts: one entry per host, heartbeat from its ack, its workers
   CHECK(a["server"]["heartbeat_age_s"] == 5.0);
   CHECK(a["server"]["serving_generation"] == 3);
   CHECK(a["server"]["pid"] == 77);
+  CHECK(a["server"]["announcement"].is_null());
   CHECK(a["server"]["avg_batch"] == 12.5);
   CHECK_FALSE(a["server"].contains("requests_per_s"));
   REQUIRE(a["workers"].size() == 2);
@@ -91,6 +105,8 @@ TEST_CASE("CollectHosts: one entry per host, heartbeat from its ack, its workers
 
   CHECK(hosts[1]["host"] == "hostB");
   CHECK(hosts[1]["server"]["alive"] == false);
+  CHECK(hosts[1]["server"]["announcement"] ==
+        json({{"generation", 4}, {"ok", false}, {"reason", "refused: wrong board size"}, {"at", 0.0}}));
   CHECK(hosts[1]["games_this_iteration"] == 0);
   CHECK(hosts[2]["host"] == "hostC");
   CHECK_FALSE(hosts[2]["server"].contains("heartbeat_age_s"));  // no ack: not alive, no warning
