@@ -3,7 +3,8 @@
 # shared library beyond the C library: the Torch-free layers of common/
 # (base, game, data, search, config), the network's native forward
 # (common/net/native/), the engine's player (common/match/: gomoku_player) and
-# engine/.  Included by the top-level CMakeLists.txt, which then stops.
+# engine/: what the engine programs link, read from their links at the end
+# of this file.  Included by the top-level CMakeLists.txt, which then stops.
 #
 #   Linux:   cmake -S . -B build-lite -DGOMOKU_WITH_TORCH=OFF
 #   Windows: cmake -S . -B build-win  -DGOMOKU_WITH_TORCH=OFF \
