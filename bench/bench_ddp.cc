@@ -27,11 +27,14 @@
 
 #include "common/base/cli.h"
 #include "common/base/logging.h"
-#include "tests/support/test_process.h"
-#include "tests/trainer/dp_test_util.h"
+#include "common/harness/free_port.h"
+#include "common/harness/random_game.h"
+#include "common/harness/test_process.h"
+#include "common/net/model.h"
 #include "trainer/data_parallel.h"
 #include "trainer/net_trainer.h"
 #include "trainer/rank_follower.h"
+#include "trainer/replay_buffer.h"
 
 namespace {
 

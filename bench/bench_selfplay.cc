@@ -30,9 +30,9 @@
 #include "common/base/cli.h"
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
-#include "tests/support/infer_server_process.h"
-#include "tests/support/test_process.h"
-#include "tests/support/wait_until.h"
+#include "common/harness/infer_server_process.h"
+#include "common/harness/test_process.h"
+#include "common/harness/wait_until.h"
 
 using namespace gz;
 namespace fs = std::filesystem;

@@ -1,95 +1,190 @@
 #!/usr/bin/env python3
-"""Fails when a source file includes a header of a layer it may not use.
+"""Fails when the code, the build or the doc runs against the layer graph.
 
-The layers and their allowed dependencies are the ones drawn in
-docs/architecture.md and linked in the CMakeLists.txt files:
+The graph is written once, in dev/layers.json (next to this script):
+  common       each library folder of common/ and the layers it uses directly
+               (a layer may use what those use, and so on down);
+  tests_and_benches_only  layers no program may use (harness: child
+               programs, waiting, temp folders);
+  programs     the top folders of programs: they use the other layers of
+               common/ and their own folder, never each other's;
+  library_users  bench/ and fuzz/: libraries only (common/ and the libraries
+               the program folders build), never tests/;
+  free         tests/: anything.
 
-  common/base <- game <- data <- search <- {config <- status, wire, net}
-  common/match (players and the games between them) <- config, net
-  executables (worker, infer_server, trainer, engine, tools, evaluator,
-  dashboard) on top; they use common/ and their own folder, never each
-  other's.  tests/, bench/ and fuzz/ may include anything.
+Checked under ROOT (docs/architecture.md "Layers"):
+1. every #include "..." of a source file (.h .cc .cu .cpp), by its repository
+   path, names a header its folder may use;
+2. every target_link_libraries of a CMakeLists.txt under common/, a program,
+   bench/ or fuzz/ links only libraries (add_library targets of this tree)
+   of folders it may use;
+3. the layer table of docs/architecture.md (rows "| `gomoku_x` (`common/x/`) |
+   uses | ...") lists exactly the layers of common/ with their direct uses.
 
-Usage: check_layers.py SOURCE_ROOT.  Prints every violation as
-file:line: LAYER may not include HEADER (LAYER uses: ...), exits 1 if any.
+Usage: check_layers.py [ROOT].  Prints every violation as FILE:LINE: problem,
+then "check_layers: N files checked, M violations"; exits 1 if any.
 """
+import json
 import os
 import re
 import sys
 
-COMMON = ["base", "game", "data", "search", "config", "status", "wire", "net", "match"]
-CORE = ["common/base", "common/game", "common/data", "common/search"]
-# What each layer may include besides itself.  wire and net take plain
-# parameter structs, never a Config: the config -> parameters adapters live
-# with the executables that use them (worker/evaluator_setup.h).
-USES = {
-    "common/base": [],
-    "common/game": ["common/base"],
-    "common/data": ["common/base", "common/game"],
-    "common/search": ["common/base", "common/game", "common/data"],
-    "common/config": CORE,
-    "common/status": CORE + ["common/config"],  # reads the run's config from metadata.json
-    "common/wire": CORE,
-    "common/net": CORE,
-    # players, refereed games, ratings, shipped nets, the analysis engine:
-    # the library of everything that plays.
-    "common/match": CORE + ["common/config", "common/net"],
-}
-ALL_COMMON = ["common/" + c for c in COMMON]
-EXECUTABLES = ["worker", "infer_server", "trainer", "engine", "tools", "evaluator", "dashboard"]
-for e in EXECUTABLES:
-    USES[e] = ALL_COMMON
-FREE = ["tests", "bench", "fuzz"]  # may include anything
-
+HERE = os.path.dirname(os.path.abspath(__file__))
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCE = (".h", ".cc", ".cu", ".cpp")
+ADD_LIBRARY = re.compile(r"\badd_library\(\s*([A-Za-z0-9_]+)")
+LINK = re.compile(r"\btarget_link_libraries\(([^)]*)\)", re.S)
+TABLE_ROW = re.compile(r"^\| `gomoku_\w+`(?:, `gomoku_\w+`)* \(`common/(\w+)/`\) \| ([^|]*) \|")
 
 
-def layer_of(path):
-    """The layer a repository-relative path belongs to, or None."""
+def load_graph(path=os.path.join(HERE, "layers.json")):
+    """The graph as {folder: [folders it may use]}, folders named as paths."""
+    with open(path, encoding="utf-8") as f:
+        g = json.load(f)
+    direct = {"common/" + k: ["common/" + u for u in v] for k, v in g["common"].items()}
+    for layer, uses in direct.items():
+        for u in uses:
+            if u not in direct:
+                raise SystemExit(f"{path}: {layer} uses {u}, which is no layer")
+    closure = {}
+
+    def down(layer, seen=()):
+        if layer in seen:
+            raise SystemExit(f"{path}: the layers form a cycle through {layer}")
+        if layer not in closure:
+            out = set()
+            for u in direct[layer]:
+                out |= {u} | down(u, seen + (layer,))
+            closure[layer] = out
+        return closure[layer]
+
+    uses = {layer: sorted(down(layer)) for layer in direct}
+    said = {layer: ", ".join(u) or "nothing" for layer, u in uses.items()}
+    every_layer = sorted(direct)
+    for layer in g["tests_and_benches_only"]:
+        if "common/" + layer not in direct:
+            raise SystemExit(f"{path}: tests_and_benches_only names {layer}, which is no layer")
+    for_programs = [l for l in every_layer if l[len("common/"):] not in g["tests_and_benches_only"]]
+    for p in g["programs"]:
+        uses[p] = for_programs
+        said[p] = "common/ but " + ", ".join(g["tests_and_benches_only"]) + ", and its own folder"
+    for b in g["library_users"]:
+        uses[b] = every_layer + list(g["programs"])
+        said[b] = "common/, the programs' libraries and its own folder"
+    return g, direct, uses, said
+
+
+def folder_of(path):
+    """The folder (layer or top folder) a repository-relative path belongs to."""
     parts = path.split("/")
     if parts[0] == "common":
         return "common/" + parts[1] if len(parts) > 2 else "common"
     return parts[0]
 
 
-def main(root):
-    errors = []
+def check_includes(root, tops, uses, said, free, errors):
     checked = 0
-    for top in ["common"] + EXECUTABLES + FREE:
-        base = os.path.join(root, top)
-        if not os.path.isdir(base):
-            continue
-        for dirpath, _, files in os.walk(base):
-            for name in files:
+    for top in tops:
+        for dirpath, dirs, files in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for name in sorted(files):
                 if not name.endswith(SOURCE):
                     continue
-                full = os.path.join(dirpath, name)
-                rel = os.path.relpath(full, root)
-                layer = layer_of(rel)
-                if top == "common" and layer not in USES:
-                    errors.append(f"{rel}: a source file directly in common/ belongs to no layer")
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                layer = folder_of(rel)
+                if top == "common" and layer not in uses:
+                    errors.append(f"{rel}: a source file of common/ outside every layer of dev/layers.json")
                     continue
-                if layer not in USES:
-                    continue  # tests/, bench/, fuzz/
+                if layer not in uses:
+                    continue  # tests/
                 checked += 1
-                with open(full, encoding="utf-8", errors="replace") as f:
+                with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
                     for lineno, line in enumerate(f, 1):
                         m = INCLUDE.match(line)
                         if not m:
                             continue
                         header = m.group(1)
-                        target = layer_of(header)
                         if "/" not in header:
                             errors.append(f"{rel}:{lineno}: include \"{header}\" by its repository path")
                             continue
-                        if target == layer:
-                            continue
-                        if target not in USES and target not in FREE:
-                            continue  # not one of ours
-                        if target not in USES[layer]:
-                            uses = ", ".join(USES[layer]) or "nothing"
-                            errors.append(f"{rel}:{lineno}: {layer} may not include {header} ({layer} uses: {uses})")
+                        target = folder_of(header)
+                        if target == layer or (target not in uses and target not in free):
+                            continue  # its own folder, or not one of ours
+                        if target not in uses[layer]:
+                            errors.append(f"{rel}:{lineno}: {layer} may not include {header} "
+                                          f"({layer} uses: {said[layer]})")
+    return checked
+
+
+def cmake_files(root, tops):
+    for top in tops:
+        for dirpath, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(d for d in dirs if d != "fixtures")  # the checks' own test trees
+            if "CMakeLists.txt" in files:
+                yield os.path.relpath(os.path.join(dirpath, "CMakeLists.txt"), root)
+
+
+def check_links(root, tops, uses, said, free, errors):
+    """Each library target belongs to the folder that adds it; links follow the graph."""
+    owner, texts = {}, {}
+    for rel in cmake_files(root, tops + free):
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            texts[rel] = f.read()
+        for m in ADD_LIBRARY.finditer(texts[rel]):
+            owner.setdefault(m.group(1), folder_of(rel))
+    checked = 0
+    for rel, text in texts.items():
+        folder = folder_of(rel)
+        if folder not in uses:
+            continue
+        checked += 1
+        for m in LINK.finditer(text):
+            lineno = text.count("\n", 0, m.start()) + 1
+            for lib in m.group(1).split()[1:]:
+                target = owner.get(lib)
+                if target is None or target == folder:
+                    continue  # not a library of this tree, or its own folder's
+                if target not in uses[folder]:
+                    errors.append(f"{rel}:{lineno}: {folder} may not link {lib} (a library of {target}; "
+                                  f"{folder} uses: {said[folder]})")
+    return checked
+
+
+def check_doc(root, direct, errors):
+    rel = "docs/architecture.md"
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        errors.append(f"{rel}: missing (its layer table is checked against dev/layers.json)")
+        return 0
+    seen = {}
+    for lineno, line in enumerate(lines, 1):
+        m = TABLE_ROW.match(line)
+        if not m:
+            continue
+        layer = "common/" + m.group(1)
+        said = m.group(2).strip()
+        doc_uses = sorted("common/" + u.strip() for u in said.split(",")) if said not in ("", "—", "-") else []
+        seen[layer] = lineno
+        if layer not in direct:
+            errors.append(f"{rel}:{lineno}: the layer table names {layer}, which dev/layers.json does not have")
+        elif doc_uses != sorted(direct[layer]):
+            want = ", ".join(u[len("common/"):] for u in direct[layer]) or "—"
+            errors.append(f"{rel}:{lineno}: the layer table says {layer} uses \"{said}\"; dev/layers.json says \"{want}\"")
+    for layer in sorted(set(direct) - set(seen)):
+        errors.append(f"{rel}: the layer table has no row for {layer} (dev/layers.json has it)")
+    return 1
+
+
+def main(root):
+    g, direct, uses, said = load_graph()
+    free = list(g["free"])
+    tops = ["common"] + list(g["programs"]) + list(g["library_users"])
+    errors = []
+    checked = check_includes(root, tops, uses, said, free, errors)
+    checked += check_links(root, tops, uses, said, free, errors)
+    checked += check_doc(root, direct, errors)
     for e in errors:
         print(e)
     print(f"check_layers: {checked} files checked, {len(errors)} violations")

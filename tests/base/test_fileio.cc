@@ -18,7 +18,7 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 extern "C" long long gz_fault_injected(void);
 extern "C" void gz_fault_reset_bytes(void);

@@ -9,7 +9,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/jsonl.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 namespace gz {
 

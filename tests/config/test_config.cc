@@ -10,7 +10,7 @@
 #include "common/config/config.h"
 #include "common/base/errors.h"
 #include "tests/config/config_test_util.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 using namespace gz;
 using gz::testing::ConfigErrorOf;

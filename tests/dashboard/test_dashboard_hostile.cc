@@ -22,9 +22,9 @@
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
 #include "tests/support/play_games.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
-#include "tests/support/wait_until.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
+#include "common/harness/wait_until.h"
 
 using namespace gz;
 using namespace gz::testing;

@@ -9,7 +9,7 @@
 #include "common/base/fileio.h"
 #include "common/data/run_layout.h"
 #include "dashboard/run_data.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 #include "tests/support/text_checks.h"
 
 using namespace gz;

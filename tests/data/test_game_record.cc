@@ -13,7 +13,7 @@
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
 #include "tests/support/play_games.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 using namespace gz;
 namespace fs = std::filesystem;

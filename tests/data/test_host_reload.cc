@@ -9,7 +9,7 @@
 #include "common/base/fileio.h"
 #include "common/data/host_reload.h"
 #include "common/data/run_layout.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 using namespace gz;
 

@@ -13,7 +13,7 @@
 #include "common/data/metadata.h"
 #include "common/data/record_format.h"
 #include "common/data/run_layout.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 #include "tests/support/text_checks.h"
 
 using namespace gz;

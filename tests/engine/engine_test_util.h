@@ -5,8 +5,8 @@
 #include <string>
 
 #include "common/base/fileio.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
 
 namespace gz::testing {
 

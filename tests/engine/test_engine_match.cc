@@ -11,8 +11,8 @@
 #include "common/base/child_process.h"
 #include "engine/gomocup_session.h"
 #include "tests/engine/engine_test_util.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
 
 using namespace gz;
 using namespace gz::testing;

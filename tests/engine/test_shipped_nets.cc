@@ -21,8 +21,8 @@
 #include "common/match/evaluator_source.h"
 #include "common/match/search_player.h"
 #include "common/match/shipped_nets.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
 
 #include <catch2/catch.hpp>
 

@@ -13,7 +13,7 @@
 #include "common/data/run_layout.h"
 #include "evaluator/ratings_file.h"
 #include "evaluator/results_log.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 #include "tests/support/text_checks.h"
 
 using namespace gz;

@@ -31,9 +31,9 @@
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
 #include "common/wire/wire_client.h"
-#include "tests/support/infer_server_process.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/wait_until.h"
+#include "common/harness/infer_server_process.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/wait_until.h"
 
 namespace gz::testing {
 

@@ -25,7 +25,7 @@
 #include "infer_server/session.h"
 #include "tests/infer_server/batcher_test_util.h"
 #include "tests/infer_server/server_test_util.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 using namespace gz;
 using namespace gz::testing;

@@ -16,8 +16,8 @@
 #include "common/match/game.h"
 #include "common/match/head_to_head.h"
 #include "common/match/openings.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
 
 using namespace gz;
 

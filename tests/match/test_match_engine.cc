@@ -14,8 +14,8 @@
 #include "common/match/engine_player.h"
 #include "common/match/game.h"
 #include "tests/engine/engine_test_util.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
 
 using namespace gz;
 

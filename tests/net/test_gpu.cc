@@ -21,7 +21,7 @@
 #include "common/net/cuda/compact_batch.h"
 #include "common/net/net_api.h"
 #include "common/game/symmetry.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 namespace gz {
 namespace {

@@ -23,7 +23,7 @@
 #include "common/net/native/native_net.h"
 #include "common/net/net_api.h"
 #include "tests/net/checkpoint_edit.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 // Catch2 after every torch header (the header says why).
 #include "tests/support/catch_after_torch.h"

@@ -14,7 +14,7 @@
 #include "common/net/checkpoint.h"
 #include "common/net/model.h"
 #include "common/net/net_api.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 // Catch2 after every torch header (the header says why).
 #include "tests/support/catch_after_torch.h"

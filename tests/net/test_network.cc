@@ -14,7 +14,7 @@
 #include "common/net/torch_forward.h"
 #include "common/search/symmetric_batch.h"
 #include "common/game/symmetry.h"
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 // Catch2 after every torch header (the header says why).
 #include "tests/support/catch_after_torch.h"

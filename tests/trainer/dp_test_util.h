@@ -3,16 +3,13 @@
 // config, a free TCP port, and the model's state as a list of tensors.
 #pragma once
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <string>
 #include <vector>
 
 #include <torch/torch.h>
 
 #include "common/config/config.h"
+#include "common/harness/free_port.h"
 #include "common/net/model.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/replay_buffer.h"
@@ -47,22 +44,6 @@ inline std::vector<torch::Tensor> ModelState(PolicyValueNet& net) {
   for (auto& p : net->parameters()) out.push_back(p.detach().clone().cpu());
   for (auto& b : net->buffers()) out.push_back(b.detach().clone().cpu());
   return out;
-}
-
-// A TCP port that was free a moment ago (bound to port 0, then closed).
-inline int FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  if (fd >= 0) ::close(fd);
-  return port;
 }
 
 // TinyConfig for `world` ranks meeting at 127.0.0.1:port.

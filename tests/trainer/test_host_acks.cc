@@ -11,8 +11,8 @@
 #include "common/base/fileio.h"
 #include "common/data/host_reload.h"
 #include "common/data/run_layout.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/wait_until.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/wait_until.h"
 #include "trainer/host_acks.h"
 #include "trainer/server_reload.h"
 

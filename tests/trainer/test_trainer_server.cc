@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "common/wire/wire_client.h"
-#include "tests/support/infer_server_process.h"
+#include "common/harness/infer_server_process.h"
 #include "tests/trainer/trainer_test_util.h"
 #include "trainer/generation_log.h"
 

@@ -1,7 +1,7 @@
 // Helpers shared by the trainer tests: tiny configs, synthetic game files (a
 // stand-in for workers), published random checkpoints (a stand-in for the
 // trainer, for the evaluator's tests), a child trainer.  Temp folders, waiting and child
-// processes come from tests/support (included here for every trainer test).
+// processes come from common/harness (included here for every trainer test).
 #pragma once
 
 #include <signal.h>
@@ -27,9 +27,10 @@
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 #include "common/net/net_api.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
-#include "tests/support/wait_until.h"
+#include "common/harness/random_game.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
+#include "common/harness/wait_until.h"
 
 namespace gz::testing {
 
@@ -38,32 +39,6 @@ inline std::vector<const GameRecord*> Ptrs(const std::vector<GameRecord>& v) {
   std::vector<const GameRecord*> out;
   for (const auto& g : v) out.push_back(&g);
   return out;
-}
-
-// A random legal game: uniform visit policy over the legal moves, random
-// moves, played to the end (or max_moves).
-inline GameRecord RandomGame(int size, int64_t iteration, uint64_t seed, int64_t generation = 0,
-                             int max_moves = 0) {
-  std::mt19937_64 rng(seed);
-  Board b(size, Rule::kFreestyle);
-  GameRecord rec;
-  rec.board_size = size;
-  rec.rule = Rule::kFreestyle;
-  rec.iteration = iteration;
-  rec.model_generation = generation;
-  rec.seed = static_cast<int64_t>(seed & 0x7fffffffffffffffULL);
-  int limit = max_moves > 0 ? max_moves : size * size;
-  while (!b.terminal() && b.move_count() < limit) {
-    auto legal = b.LegalMoves();
-    std::vector<float> pol(size * size, 0.0f);
-    for (int m : legal) pol[m] = 1.0f / legal.size();
-    int move = legal[std::uniform_int_distribution<size_t>(0, legal.size() - 1)(rng)];
-    rec.AddMove(b, pol, 0.0f, move, generation);
-    b.Play(move);
-  }
-  Outcome o = b.outcome();
-  rec.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
-  return rec;
 }
 
 // Writes `count` games for `iteration` as worker `worker`, indices first..first+count-1.

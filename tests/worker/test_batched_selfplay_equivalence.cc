@@ -16,9 +16,9 @@
 #include "common/base/fileio.h"
 #include "common/data/game_record.h"
 #include "common/net/net_api.h"
-#include "tests/support/infer_server_process.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
+#include "common/harness/infer_server_process.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
 
 using namespace gz;
 using namespace gz::testing;

@@ -14,9 +14,9 @@
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
 #include "common/net/net_api.h"
-#include "tests/support/temp_dir.h"
-#include "tests/support/test_process.h"
-#include "tests/support/wait_until.h"
+#include "common/harness/temp_dir.h"
+#include "common/harness/test_process.h"
+#include "common/harness/wait_until.h"
 
 using namespace gz;
 using namespace gz::testing;

@@ -1,4 +1,4 @@
-#include "tests/support/temp_dir.h"
+#include "common/harness/temp_dir.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "tests/support/wait_until.h"
+#include "common/harness/wait_until.h"
 
 #include <thread>
 

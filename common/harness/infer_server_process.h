@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/test_process.h"
+#include "common/harness/test_process.h"
 
 namespace gz::testing {
 

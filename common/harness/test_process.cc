@@ -1,4 +1,4 @@
-#include "tests/support/test_process.h"
+#include "common/harness/test_process.h"
 
 #include <sys/wait.h>
 

@@ -1,9 +1,9 @@
-#include "tests/support/infer_server_process.h"
+#include "common/harness/infer_server_process.h"
 
 #include <exception>
 
 #include "common/wire/wire_client.h"
-#include "tests/support/wait_until.h"
+#include "common/harness/wait_until.h"
 
 namespace gz::testing {
 
