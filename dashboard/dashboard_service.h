@@ -30,7 +30,7 @@ struct DashboardOptions {
   std::string run_dir;
   std::string chart_js;   // Chart.js file served as /vendor/chart.js ("" = 404 with a hint)
   bool loopback = true;   // bound to a loopback address: only loopback Host headers are served
-  PlaySettings play;
+  DashboardConfig play;  // browser games: max_games, idle_timeout_s, simulations
   AnalysisSettings analysis;
 };
 

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     if (dopt.chart_js.empty())
       spdlog::warn("Chart.js not found (Debian package libjs-chart.js): the page shows no charts");
     dopt.loopback = loopback;
-    dopt.play = PlaySettings{cfg.dashboard.max_games, cfg.dashboard.idle_timeout_s, cfg.dashboard.simulations};
+    dopt.play = cfg.dashboard;
     DashboardService service(dopt);
 
     HttpServerOptions hopt;

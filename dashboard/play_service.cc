@@ -70,7 +70,7 @@ nlohmann::json StateOf(const std::string& id, int64_t checkpoint, const std::str
 
 }  // namespace
 
-PlayService::PlayService(std::string run_dir, PlaySettings settings)
+PlayService::PlayService(std::string run_dir, DashboardConfig settings)
     : run_dir_(std::move(run_dir)), settings_(settings) {
   reaper_.Start("PlayService reaper", std::clamp(settings_.idle_timeout_s / 4, 0.05, 1.0),
                 PeriodicThread::FirstTick::kAfterPeriod, [this] { Reap(); });

@@ -26,18 +26,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/periodic_thread.h"
+#include "common/config/config.h"
 
 namespace gz {
 
-struct PlaySettings {
-  int max_games = 4;
-  double idle_timeout_s = 300;
-  int simulations = 200;
-};
-
 class PlayService {
  public:
-  PlayService(std::string run_dir, PlaySettings settings);
+  // settings: dashboard.max_games, dashboard.idle_timeout_s and
+  // dashboard.simulations are used.
+  PlayService(std::string run_dir, DashboardConfig settings);
   ~PlayService();
   PlayService(const PlayService&) = delete;
   PlayService& operator=(const PlayService&) = delete;
@@ -68,7 +65,7 @@ class PlayService {
   void Reap();  // on reaper_, every idle_timeout_s / 4 (0.05 .. 1 s)
 
   const std::string run_dir_;
-  const PlaySettings settings_;
+  const DashboardConfig settings_;
   std::mutex mu_;
   int starting_ = 0;                                     // games being set up (slots held); guarded by mu_
   std::map<std::string, std::shared_ptr<Game>> games_;  // guarded by mu_
