@@ -178,14 +178,14 @@ int SelfPlayWorker::FollowRun(const std::string& run_dir) {
 int SelfPlayWorker::PlayStandalone(int games, const std::string& out_dir, const std::string& weights,
                                    int64_t iteration, const std::string& summary_path) {
   MakeDirs(out_dir);
-  RemoveOwnTempFiles(out_dir, "w" + std::to_string(id_) + "_g");
+  RemoveOwnTempFiles(out_dir, RunLayout::game_prefix(id_));
   evals_->SetWeights(weights);
   CountingEvaluator counter(&evals_->active());
   counting_ = &counter;
   const double t0 = MonotonicSeconds();
   const int64_t done = PlayGames(
       config_, iteration, 0, 0, games, [] { return true; },
-      [&](int64_t k) { return out_dir + "/w" + std::to_string(id_) + "_g" + std::to_string(k) + ".npz"; }, nullptr);
+      [&](int64_t k) { return out_dir + "/" + RunLayout::game_file_name(id_, k); }, nullptr);
   counting_ = nullptr;
   if (!summary_path.empty()) {
     nlohmann::json j = {{"games", done},

@@ -65,8 +65,12 @@ struct RunLayout {
   static std::string game_prefix(int worker, const std::string& host = "") {
     return (host.empty() ? "" : host + "_") + "w" + std::to_string(worker) + "_g";
   }
+  // "w{id}_g{k}.npz" or "{host}_w{id}_g{k}.npz" (also the names of `worker --out DIR`).
+  static std::string game_file_name(int worker, int64_t k, const std::string& host = "") {
+    return game_prefix(worker, host) + std::to_string(k) + ".npz";
+  }
   std::string game_file(int64_t it, int worker, int64_t k, const std::string& host = "") const {
-    return games_for(it) + "/" + game_prefix(worker, host) + std::to_string(k) + ".npz";
+    return games_for(it) + "/" + game_file_name(worker, k, host);
   }
   std::string generations() const { return dir + "/" + kGenerationsFile; }
   std::string status_dir() const { return dir + "/status"; }
