@@ -8,19 +8,27 @@
 
 namespace gz {
 
+namespace {
+
+// Each mode's name in config files, logs and the wire docs, written once.
+struct NamedMode {
+  SymmetryMode mode;
+  const char* name;
+};
+constexpr NamedMode kModeNames[] = {
+    {SymmetryMode::kNone, "none"}, {SymmetryMode::kRandom, "random"}, {SymmetryMode::kAll8, "all8"}};
+
+}  // namespace
+
 SymmetryMode ParseSymmetryMode(const std::string& s) {
-  if (s == "none") return SymmetryMode::kNone;
-  if (s == "random") return SymmetryMode::kRandom;
-  if (s == "all8") return SymmetryMode::kAll8;
+  for (const NamedMode& m : kModeNames)
+    if (s == m.name) return m.mode;
   GOMOKU_THROW(ConfigError, "unknown symmetry mode '" << s << "' (expected none, random or all8)");
 }
 
 const char* SymmetryModeName(SymmetryMode m) {
-  switch (m) {
-    case SymmetryMode::kNone: return "none";
-    case SymmetryMode::kRandom: return "random";
-    case SymmetryMode::kAll8: return "all8";
-  }
+  for (const NamedMode& n : kModeNames)
+    if (n.mode == m) return n.name;
   return "?";
 }
 
