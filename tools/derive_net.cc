@@ -8,6 +8,7 @@
 // Exit codes: 0 written, 2 bad input (flags, unreadable checkpoint, nothing
 // to copy), 1 anything else.  The output is written atomically, only when
 // everything succeeded.
+#include <algorithm>
 #include <iostream>
 #include <set>
 #include <string>
@@ -18,6 +19,7 @@
 #include "common/game/board.h"
 #include "common/net/checkpoint.h"
 #include "common/net/model.h"
+#include "common/net/head_fit.h"
 
 namespace {
 
@@ -26,9 +28,14 @@ const char* kUsage = R"(derive_net: a net of another rule / heads / size, starte
 Usage:
   derive_net --from CKPT --out NEW.pt [--rule freestyle|standard|renju|caro]
              [--heads fc|conv] [--board-size N] [--seed S]
+             [--fit-positions N] [--fit-steps N]
 
 Every parameter and BatchNorm buffer of NEW whose name and shape match CKPT's
 is copied from CKPT; the others are initialised from --seed (default 1).
+Conv heads made from an fc CKPT are then fitted to CKPT's outputs on
+--fit-positions positions of its games (default 24000; 0: left as
+initialised) in --fit-steps Adam steps (default 2000), the tower frozen
+(tools/head_fit.h); the held-out fit is printed.
 Defaults: CKPT's rule, heads and board size.  NEW is iteration 0 and carries
 CKPT's play settings.  Prints how many tensors were copied and which were not.
 Exit codes: 0 done, 2 bad input, 1 other.
@@ -55,7 +62,8 @@ int Run(int argc, char** argv) {
   using namespace gz;
   CliArgs args;
   try {
-    args = ParseCli(argc, argv, CliSpec{kUsage, {"--from", "--out", "--rule", "--heads", "--board-size", "--seed"}, {}});
+    args = ParseCli(argc, argv, CliSpec{kUsage, {"--from", "--out", "--rule", "--heads", "--board-size", "--seed",
+                                                  "--fit-positions", "--fit-steps"}, {}});
   } catch (const GomokuError& e) {
     throw InputError(e.what());
   }
@@ -94,7 +102,8 @@ int Run(int argc, char** argv) {
 
   PolicyValueNet dst(size, src_info.channels, src_info.blocks, heads);
   dst->InitSeeded(static_cast<uint64_t>(seed));
-  torch::NoGradGuard no_grad;
+  const int fit_positions = ParseIntFlag(args, "--fit-positions", 24000, 0, 1000000);
+  const int fit_steps = ParseIntFlag(args, "--fit-steps", 2000, 1, 1000000);
   auto src_params = src->named_parameters(true);
   auto src_buffers = src->named_buffers(true);
   int copied = 0;
@@ -113,9 +122,23 @@ int Run(int argc, char** argv) {
   };
   auto dst_params = dst->named_parameters(true);
   auto dst_buffers = dst->named_buffers(true);
-  copy_from(dst_params, src_params);
-  copy_from(dst_buffers, src_buffers);
+  {
+    torch::NoGradGuard no_grad;
+    copy_from(dst_params, src_params);
+    copy_from(dst_buffers, src_buffers);
+  }
   if (copied == 0) throw InputError(from + ": no tensor of it fits the new net; nothing to start from");
+  std::string fitted;
+  if (heads == NetHeads::kConv && src->heads == NetHeads::kFc && fit_positions > 0) {
+    // New conv heads on an fc net's tower: fit them to the fc net's outputs (tools/head_fit.h).
+    HeadFitOptions fo;
+    fo.positions = std::max(fit_positions, 100);
+    fo.steps = fit_steps;
+    fo.seed = static_cast<uint64_t>(seed);
+    fo.size = src_info.board_size;
+    fo.rule = ParseRule(src_info.rule);
+    fitted = FitConvHeads(src, dst, fo).Describe();
+  }
 
   CheckpointInfo info;
   info.rule = RuleName(rule);
@@ -130,6 +153,7 @@ int Run(int argc, char** argv) {
     for (const std::string& name : fresh) std::cout << " " << name;
   }
   std::cout << "\n";
+  if (!fitted.empty()) std::cout << "derive_net: heads fitted to " << from << " on " << fitted << "\n";
   return 0;
 }
 

@@ -75,8 +75,7 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::forward(torch::Tenso
               "PolicyValueNet expects [N, ", kNumPlanes, ", ", board_size, ", ", board_size, "] planes, got ",
               planes.sizes());
   const int64_t n = planes.size(0);
-  torch::Tensor x = torch::relu(input_bn->forward(input_conv->forward(planes)));
-  for (const auto& block : *tower) x = block->as<ResidualBlock>()->forward(x);
+  torch::Tensor x = Tower(planes);
 
   torch::Tensor p = torch::relu(policy_bn->forward(policy_conv->forward(x)));
   p = policy_fc->forward(p.reshape({n, -1}));
@@ -93,10 +92,17 @@ std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ForwardConv(torch::T
                   planes.size(2) >= kMinBoardSize && planes.size(2) <= kMaxBoardSize,
               "PolicyValueNet (conv heads) expects [N, ", kNumPlanes, ", S, S] planes with S in [", kMinBoardSize,
               ", ", kMaxBoardSize, "], got ", planes.sizes());
-  const int64_t n = planes.size(0);
+  return ConvHeads(Tower(planes));
+}
+
+torch::Tensor PolicyValueNetImpl::Tower(torch::Tensor planes) {
   torch::Tensor x = torch::relu(input_bn->forward(input_conv->forward(planes)));
   for (const auto& block : *tower) x = block->as<ResidualBlock>()->forward(x);
+  return x;
+}
 
+std::pair<torch::Tensor, torch::Tensor> PolicyValueNetImpl::ConvHeads(torch::Tensor x) {
+  const int64_t n = x.size(0);
   torch::Tensor p = torch::relu(policy_bn->forward(policy_conv->forward(x)));
   p = policy_out->forward(p).reshape({n, -1});
   torch::Tensor log_policy = torch::log_softmax(p, /*dim=*/1);

@@ -83,6 +83,12 @@ struct PolicyValueNetImpl : torch::nn::Module {
 
   // The conv-heads forward (forward() dispatches on `heads`).
   std::pair<torch::Tensor, torch::Tensor> ForwardConv(torch::Tensor planes);
+  // The two halves of a forward: the stem and residual tower ([N, C, S, S]
+  // features), and the conv heads on such features (heads kConv only).
+  // ForwardConv(planes) == ConvHeads(Tower(planes)); common/net/head_fit.h fits
+  // new heads on a trained tower's features.
+  torch::Tensor Tower(torch::Tensor planes);
+  std::pair<torch::Tensor, torch::Tensor> ConvHeads(torch::Tensor features);
 
   static constexpr int kMaxChannels = 1024;
   static constexpr int kMaxBlocks = 64;

@@ -1,0 +1,141 @@
+#include "common/net/head_fit.h"
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+#include <vector>
+
+#include "common/base/errors.h"
+#include "common/game/encoder.h"
+
+namespace gz {
+namespace {
+
+constexpr int kGamesAtOnce = 64;
+constexpr int kBatch = 256;
+
+// A game's opening: 0-4 stones on random empty points within 3 of the centre, colours alternating.
+Board RandomOpening(int size, Rule rule, std::mt19937_64& rng) {
+  Board b(size, rule);
+  const int stones = static_cast<int>(rng() % 5);
+  const int c = size / 2;
+  for (int i = 0; i < stones && !b.terminal();) {
+    const int r = c - 3 + static_cast<int>(rng() % 7), col = c - 3 + static_cast<int>(rng() % 7);
+    const int m = r * size + col;
+    if (b.IsLegal(m)) {
+      b.Play(m);
+      ++i;
+    }
+  }
+  return b;
+}
+
+torch::Tensor Encode(const std::vector<Board>& boards, int size) {
+  torch::Tensor planes = torch::empty({static_cast<int64_t>(boards.size()), kNumPlanes, size, size});
+  float* out = planes.data_ptr<float>();
+  for (size_t i = 0; i < boards.size(); ++i) EncodePosition(boards[i].ToPosition(), 0, out + i * PlaneFloats(size));
+  return planes;
+}
+
+// The heads' parameters (everything but the stem and the tower).
+std::vector<torch::Tensor> HeadParameters(PolicyValueNet& net) {
+  std::vector<torch::Tensor> out;
+  for (auto* m : {&net->policy_conv, &net->policy_out, &net->value_conv}) {
+    for (auto& p : (*m)->parameters()) out.push_back(p);
+  }
+  for (auto& p : net->policy_bn->parameters()) out.push_back(p);
+  for (auto& p : net->value_bn->parameters()) out.push_back(p);
+  for (auto& p : net->value_fc1->parameters()) out.push_back(p);
+  for (auto& p : net->value_fc2->parameters()) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+std::string HeadFitReport::Describe() const {
+  std::ostringstream os;
+  os.precision(3);
+  os << positions << " positions; held out: policy KL " << policy_kl << " nats, value MSE " << value_mse
+     << ", top move agrees " << 100.0 * top1_agree << "%";
+  return os.str();
+}
+
+HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, const HeadFitOptions& o) {
+  GOMOKU_CHECK(student->heads == NetHeads::kConv, "FitConvHeads: the student must have conv heads");
+  GOMOKU_CHECK(o.positions >= 100 && o.steps >= 1, "FitConvHeads: needs at least 100 positions and 1 step");
+  torch::manual_seed(o.seed);
+  std::mt19937_64 rng(o.seed);
+  teacher->eval();
+  student->eval();
+  const int n = o.size * o.size;
+
+  // Positions, teacher targets and the (frozen) tower's features.
+  std::vector<torch::Tensor> features, target_logp, target_v;
+  int have = 0;
+  std::vector<Board> games;
+  {
+    torch::NoGradGuard no_grad;
+    while (have < o.positions) {
+      while (static_cast<int>(games.size()) < kGamesAtOnce) games.push_back(RandomOpening(o.size, o.rule, rng));
+      torch::Tensor planes = Encode(games, o.size);
+      auto [logp, v] = teacher->forward(planes);
+      features.push_back(student->Tower(planes));
+      target_logp.push_back(logp);
+      target_v.push_back(v);
+      have += static_cast<int>(games.size());
+      // Each game goes on with a move drawn from the teacher's policy over its legal moves.
+      torch::Tensor p = logp.exp();
+      const float* pp = p.data_ptr<float>();
+      std::vector<Board> next;
+      for (size_t g = 0; g < games.size(); ++g) {
+        std::vector<double> w(static_cast<size_t>(n), 0.0);
+        for (int m = 0; m < n; ++m)
+          if (games[g].IsLegal(m)) w[static_cast<size_t>(m)] = std::max(1e-6, static_cast<double>(pp[g * n + m]));
+        if (std::all_of(w.begin(), w.end(), [](double x) { return x == 0.0; })) continue;
+        std::discrete_distribution<int> pick(w.begin(), w.end());
+        games[g].Play(pick(rng));
+        if (!games[g].terminal()) next.push_back(games[g]);
+      }
+      games = std::move(next);
+    }
+  }
+  torch::Tensor x = torch::cat(features).narrow(0, 0, o.positions);
+  torch::Tensor tlogp = torch::cat(target_logp).narrow(0, 0, o.positions);
+  torch::Tensor tv = torch::cat(target_v).narrow(0, 0, o.positions);
+  torch::Tensor order = torch::randperm(o.positions);
+  x = x.index_select(0, order);
+  tlogp = tlogp.index_select(0, order);
+  tv = tv.index_select(0, order);
+  const int held = std::max(1, o.positions / 10), fit = o.positions - held;
+
+  auto loss_of = [](const torch::Tensor& logp, const torch::Tensor& v, const torch::Tensor& tl, const torch::Tensor& tvv) {
+    torch::Tensor kl = (tl.exp() * (tl - logp)).sum(1).mean();
+    torch::Tensor mse = (v - tvv).pow(2).mean();
+    return std::make_pair(kl, mse);
+  };
+  student->train();
+  torch::optim::Adam opt(HeadParameters(student), torch::optim::AdamOptions(1e-3));
+  for (int step = 0; step < o.steps; ++step) {
+    torch::Tensor idx = torch::randint(fit, {kBatch}, torch::kLong);
+    auto [logp, v] = student->ConvHeads(x.index_select(0, idx));
+    auto [kl, mse] = loss_of(logp, v, tlogp.index_select(0, idx), tv.index_select(0, idx));
+    torch::Tensor loss = kl + mse;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+  student->eval();
+
+  HeadFitReport r;
+  r.positions = o.positions;
+  torch::NoGradGuard no_grad;
+  auto [logp, v] = student->ConvHeads(x.narrow(0, fit, held));
+  torch::Tensor tl = tlogp.narrow(0, fit, held);
+  auto [kl, mse] = loss_of(logp, v, tl, tv.narrow(0, fit, held));
+  r.policy_kl = kl.item<double>();
+  r.value_mse = mse.item<double>();
+  r.top1_agree = logp.argmax(1).eq(tl.argmax(1)).to(torch::kFloat).mean().item<double>();
+  return r;
+}
+
+}  // namespace gz
