@@ -1,5 +1,5 @@
 // gomocup_check: a brain under tournament conditions, through our own Gomocup
-// manager (match/engine_player.h over ChildProcess).  First the protocol
+// manager (common/match/engine_player.h over ChildProcess).  First the protocol
 // script (tools/gomocup_protocol.h), then full games against an opponent
 // brain with Gomocup's time controls (INFO timeout_turn, timeout_match and
 // time_left before every move, max_memory), colours alternating, the rules

@@ -98,7 +98,7 @@ set +e
 status=$?
 set -e
 # Each league's game was played by its own net, in both brains (the engine
-# logs the net it picks for a game: match/evaluator_source.h).
+# logs the net it picks for a game: common/match/evaluator_source.h).
 for net in $(cd "$work/engine" && ls *.pt); do
   league="$(echo "$net" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z]*\)-[0-9-]*\.pt$/\1x\1 \2/p')"
   picked="$(grep -c "$net plays this $league game" "$work/engines.log" || true)"
