@@ -236,12 +236,12 @@ TEST_CASE("kill -9 aimed at the trainer's checkpoint, metadata.json and generati
     TestProcess p(BinPath("trainer"), {"--config", cfg}, log, env);
     DirWatch::Want want;
     if (kind == kCheckpoint)
-      want = TempOf(p.pid(), [](const std::string& f) { return ParseIterationNumber(f, "weights_it", ".pt").has_value(); });
+      want = TempOf(p.pid(), [](const std::string& f) { return ParseIterationNumber(f, RunLayout::kCheckpointPrefix, RunLayout::kCheckpointSuffix).has_value(); });
     else if (kind == kMetadata)
-      want = TempOf(p.pid(), [](const std::string& f) { return f == "metadata.json"; });
+      want = TempOf(p.pid(), [](const std::string& f) { return f == RunLayout::kMetadataFile; });
     else
       want = [&](const std::string& d, const std::string& name, uint32_t mask) {
-        return d == dir && name == "generations.jsonl" && (mask & IN_MODIFY);
+        return d == dir && name == RunLayout::kGenerationsFile && (mask & IN_MODIFY);
       };
     std::optional<std::string> hit = watch.Next(want, 120, [&] { return p.Poll().has_value(); });
     INFO("kill " << i << " kind " << kind);

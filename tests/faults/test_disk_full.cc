@@ -130,7 +130,7 @@ void TrainerDiskFull(const std::string& name, const std::string& target_rel, con
   REQUIRE(meta);
   CHECK(FileExists(meta->weights));
   CHECK_NOTHROW(ReadCheckpointInfo(meta->weights));
-  if (target_rel != "generations.jsonl") CHECK(ReadOrEmpty(run.metadata()) == metadata_before);
+  if (target_rel != RunLayout::kGenerationsFile) CHECK(ReadOrEmpty(run.metadata()) == metadata_before);
   if (target_rel != "checkpoints/") CHECK(ReadOrEmpty(run.generations()) == generations_before);
   if (target_rel == "checkpoints/") CHECK_FALSE(FileExists(run.checkpoint(2)));
   CHECK(ReadGenerationLog(run.generations()).bad_lines == 0);  // no torn line
@@ -166,11 +166,11 @@ TEST_CASE("disk full while the trainer saves a checkpoint (ENOSPC part-way): exi
 }
 
 TEST_CASE("EIO at fsync of the trainer's metadata.json: exit 1, old metadata kept; resumes") {
-  TrainerDiskFull("df_trainer_meta", "metadata.json", "fsync", EIO, 0);
+  TrainerDiskFull("df_trainer_meta", RunLayout::kMetadataFile, "fsync", EIO, 0);
 }
 
 TEST_CASE("disk full while the trainer appends generations.jsonl: no torn line, exit 1; the restart restores it") {
-  TrainerDiskFull("df_trainer_genlog", "generations.jsonl", "write", ENOSPC, 10);
+  TrainerDiskFull("df_trainer_genlog", RunLayout::kGenerationsFile, "write", ENOSPC, 10);
 }
 
 namespace {

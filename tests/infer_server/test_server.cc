@@ -228,7 +228,7 @@ TEST_CASE("with --run-dir the server takes board and symmetry from an existing m
   std::string sock = tmp / "sock/infer.sock";
   RunLayout layout(run);
   std::filesystem::create_directories(layout.checkpoints());
-  std::string ckpt = MakeCheckpoint(layout.checkpoints(), "weights_it0.pt", 5, 4);
+  std::string ckpt = MakeCheckpoint(layout.checkpoints(), RunLayout::checkpoint_name(0), 5, 4);
   Config shared;
   shared.board.size = kTestBoard;
   shared.inference.symmetry = "all8";
@@ -286,7 +286,7 @@ TEST_CASE("cold start: the server waits for metadata.json, then serves its weigh
   }
   RunLayout layout(run);
   std::filesystem::create_directories(layout.checkpoints());
-  std::string ckpt = MakeCheckpoint(layout.checkpoints(), "weights_it0.pt", 5, 0);
+  std::string ckpt = MakeCheckpoint(layout.checkpoints(), RunLayout::checkpoint_name(0), 5, 0);
   Metadata m;
   m.iteration = 1;
   m.weights = ckpt;
