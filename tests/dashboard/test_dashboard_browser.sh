@@ -12,7 +12,7 @@ if ! command -v chromium >/dev/null; then
   exit 1
 fi
 # The playout cap on: the game viewer must mark full and cheap searches.
-check "a tiny run starts" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN" --set run.max_iterations=3 \
+start_run "a tiny run starts" --set run.max_iterations=3 \
   --set selfplay.playout_cap_p_full=0.5 --set selfplay.playout_cap_cheap_simulations=4
 check "3 iterations finish" wait_for 300 at_least_generations 3
 check "the run stops" "$ROOT/launch/stop.sh" --run-dir "$RUN"

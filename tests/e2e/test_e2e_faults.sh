@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fault runs: kill -9 a worker, the server, the trainer (and restart it).
 source "$(dirname "$0")/lib.sh"
-check "start.sh reports a healthy system" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN"
+start_run "start.sh reports a healthy system"
 check "iteration 1 completes" wait_for 100 at_least_generations 1
 
 # kill -9 one worker mid-iteration: the iteration still completes (overproduction / stall timeout).

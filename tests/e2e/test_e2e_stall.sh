@@ -4,7 +4,7 @@
 # after SIGCONT the run goes on, and no iteration ever trains on a game of
 # another iteration.
 source "$(dirname "$0")/lib.sh"
-check "start.sh reports a healthy system" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN"
+start_run "start.sh reports a healthy system"
 check "iteration 1 completes" wait_for 100 at_least_generations 1
 N0="$(generations)"
 S0="$(grep -c "stall timeout" "$RUN/logs/trainer.log" || true)"

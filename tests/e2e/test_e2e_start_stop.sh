@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole system through launch/start.sh: 2 iterations, consistent status, clean stop.
 source "$(dirname "$0")/lib.sh"
-check "start.sh reports a healthy system" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN"
+start_run "start.sh reports a healthy system"
 PIDS_BEFORE="$(all_pids)"
 check "start.sh refuses a second copy of the same run" bash -c "! '$ROOT/launch/start.sh' --config '$CONFIG' --run-dir '$RUN' >/dev/null 2>&1"
 check "2 iterations complete" wait_for 100 at_least_generations 2
@@ -68,7 +68,7 @@ W1_LOG_SIZE="$(stat -c %s "$RUN/logs/worker_1.log")"
 kill -KILL "$W1_OLD" "$SERVER_OLD"
 wait_for 10 no_process_left "$W1_OLD" "$SERVER_OLD" || true
 check "start.sh without --revive refuses the partly dead run" bash -c "! '$ROOT/launch/start.sh' --config '$CONFIG' --run-dir '$RUN' >/dev/null 2>&1"
-check "start.sh --revive restarts the dead and reports a healthy system" "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN" --revive
+start_run "start.sh --revive restarts the dead and reports a healthy system" --revive
 check "the worker and the server are new processes" test "$(pid_of worker_1)" != "$W1_OLD" -a "$(pid_of server)" != "$SERVER_OLD"
 check "the live trainer was left running" test "$(pid_of trainer)" = "$TRAINER_OLD"
 check "the revived worker connected again (its log since the revive)" \
