@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 #include "common/wire/wire.h"
 #include "fuzz/fuzz_target.h"
 #include "infer_server/frame_assembler.h"
@@ -82,12 +83,6 @@ Parsed ParseWhole(const uint8_t* s, size_t n) {
   return p;
 }
 
-uint64_t SplitMix(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // One connection: an assembler fed S piece by piece.
 struct Connection {
@@ -130,10 +125,10 @@ void Step(Connection& c, const uint8_t* s, size_t n, const Parsed& want) {
   if (c.frames.capacity() > std::max(FrameAssembler::kReadChunk, 2 * c.max_held))
     fuzz::FuzzFail("the buffer grew past max(kReadChunk, 2 x the bytes held)");
   size_t piece;
-  switch (SplitMix(c.rng) % 4) {
+  switch (SplitMix64(c.rng) % 4) {
     case 0: piece = 1; break;
-    case 1: piece = 1 + SplitMix(c.rng) % wire::kHeaderSize; break;
-    case 2: piece = 1 + SplitMix(c.rng) % 4096; break;
+    case 1: piece = 1 + SplitMix64(c.rng) % wire::kHeaderSize; break;
+    case 2: piece = 1 + SplitMix64(c.rng) % 4096; break;
     default: piece = space.size(); break;
   }
   piece = std::min({piece, space.size(), n - c.fed});
@@ -164,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t i = 0; i < connections; ++i)
       if (!conns[i].done) live.push_back(i);
     if (live.empty()) break;
-    Step(conns[live[SplitMix(pick) % live.size()]], s, n, want);
+    Step(conns[live[SplitMix64(pick) % live.size()]], s, n, want);
   }
   for (Connection& c : conns) {
     if (c.refused) continue;

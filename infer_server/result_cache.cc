@@ -5,26 +5,23 @@
 #include <new>
 
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 
 namespace gz {
 namespace {
 
-// The xor-shift-multiply finaliser shape shared by splitmix64 and
-// MurmurHash3's fmix64.
-template <int S1, uint64_t M1, int S2, uint64_t M2, int S3>
-uint64_t XorShiftMultiply(uint64_t x) {
-  x ^= x >> S1;
-  x *= M1;
-  x ^= x >> S2;
-  x *= M2;
-  x ^= x >> S3;
-  return x;
-}
-
 // splitmix64's finaliser and MurmurHash3's fmix64: two unrelated bijective
 // 64-bit mixers, one per hash chain.
-uint64_t MixA(uint64_t x) { return XorShiftMultiply<30, 0xbf58476d1ce4e5b9ULL, 27, 0x94d049bb133111ebULL, 31>(x); }
-uint64_t MixB(uint64_t x) { return XorShiftMultiply<33, 0xff51afd7ed558ccdULL, 33, 0xc4ceb9fe1a85ec53ULL, 33>(x); }
+uint64_t MixA(uint64_t x) { return SplitMix64Mix(x); }
+
+uint64_t MixB(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 
 #include "common/game/encoder.h"
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 #include "common/base/fileio.h"
 #include "common/data/host_reload.h"
 #include "common/data/metadata.h"
@@ -25,10 +26,7 @@
 namespace gz {
 
 uint64_t TrainingSeed(uint64_t run_seed, int64_t iteration) {
-  uint64_t z = run_seed ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(iteration + 1));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return SplitMix64Mix(run_seed ^ (kSplitMixGamma * static_cast<uint64_t>(iteration + 1)));
 }
 
 int Trainer::Run(const std::atomic<bool>& stop) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 #include "common/game/board.h"
 #include "common/game/renju.h"
 
@@ -81,12 +82,6 @@ inline const Geometry& GeometryFor(int n) {
 
 constexpr int kMaxPadded = (kMaxBoardSize + 2) * (kMaxBoardSize + 1) + 2;
 
-inline uint64_t SplitMix(uint64_t& s) {
-  uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 
 // Zobrist keys [colour-1][padded index], fixed seed: hashes are stable.
 inline const std::array<std::array<uint64_t, kMaxPadded>, 2>& Zobrist() {
@@ -94,7 +89,7 @@ inline const std::array<std::array<uint64_t, kMaxPadded>, 2>& Zobrist() {
     std::array<std::array<uint64_t, kMaxPadded>, 2> k{};
     uint64_t s = 0x7A0B1157ULL;
     for (auto& row : k)
-      for (auto& v : row) v = SplitMix(s);
+      for (auto& v : row) v = SplitMix64(s);
     return k;
   }();
   return keys;

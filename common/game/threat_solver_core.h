@@ -50,7 +50,7 @@ struct SolverCore {
     attacker = who;
     uint64_t seed = salt_tag ^ (static_cast<uint64_t>(board.size()) << 16) ^
                     (static_cast<uint64_t>(board.rule()) << 8) ^ static_cast<uint64_t>(who);
-    salt = SplitMix(seed);
+    salt = SplitMix64(seed);
     nodes = 0;
     budget = node_budget;
     res->nodes = 1;

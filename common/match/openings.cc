@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 #include "common/game/symmetry.h"
 #include "common/game/tactics.h"
 
@@ -13,13 +14,6 @@ namespace {
 constexpr int kMaxOpenings = 64;
 constexpr int kMaxDraws = 20000;
 constexpr int kRegion = 5;  // central square side
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // The smallest image of the stones (as a sorted (point, colour) list) over the
 // 8 symmetries: equal keys = the same position up to symmetry.

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 #include "common/game/board.h"
 #include "common/game/renju.h"
 
@@ -25,12 +26,6 @@ namespace classical_detail {
 // Index 5 is only read as the gain of the move that completes a five.
 constexpr std::array<int, 6> kWindowValue = {0, 1, 12, 90, 600, 200000};
 
-inline uint64_t SplitMix(uint64_t* s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // The five-cell windows of one board size and which pass through each point.
 struct WindowGeometry {
@@ -60,7 +55,7 @@ struct WindowGeometry {
     }
     uint64_t seed = 0x5eed0c1a55ULL + static_cast<uint64_t>(size);
     zobrist.resize(n * n);
-    for (auto& z : zobrist) z = {SplitMix(&seed), SplitMix(&seed)};
+    for (auto& z : zobrist) z = {SplitMix64(seed), SplitMix64(seed)};
   }
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 
 namespace gz {
 
@@ -90,10 +91,8 @@ uint64_t GameSeed(uint64_t run_seed, int64_t iteration, int worker_id, int64_t g
   uint64_t z = run_seed;
   for (uint64_t x : {static_cast<uint64_t>(iteration), static_cast<uint64_t>(worker_id),
                      static_cast<uint64_t>(game_index)}) {
-    z ^= x + 0x9e3779b97f4a7c15ULL + (z << 6) + (z >> 2);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    z ^= z >> 31;
+    z ^= x + kSplitMixGamma + (z << 6) + (z >> 2);
+    z = SplitMix64Mix(z);
   }
   return z & 0x7fffffffffffffffULL;  // stored as int64 in game files
 }

@@ -4,6 +4,7 @@
 
 #include "common/game/encoder.h"
 #include "common/base/errors.h"
+#include "common/base/splitmix.h"
 #include "common/game/symmetry.h"
 
 namespace gz {
@@ -38,10 +39,7 @@ void SymmetriesFor(const Position& pos, SymmetryMode m, int* syms) {
   switch (m) {
     case SymmetryMode::kNone: syms[0] = 0; return;
     case SymmetryMode::kRandom: {
-      uint64_t z = pos.Hash() + 0x9e3779b97f4a7c15ULL;  // splitmix64 finaliser
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      syms[0] = static_cast<int>((z ^ (z >> 31)) % kNumSymmetries);
+      syms[0] = static_cast<int>(SplitMix64Mix(pos.Hash() + kSplitMixGamma) % kNumSymmetries);
       return;
     }
     case SymmetryMode::kAll8:
