@@ -52,6 +52,7 @@ std::string Num(const nlohmann::json& j, const char* key, const char* fmt) {
 }  // namespace
 
 void PrintTimeTable(const std::vector<nlohmann::json>& records, int last_n, std::ostream& out) {
+  namespace gf = fields::generation;
   size_t first = 0;
   if (last_n > 0 && records.size() > static_cast<size_t>(last_n)) first = records.size() - last_n;
   char buf[256];
@@ -66,9 +67,9 @@ void PrintTimeTable(const std::vector<nlohmann::json>& records, int last_n, std:
       stall = s.is_boolean() ? (s.get<bool>() ? "yes" : "no") : s.dump();
     }
     std::snprintf(buf, sizeof buf, "%9lld %12s %11s %11s %7s %6s %10s\n",
-                  static_cast<long long>(r["iteration"].get<int64_t>()), Num(r, "selfplay_s", "%.1f").c_str(),
-                  Num(r, "training_s", "%.1f").c_str(), Num(r, "total_s", "%.1f").c_str(),
-                  Num(r, "games_used", "%.0f").c_str(), stall.c_str(), Num(r, "games_per_min", "%.2f").c_str());
+                  static_cast<long long>(r[gf::kIteration].get<int64_t>()), Num(r, gf::kSelfplayS, "%.1f").c_str(),
+                  Num(r, gf::kTrainingS, "%.1f").c_str(), Num(r, gf::kTotalS, "%.1f").c_str(),
+                  Num(r, gf::kGamesUsed, "%.0f").c_str(), stall.c_str(), Num(r, "games_per_min", "%.2f").c_str());
     out << buf;
   }
 }

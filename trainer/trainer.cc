@@ -14,6 +14,7 @@
 #include "common/base/fileio.h"
 #include "common/data/host_reload.h"
 #include "common/data/metadata.h"
+#include "common/data/record_fields.h"
 #include "common/net/checkpoint.h"
 #include "trainer/game_files.h"
 #include "trainer/generation_log.h"
@@ -119,9 +120,9 @@ bool Trainer::RunIteration(int64_t n, const std::atomic<bool>& stop) {
   CloseCollection(n, step);
   if (!TrainWindow(n, stop, step)) return false;   // TRAIN
   nlohmann::json record = IterationRecord(n, step);
-  record["training_s"] = step.trained - step.collected;   // what a restarted trainer would publish
-  SaveTrained(n, record);                                  // SAVE
-  record["training_s"] = NowSeconds() - step.collected;  // including the checkpoint save
+  record[fields::generation::kTrainingS] = step.trained - step.collected;  // what a restarted trainer would publish
+  SaveTrained(n, record);                                                 // SAVE
+  record[fields::generation::kTrainingS] = NowSeconds() - step.collected;  // including the checkpoint save
   return Publish(n, record, &stop);                        // PUBLISH
 }
 
@@ -251,11 +252,11 @@ nlohmann::json Trainer::IterationRecord(int64_t n, const Step& step) const {
   const int k = t.games;
   const double selfplay_s = step.collected - step.start;
   nlohmann::json record = {
-      {"iteration", n},
+      {fields::generation::kIteration, n},
       {"start", step.start},
       {"selfplay_end", step.collected},
-      {"selfplay_s", selfplay_s},
-      {"games_used", k},
+      {fields::generation::kSelfplayS, selfplay_s},
+      {fields::generation::kGamesUsed, k},
       {"games_target", config_.run.target_games},
       {"games_by_stall_timeout", col.by_stall_timeout},
       {"stall_warnings", col.stall_warnings},
@@ -389,7 +390,7 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
   const double end = NowSeconds();
   record["end"] = end;
   record["publish_s"] = end - publish_start;
-  if (record.contains("start")) record["total_s"] = end - record["start"].get<double>();
+  if (record.contains("start")) record[fields::generation::kTotalS] = end - record["start"].get<double>();
   record["model_generation"] = generation;
   record["reload"] = {{"acknowledged", reload.acknowledged}, {"generation", reload.generation},
                       {"seconds", reload.seconds}, {"attempts", reload.attempts}, {"note", reload.note}};
@@ -405,9 +406,10 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
     for (int64_t d : deleted) list += (list.empty() ? "" : ", ") + std::to_string(d);
     spdlog::info("checkpoint retention: deleted iterations {}", list);
   }
-  if (record.contains("total_s"))
+  namespace gf = fields::generation;
+  if (record.contains(gf::kTotalS))
     spdlog::info("iteration {} finished: self-play {:.1f}s, training {:.1f}s, total {:.1f}s", n,
-                 record.value("selfplay_s", 0.0), record.value("training_s", 0.0), record["total_s"].get<double>());
+                 record.value(gf::kSelfplayS, 0.0), record.value(gf::kTrainingS, 0.0), record[gf::kTotalS].get<double>());
   return true;
 }
 

@@ -109,8 +109,8 @@ inline constexpr const char* kReason = "reason";
 inline constexpr const char* kSeconds = "seconds";
 }  // namespace eval_result
 
-// generations.jsonl: the fields read outside the trainer's own code (the
-// status view's time table); the full list is docs/trainer.md's.
+// generations.jsonl: the time-table fields (trainer/trainer.cc writes; the
+// status view and `trainer timetable` read); the full list is docs/trainer.md's.
 namespace generation {
 inline constexpr const char* kIteration = "iteration";
 inline constexpr const char* kSelfplayS = "selfplay_s";
