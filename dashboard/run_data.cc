@@ -15,6 +15,8 @@
 
 namespace gz {
 namespace fs = std::filesystem;
+namespace gf = fields::generation;      // generations.jsonl lines
+namespace sf = fields::server_status;  // their "server" snapshot
 
 namespace {
 
@@ -53,13 +55,14 @@ JsonLines ReadLinesOrEmpty(const std::string& path, const RecordFormat& format, 
 
 // Both records' server figures come from one server process.
 bool SameServer(const nlohmann::json& a, const nlohmann::json& b) {
-  const nlohmann::json pid = Num(a, {"server", "pid"});
-  return pid.is_number() && pid == Num(b, {"server", "pid"});
+  const nlohmann::json pid = Num(a, {gf::kServer, sf::kPid});
+  return pid.is_number() && pid == Num(b, {gf::kServer, sf::kPid});
 }
 
 // Seconds the record's server has spent in forwards since it started, or null.
 nlohmann::json ForwardSecondsTotal(const nlohmann::json& r) {
-  const nlohmann::json n = Num(r, {"server", "forwards_total"}), ms = Num(r, {"server", "avg_forward_ms_total"});
+  const nlohmann::json n = Num(r, {gf::kServer, sf::kForwardsTotal}),
+                       ms = Num(r, {gf::kServer, sf::kAvgForwardMsTotal});
   if (!n.is_number()) return nullptr;
   if (n.get<double>() == 0) return 0.0;
   return ms.is_number() ? nlohmann::json(n.get<double>() * ms.get<double>() / 1000.0) : nlohmann::json(nullptr);
@@ -117,11 +120,11 @@ std::map<std::string, std::string> ShortEntryNames(const std::vector<std::string
 }
 
 nlohmann::json IterationForwardBusy(const nlohmann::json& record, const nlohmann::json* previous) {
-  const nlohmann::json busy = ForwardSecondsTotal(record), up = Num(record, {"server", "uptime_s"});
+  const nlohmann::json busy = ForwardSecondsTotal(record), up = Num(record, {gf::kServer, sf::kUptimeS});
   if (!busy.is_number() || !up.is_number()) return nullptr;
   double share = -1;
   if (previous && SameServer(record, *previous)) {
-    const nlohmann::json busy0 = ForwardSecondsTotal(*previous), up0 = Num(*previous, {"server", "uptime_s"});
+    const nlohmann::json busy0 = ForwardSecondsTotal(*previous), up0 = Num(*previous, {gf::kServer, sf::kUptimeS});
     if (busy0.is_number() && up0.is_number() && up.get<double>() > up0.get<double>())
       share = (busy.get<double>() - busy0.get<double>()) / (up.get<double>() - up0.get<double>());
   } else if (up.get<double>() > 0) {
@@ -132,19 +135,19 @@ nlohmann::json IterationForwardBusy(const nlohmann::json& record, const nlohmann
 }
 
 nlohmann::json IterationAverageBatch(const nlohmann::json& record, const nlohmann::json* previous) {
-  const nlohmann::json positions = Num(record, {"server", "positions_forwarded_total"}),
-                       forwards = Num(record, {"server", "forwards_total"});
+  const nlohmann::json positions = Num(record, {gf::kServer, sf::kPositionsForwardedTotal}),
+                       forwards = Num(record, {gf::kServer, sf::kForwardsTotal});
   if (positions.is_number() && forwards.is_number() && previous) {
-    const nlohmann::json p0 = Num(*previous, {"server", "positions_forwarded_total"}),
-                         f0 = Num(*previous, {"server", "forwards_total"});
+    const nlohmann::json p0 = Num(*previous, {gf::kServer, sf::kPositionsForwardedTotal}),
+                         f0 = Num(*previous, {gf::kServer, sf::kForwardsTotal});
     if (SameServer(record, *previous) && p0.is_number() && f0.is_number() && forwards.get<double>() > f0.get<double>() &&
         positions.get<double>() >= p0.get<double>())
       return (positions.get<double>() - p0.get<double>()) / (forwards.get<double>() - f0.get<double>());
   }
   // The first iteration of a server: everything it served so far; records of
   // older builds have only the snapshot.
-  const nlohmann::json total = Num(record, {"server", "avg_batch_total"});
-  return total.is_number() ? total : Num(record, {"server", "avg_batch"});
+  const nlohmann::json total = Num(record, {gf::kServer, sf::kAvgBatchTotal});
+  return total.is_number() ? total : Num(record, {gf::kServer, sf::kAvgBatch});
 }
 
 bool IsGameFileName(const std::string& name) { return ParseGameFileName(name).has_value(); }
@@ -157,11 +160,11 @@ nlohmann::json SeriesJson(const std::string& run_dir) {
   std::map<int64_t, nlohmann::json> by_it;
   int bad = lines.bad_lines;
   for (auto& r : lines.records) {
-    if (!r.contains("iteration") || !r["iteration"].is_number_integer()) {
+    if (!r.contains(gf::kIteration) || !r[gf::kIteration].is_number_integer()) {
       ++bad;
       continue;
     }
-    const int64_t it = r["iteration"].get<int64_t>();  // before the move: json's operator= takes by value
+    const int64_t it = r[gf::kIteration].get<int64_t>();  // before the move: json's operator= takes by value
     by_it[it] = std::move(r);
   }
   const char* keys[] = {"policy_loss", "value_loss", "entropy", "games_per_min", "avg_batch",
@@ -174,21 +177,21 @@ nlohmann::json SeriesJson(const std::string& run_dir) {
     const nlohmann::json batch = IterationAverageBatch(r, previous), busy = IterationForwardBusy(r, previous);
     previous = &r;
     out["iterations"].push_back(it);
-    out["policy_loss"].push_back(Num(r, {"losses", "policy"}));
-    out["value_loss"].push_back(Num(r, {"losses", "value"}));
-    out["entropy"].push_back(Num(r, {"entropy"}));
-    out["games_per_min"].push_back(Num(r, {"games_per_min"}));
+    out["policy_loss"].push_back(Num(r, {gf::kLosses, gf::kLossPolicy}));
+    out["value_loss"].push_back(Num(r, {gf::kLosses, gf::kLossValue}));
+    out["entropy"].push_back(Num(r, {gf::kEntropy}));
+    out["games_per_min"].push_back(Num(r, {gf::kGamesPerMin}));
     out["avg_batch"].push_back(batch);
-    out["batch_fill"].push_back(Ratio(batch, Num(r, {"server", "max_batch"})));
+    out["batch_fill"].push_back(Ratio(batch, Num(r, {gf::kServer, sf::kMaxBatch})));
     out["forward_busy"].push_back(busy);
-    out["selfplay_s"].push_back(Num(r, {"selfplay_s"}));
-    out["training_s"].push_back(Num(r, {"training_s"}));
+    out["selfplay_s"].push_back(Num(r, {gf::kSelfplayS}));
+    out["training_s"].push_back(Num(r, {gf::kTrainingS}));
     // The reload proper when recorded, else the whole publish step that contains it.
-    nlohmann::json reload = Num(r, {"reload", "seconds"});
-    out["reload_s"].push_back(reload.is_null() ? Num(r, {"publish_s"}) : reload);
-    out["avg_game_length"].push_back(Num(r, {"avg_game_length"}));
-    const double b = Or(Num(r, {"wins", "black"}), -1), w = Or(Num(r, {"wins", "white"}), -1),
-                 d = Or(Num(r, {"wins", "draw"}), -1);
+    nlohmann::json reload = Num(r, {gf::kReload, gf::kReloadSeconds});
+    out["reload_s"].push_back(reload.is_null() ? Num(r, {gf::kPublishS}) : reload);
+    out["avg_game_length"].push_back(Num(r, {gf::kAvgGameLength}));
+    const double b = Or(Num(r, {gf::kWins, gf::kWinsBlack}), -1), w = Or(Num(r, {gf::kWins, gf::kWinsWhite}), -1),
+                 d = Or(Num(r, {gf::kWins, gf::kWinsDraw}), -1);
     const double n = b + w + d;
     const bool ok = b >= 0 && w >= 0 && d >= 0 && n > 0;
     out["black_share"].push_back(ok ? nlohmann::json(b / n) : nlohmann::json(nullptr));

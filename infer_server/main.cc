@@ -211,7 +211,7 @@ nlohmann::json ServerInfo(const ServerSetup& s, int64_t cache_capacity) {
           {"board_sizes", s.sizes},
           {"rule", RuleName(req.rule)},
           {"symmetry", SymmetryModeName(batch.symmetry)},
-          {"max_batch", batch.max_batch},
+          {fields::server_status::kMaxBatch, batch.max_batch},
           {"max_wait", batch.auto_wait ? nlohmann::json("auto") : nlohmann::json(batch.max_wait_ms)},
           {"auto_wait_ceiling_ms", batch.auto_wait_ceiling_ms},
           {"auto_pipeline", batch.auto_pipeline},
@@ -221,7 +221,7 @@ nlohmann::json ServerInfo(const ServerSetup& s, int64_t cache_capacity) {
           {"device_encode", req.forward.device_encode},
           {"forward_max_rows", req.forward.max_batch},
           {"socket", s.socket_path},
-          {"pid", static_cast<int64_t>(::getpid())}};
+          {fields::server_status::kPid, static_cast<int64_t>(::getpid())}};
 }
 
 void LogStart(const ServerSetup& s, const InitialModelSource& initial, const LaneCaches& caches,

@@ -129,7 +129,7 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   const Counts& tot = totals_;
   nlohmann::json j = info_.is_object() ? info_ : nlohmann::json::object();
   j[sf::kTimestamp] = NowSeconds();
-  j["uptime_s"] = Round(now - started_at_, 3);
+  j[sf::kUptimeS] = Round(now - started_at_, 3);
   j["interval_s"] = Round(span, 3);
   j[sf::kModelGeneration] = generation_;
   j["model_path"] = model_path_;
@@ -189,10 +189,10 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   // Since start.
   j["requests_total"] = tot.requests;
   j["positions_total"] = tot.positions;
-  j["positions_forwarded_total"] = tot.positions_forwarded;
-  j["forwards_total"] = tot.forwards;
-  j["avg_batch_total"] = Round(Ratio(tot.positions_forwarded, tot.forwards), 3);
-  j["avg_forward_ms_total"] = Round(Ratio(tot.forward_ms, tot.forwards), 4);
+  j[sf::kPositionsForwardedTotal] = tot.positions_forwarded;
+  j[sf::kForwardsTotal] = tot.forwards;
+  j[sf::kAvgBatchTotal] = Round(Ratio(tot.positions_forwarded, tot.forwards), 3);
+  j[sf::kAvgForwardMsTotal] = Round(Ratio(tot.forward_ms, tot.forwards), 4);
   if (cache_enabled_) {
     j["requests_cached_total"] = tot.requests_cached;
     j["cache_lookups_total"] = tot.cache_lookups;

@@ -62,14 +62,14 @@ void PrintTimeTable(const std::vector<nlohmann::json>& records, int last_n, std:
   for (size_t i = first; i < records.size(); ++i) {
     const nlohmann::json& r = records[i];
     std::string stall = "-";
-    if (r.contains("games_by_stall_timeout")) {
-      const auto& s = r["games_by_stall_timeout"];
+    if (r.contains(gf::kGamesByStallTimeout)) {
+      const auto& s = r[gf::kGamesByStallTimeout];
       stall = s.is_boolean() ? (s.get<bool>() ? "yes" : "no") : s.dump();
     }
     std::snprintf(buf, sizeof buf, "%9lld %12s %11s %11s %7s %6s %10s\n",
                   static_cast<long long>(r[gf::kIteration].get<int64_t>()), Num(r, gf::kSelfplayS, "%.1f").c_str(),
                   Num(r, gf::kTrainingS, "%.1f").c_str(), Num(r, gf::kTotalS, "%.1f").c_str(),
-                  Num(r, gf::kGamesUsed, "%.0f").c_str(), stall.c_str(), Num(r, "games_per_min", "%.2f").c_str());
+                  Num(r, gf::kGamesUsed, "%.0f").c_str(), stall.c_str(), Num(r, gf::kGamesPerMin, "%.2f").c_str());
     out << buf;
   }
 }

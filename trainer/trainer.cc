@@ -251,14 +251,15 @@ nlohmann::json Trainer::IterationRecord(int64_t n, const Step& step) const {
   const TrainConfig& tc = config_.train;
   const int k = t.games;
   const double selfplay_s = step.collected - step.start;
+  namespace gf = fields::generation;
   nlohmann::json record = {
-      {fields::generation::kIteration, n},
-      {"start", step.start},
+      {gf::kIteration, n},
+      {gf::kStart, step.start},
       {"selfplay_end", step.collected},
-      {fields::generation::kSelfplayS, selfplay_s},
-      {fields::generation::kGamesUsed, k},
+      {gf::kSelfplayS, selfplay_s},
+      {gf::kGamesUsed, k},
       {"games_target", config_.run.target_games},
-      {"games_by_stall_timeout", col.by_stall_timeout},
+      {gf::kGamesByStallTimeout, col.by_stall_timeout},
       {"stall_warnings", col.stall_warnings},
       {"late_games", col.late},
       {"late_games_used", static_cast<int64_t>(late.used.size())},
@@ -275,15 +276,17 @@ nlohmann::json Trainer::IterationRecord(int64_t n, const Step& step) const {
       {"samples", t.samples},
       {"window_samples", buffer_.num_samples()},
       {"window_iterations", {step.window.front(), step.window.back()}},
-      {"avg_game_length", k > 0 ? static_cast<double>(t.moves) / k : 0.0},
-      {"games_per_min", selfplay_s > 0 ? k / (selfplay_s / 60.0) : 0.0},
-      {"wins", {{"black", t.wins_black}, {"white", t.wins_white}, {"draw", t.draws}}},
+      {gf::kAvgGameLength, k > 0 ? static_cast<double>(t.moves) / k : 0.0},
+      {gf::kGamesPerMin, selfplay_s > 0 ? k / (selfplay_s / 60.0) : 0.0},
+      {gf::kWins, {{gf::kWinsBlack, t.wins_black}, {gf::kWinsWhite, t.wins_white}, {gf::kWinsDraw, t.draws}}},
       {"optimizer", tc.optimizer},
       {"learning_rate", tm.learning_rate},
       {"train_steps", tm.steps},
       {"samples_trained", tm.samples},
-      {"losses", {{"policy", tm.policy_loss}, {"value", tm.value_loss}, {"l2", tm.l2_loss}, {"total", tm.total_loss}}},
-      {"entropy", tm.entropy},
+      {gf::kLosses,
+       {{gf::kLossPolicy, tm.policy_loss}, {gf::kLossValue, tm.value_loss}, {"l2", tm.l2_loss},
+        {"total", tm.total_loss}}},
+      {gf::kEntropy, tm.entropy},
       {"value_accuracy", tm.value_accuracy},
   };
   if (buffer_.sample_window() > 0) record["window_sampled_samples"] = buffer_.sampled_samples();
@@ -387,14 +390,15 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
   spdlog::info("metadata published: iteration {} (weights {}, model_generation {})", n + 1, weights, generation);
   if (n == 0) return true;  // cold start: no iteration finished
 
+  namespace gf = fields::generation;
   const double end = NowSeconds();
   record["end"] = end;
-  record["publish_s"] = end - publish_start;
-  if (record.contains("start")) record[fields::generation::kTotalS] = end - record["start"].get<double>();
-  record["model_generation"] = generation;
-  record["reload"] = {{"acknowledged", reload.acknowledged}, {"generation", reload.generation},
-                      {"seconds", reload.seconds}, {"attempts", reload.attempts}, {"note", reload.note}};
-  if (stats) record["server"] = *stats;
+  record[gf::kPublishS] = end - publish_start;
+  if (record.contains(gf::kStart)) record[gf::kTotalS] = end - record[gf::kStart].get<double>();
+  record[gf::kModelGeneration] = generation;
+  record[gf::kReload] = {{"acknowledged", reload.acknowledged}, {"generation", reload.generation},
+                         {gf::kReloadSeconds, reload.seconds}, {"attempts", reload.attempts}, {"note", reload.note}};
+  if (stats) record[gf::kServer] = *stats;
   if (multi_host) record["hosts"] = hosts.ToJson();
   AppendGenerationRecord(run_.generations(), record);
   std::vector<int64_t> protect = EvaluatorPinnedCheckpoints(run_.evaluator_status());
@@ -406,7 +410,6 @@ bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>*
     for (int64_t d : deleted) list += (list.empty() ? "" : ", ") + std::to_string(d);
     spdlog::info("checkpoint retention: deleted iterations {}", list);
   }
-  namespace gf = fields::generation;
   if (record.contains(gf::kTotalS))
     spdlog::info("iteration {} finished: self-play {:.1f}s, training {:.1f}s, total {:.1f}s", n,
                  record.value(gf::kSelfplayS, 0.0), record.value(gf::kTrainingS, 0.0), record[gf::kTotalS].get<double>());

@@ -10,6 +10,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/data/metadata.h"
+#include "common/data/record_fields.h"
 #include "common/net/checkpoint.h"
 #include "common/net/net_api.h"
 #include "common/wire/wire_client.h"
@@ -309,12 +310,12 @@ void Trainer::Resume() {
   if (m - 1 >= 1 && state && state->trained_iteration == m - 1) {
     GenerationLog log = ReadGenerationLog(run_.generations());
     bool present = false;
-    for (const auto& r : log.records) present = present || r["iteration"].get<int64_t>() == m - 1;
+    for (const auto& r : log.records) present = present || r[fields::generation::kIteration].get<int64_t>() == m - 1;
     if (!present) {
       nlohmann::json rec = state->record;
       // Publish adds the acknowledged generation after the state was saved;
       // metadata.json (written just before the lost append) still holds it.
-      rec["model_generation"] = meta.model_generation;
+      rec[fields::generation::kModelGeneration] = meta.model_generation;
       rec["recovered_after_restart"] = true;
       AppendGenerationRecord(run_.generations(), rec);
       spdlog::info("{}: restored the missing record of iteration {}", run_.generations(), m - 1);

@@ -37,6 +37,16 @@ inline constexpr const char* kPositionsPerS = "positions_per_s";
 inline constexpr const char* kAvgForwardMs = "avg_forward_ms";
 inline constexpr const char* kCacheHitRate = "cache_hit_rate";
 inline constexpr const char* kDevice = "device";
+// The counters since the server started and its settings, which the dashboard
+// reads from the copy of this snapshot in each generations.jsonl line
+// (generation::kServer; dashboard/run_data.cc).
+inline constexpr const char* kPid = "pid";
+inline constexpr const char* kMaxBatch = "max_batch";
+inline constexpr const char* kUptimeS = "uptime_s";
+inline constexpr const char* kPositionsForwardedTotal = "positions_forwarded_total";
+inline constexpr const char* kForwardsTotal = "forwards_total";
+inline constexpr const char* kAvgBatchTotal = "avg_batch_total";
+inline constexpr const char* kAvgForwardMsTotal = "avg_forward_ms_total";
 }  // namespace server_status
 
 // status/evaluator.json (evaluator/eval_loop.cc; run_status.cc, dashboard/run_data.cc,
@@ -109,14 +119,38 @@ inline constexpr const char* kReason = "reason";
 inline constexpr const char* kSeconds = "seconds";
 }  // namespace eval_result
 
-// generations.jsonl: the time-table fields (trainer/trainer.cc writes; the
-// status view and `trainer timetable` read); the full list is docs/trainer.md's.
+// generations.jsonl, one line per finished iteration (trainer/trainer.cc
+// writes; the status view, `trainer timetable` (trainer/generation_log.cc),
+// the trainer's restart (trainer/trainer_start.cc) and the dashboard's
+// charts (dashboard/run_data.cc) read).  These are the fields some program
+// reads; the full list of what is written is docs/trainer.md's.
 namespace generation {
 inline constexpr const char* kIteration = "iteration";
+inline constexpr const char* kStart = "start";
 inline constexpr const char* kSelfplayS = "selfplay_s";
 inline constexpr const char* kTrainingS = "training_s";
+inline constexpr const char* kPublishS = "publish_s";
 inline constexpr const char* kTotalS = "total_s";
 inline constexpr const char* kGamesUsed = "games_used";
+inline constexpr const char* kGamesByStallTimeout = "games_by_stall_timeout";
+inline constexpr const char* kGamesPerMin = "games_per_min";
+inline constexpr const char* kAvgGameLength = "avg_game_length";
+inline constexpr const char* kEntropy = "entropy";
+inline constexpr const char* kModelGeneration = "model_generation";
+// "losses": {kLossPolicy, kLossValue, "l2", "total"}
+inline constexpr const char* kLosses = "losses";
+inline constexpr const char* kLossPolicy = "policy";
+inline constexpr const char* kLossValue = "value";
+// "wins": {kWinsBlack, kWinsWhite, kWinsDraw}, games of the iteration
+inline constexpr const char* kWins = "wins";
+inline constexpr const char* kWinsBlack = "black";
+inline constexpr const char* kWinsWhite = "white";
+inline constexpr const char* kWinsDraw = "draw";
+// "reload": {"acknowledged", "generation", kReloadSeconds, "attempts", "note"}
+inline constexpr const char* kReload = "reload";
+inline constexpr const char* kReloadSeconds = "seconds";
+// "server": the server's stats snapshot taken before the reload (server_status's names)
+inline constexpr const char* kServer = "server";
 }  // namespace generation
 
 }  // namespace gz::fields
