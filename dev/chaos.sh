@@ -86,7 +86,8 @@ say() { printf '[%4ds] %s\n' $((SECONDS - T0)) "$*" | tee -a "$EVENTS"; }
 
 ROUNDS=0 KILLS=0 STOPS=0 REVIVES=0 FULL_RESTARTS=0 RESTART_RETRIES=0 RESTART_FAILS=0 SELF_DEATHS=0 RESTARTS=0
 source "$ROOT/launch/common.sh"
-pid_of() { cat "$RUN_DIR/pids/$1.pid" 2>/dev/null; }
+HOST=""  # the run's names: common.sh's run_* on RUN_DIR, one machine
+pid_of() { cat "$(run_pid_file "$1")" 2>/dev/null; }
 if ((CHECK_ONLY == 0)); then  # ---- the chaos (skipped by --check) ----
 # A dashboard port nobody listens on (e2e tests on this machine use tiny.json's).
 while :; do
@@ -99,7 +100,7 @@ stop_run() { echo "== $(date -u +%T) stop.sh $*" >>"$LAUNCH_LOG"; "$ROOT/launch/
 
 # The processes of the run, by pid file name (launch/common.sh's naming).
 NAMES=()
-alive_name() { pid_alive "$RUN_DIR/pids/$1.pid" "$(needle_of "$1")"; }
+alive_name() { pid_alive "$(run_pid_file "$1")" "$(needle_of "$1")"; }
 STOPPED=()  # pids under SIGSTOP right now: the exit trap continues them
 SAMPLER=""
 on_exit() {
@@ -116,11 +117,11 @@ START_FAILED=0
 if ! start_run; then
   say "the first start.sh failed (see $LAUNCH_LOG)"; START_FAILED=1
 fi
-for p in "$RUN_DIR"/pids/*.pid; do [ -e "$p" ] && NAMES+=("$(basename "$p" .pid)"); done
+for p in "$(run_pids_dir)"/*.pid; do [ -e "$p" ] && NAMES+=("$(run_pid_name "$p")"); done
 say "processes: ${NAMES[*]}"
 
 # metadata.json's iteration, every 0.5 s, one "unix_time iteration" line each.
-"$PY" - "$RUN_DIR/metadata.json" "$SAMPLES" <<'PY' &
+"$PY" - "$(run_metadata)" "$SAMPLES" <<'PY' &
 import json, sys, time
 src, out = sys.argv[1], sys.argv[2]
 with open(out, "a") as f:
@@ -167,7 +168,7 @@ check_self_deaths() {  # check_self_deaths [--no-revive]
   SELF_DEATHS=$((SELF_DEATHS + ${#dead[@]}))
   for n in "${dead[@]}"; do
     say "UNEXPECTED: $n is not running; last lines of its logs:"
-    tail -n 3 "$RUN_DIR/logs/$n.log" "$RUN_DIR/logs/$n.out" 2>/dev/null | sed 's/^/    /' | tee -a "$EVENTS"
+    tail -n 3 "$(run_log_file "$n")" "$(run_out_file "$n")" 2>/dev/null | sed 's/^/    /' | tee -a "$EVENTS"
   done
   [ "${1:-}" = --no-revive ] || restart
 }

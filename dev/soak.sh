@@ -25,27 +25,29 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -n "$RUN_DIR" ]] || RUN_DIR="$(mktemp -d /tmp/gz-soak.XXXXXX)"
+source "$ROOT/launch/common.sh"
+HOST=""  # the run's names: common.sh's run_* on RUN_DIR, one machine
 WARM=$(( N / 10 > 2 ? N / 10 : 2 ))
 "$ROOT/launch/start.sh" --config "$CONFIG" --run-dir "$RUN_DIR" --set run.max_iterations="$N" "${SETS[@]}" ||
   { echo "soak: start.sh failed"; "$ROOT/launch/stop.sh" --run-dir "$RUN_DIR"; exit 1; }
-PIDS="$RUN_DIR/pids" CSV="$RUN_DIR/soak_rss.csv"
+PIDS="$(run_pids_dir)" CSV="$RUN_DIR/soak_rss.csv"
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 # GPU memory (the device's used memory, in kB like RSS) is a column when
 # nvidia-smi answers; the same 5% gate applies to it.
 gpu_kb() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1 |
            awk '{printf "%d", $1 * 1024}'; }
 names=()
-for p in "$PIDS"/*.pid; do names+=("$(basename "$p" .pid)"); done
+for p in "$PIDS"/*.pid; do names+=("$(run_pid_name "$p")"); done
 [[ -n "$(gpu_kb)" ]] && names+=(gpu_memory)
 echo "seconds,iteration,${names[*]}" | tr ' ' ',' >"$CSV"
 declare -A warm_rss last_rss
 start=$(date +%s) status=0 it=0
-trainer_pid="$(cat "$PIDS/trainer.pid")"
+trainer_pid="$(cat "$(run_pid_file trainer)")"
 while kill -0 "$trainer_pid" 2>/dev/null; do
-  it=$(cat "$RUN_DIR/generations.jsonl" 2>/dev/null | wc -l)
+  it=$(cat "$(run_generations)" 2>/dev/null | wc -l)
   row="$(( $(date +%s) - start )),$it"
   for n in "${names[@]}"; do
-    if [[ "$n" == gpu_memory ]]; then kb=$(gpu_kb); kb=${kb:-0}; else kb=$(rss_kb "$(cat "$PIDS/$n.pid")"); fi
+    if [[ "$n" == gpu_memory ]]; then kb=$(gpu_kb); kb=${kb:-0}; else kb=$(rss_kb "$(cat "$(run_pid_file "$n")")"); fi
     row+=",$kb"
     [[ "$kb" -gt 0 ]] && last_rss[$n]=$kb
     [[ "$it" -ge "$WARM" && -z "${warm_rss[$n]:-}" && "$kb" -gt 0 ]] && warm_rss[$n]=$kb
@@ -53,13 +55,13 @@ while kill -0 "$trainer_pid" 2>/dev/null; do
   echo "$row" >>"$CSV"
   sleep "$INTERVAL"
 done
-it=$(cat "$RUN_DIR/generations.jsonl" 2>/dev/null | wc -l)
+it=$(cat "$(run_generations)" 2>/dev/null | wc -l)
 echo "soak: $it of $N iterations in $(( $(date +%s) - start )) s (samples: $CSV)"
 [[ "$it" -ge "$N" ]] || { echo "soak: the trainer stopped early (see $RUN_DIR/logs)"; status=1; }
 for n in "${names[@]}"; do
   w="${warm_rss[$n]:-0}" l="${last_rss[$n]:-0}"
   if [[ "$w" -eq 0 ]]; then echo "  $n: no sample after warm-up"; status=1; continue; fi
-  if [[ "$n" != trainer && "$n" != gpu_memory ]] && ! kill -0 "$(cat "$PIDS/$n.pid")" 2>/dev/null; then
+  if [[ "$n" != trainer && "$n" != gpu_memory ]] && ! kill -0 "$(cat "$(run_pid_file "$n")")" 2>/dev/null; then
     echo "  $n: died during the soak"; status=1
   fi
   pct=$(awk -v w="$w" -v l="$l" 'BEGIN {printf "%.1f", (l - w) * 100.0 / w}')

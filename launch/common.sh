@@ -15,6 +15,30 @@ pid_alive() {
   tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$needle"
 }
 
+# The run directory's names, spelled once for every script
+# (common/data/run_layout.h; `gz_status --layout` prints its answers and the
+# test launch_layout checks these against them).  Each reads RUN_DIR
+# (the run directory) and HOST ("" on one machine; a self-play host's name
+# keeps that host's files apart on the shared directory).  NAME is a
+# process: server, trainer, trainer_R, evaluator, dashboard, worker_ID.
+# Logs and pid files under a host's own folder are launch's alone (the
+# programs take them as arguments; gz_status reads the host-less ones).
+run_logs_dir() { echo "$RUN_DIR/logs${HOST:+/$HOST}"; }
+run_log_file() { echo "$(run_logs_dir)/$1.log"; }  # run_log_file NAME: the process's log
+run_out_file() { echo "$(run_logs_dir)/$1.out"; }  # run_out_file NAME: its stdout and stderr
+run_pids_dir() { echo "$RUN_DIR/pids${HOST:+/$HOST}"; }
+run_pid_file() { echo "$(run_pids_dir)/$1.pid"; }  # run_pid_file NAME
+run_pid_name() { basename "$1" .pid; }             # run_pid_name PIDFILE -> NAME
+run_worker_name() { echo "worker_$1"; }            # run_worker_name ID
+run_socket() { echo "$RUN_DIR/sock/${HOST:+$HOST/}infer.sock"; }
+run_metadata() { echo "$RUN_DIR/metadata.json"; }
+run_generations() { echo "$RUN_DIR/generations.jsonl"; }
+run_ratings() { echo "$RUN_DIR/ratings.jsonl"; }
+run_checkpoints() { echo "$RUN_DIR/checkpoints"; }
+run_status_dir() { echo "$RUN_DIR/status${HOST:+/$HOST}"; }
+run_evaluator_status() { echo "$RUN_DIR/status/evaluator.json"; }
+run_reload_ack() { echo "$(run_status_dir)/reload_ack.json"; }  # HOST's server's heartbeat
+
 # default_run_dir CONFIG -> runs/<config name>
 default_run_dir() { echo "$ROOT/runs/$(basename "${1%.json}")"; }
 

@@ -67,7 +67,7 @@ RUN_DIR="$(cd "$RUN_DIR" && pwd)"
 SETS+=(--set "run.dir=$RUN_DIR")
 [ -n "$WORKERS" ] && SETS+=(--set "run.worker_count=$WORKERS")
 # A host's processes keep their logs and pid files apart on the shared directory.
-LOGS="$RUN_DIR/logs${HOST:+/$HOST}" PIDS="$RUN_DIR/pids${HOST:+/$HOST}"
+LOGS="$(run_logs_dir)" PIDS="$(run_pids_dir)"
 mkdir -p "$LOGS" "$PIDS"
 if [ -n "$HOST" ]; then SETS+=(--set "run.host=$HOST"); fi
 
@@ -76,7 +76,7 @@ if [ -n "$HOST" ]; then SETS+=(--set "run.host=$HOST"); fi
 declare -A ALIVE=()
 for p in "$PIDS"/*.pid; do
   [ -e "$p" ] || continue
-  name="$(basename "$p" .pid)"
+  name="$(run_pid_name "$p")"
   if pid_alive "$p" "$(needle_of "$name")"; then
     ((REVIVE)) || die "run $RUN_DIR is already running ($name pid $(cat "$p")); use launch/stop.sh --run-dir $RUN_DIR (or --revive to restart only its dead processes)"
     ALIVE[$name]="$(cat "$p")"
@@ -107,19 +107,19 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" OPENBLAS_NUM_THREADS="${OPENBLAS_
 launch() {  # launch NAME CMD... (a process --revive found alive is left running)
   local name="$1"; shift
   if [ -n "${ALIVE[$name]:-}" ]; then echo "$name: alive (pid ${ALIVE[$name]}), left running"; return 0; fi
-  setsid "$@" </dev/null >"$LOGS/$name.out" 2>&1 &
-  echo $! >"$PIDS/$name.pid"
+  setsid "$@" </dev/null >"$(run_out_file "$name")" 2>&1 &
+  echo $! >"$(run_pid_file "$name")"
 }
 
 # (1) inference server; poll up to 60 s for it to answer ping.
 SERVER_UP=0 SOCK=""
 if ((WANT_SELFPLAY)); then
-  SOCK="${GOMOKU_INFER_SOCK:-$RUN_DIR/sock/${HOST:+$HOST/}infer.sock}"
+  SOCK="${GOMOKU_INFER_SOCK:-$(run_socket)}"
   export GOMOKU_INFER_SOCK="$SOCK"
-  launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR" --log-file "$LOGS/server.log"
+  launch server "$BIN/infer_server" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR" --log-file "$(run_log_file server)"
   for _ in $(seq 1 120); do
     if "$BIN/infer_ctl" --socket "$SOCK" ping >/dev/null 2>&1; then SERVER_UP=1; break; fi
-    pid_alive "$PIDS/server.pid" infer_server || break
+    pid_alive "$(run_pid_file server)" infer_server || break
     sleep 0.5
   done
   if ((SERVER_UP)); then
@@ -128,7 +128,7 @@ if ((WANT_SELFPLAY)); then
     echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
     echo "!! inference server did not answer ping on $SOCK" >&2
     echo "!! THIS RUN FALLS BACK TO LOCAL INFERENCE IN EVERY WORKER (much slower)." >&2
-    echo "!! see $LOGS/server.out and $LOGS/server.log" >&2
+    echo "!! see $(run_out_file server) and $(run_log_file server)" >&2
     echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
     unset GOMOKU_INFER_SOCK
   fi
@@ -139,7 +139,7 @@ fi
 trainer_name() { if (($1 == 0)); then echo trainer; else echo "trainer_$1"; fi; }
 for ((r = 0; r < WORLD_SIZE; r++)); do
   if ((r == 0)); then launch trainer "$BIN/trainer" --config "$CONFIG" "${SETS[@]}"
-  else launch "trainer_$r" "$BIN/trainer" --config "$CONFIG" "${SETS[@]}" --rank "$r" --log-file "$LOGS/trainer_$r.log"; fi
+  else launch "trainer_$r" "$BIN/trainer" --config "$CONFIG" "${SETS[@]}" --rank "$r" --log-file "$(run_log_file "trainer_$r")"; fi
 done
 
 # (3) every worker, explicitly: cold start never depends on the trainer.
@@ -147,15 +147,16 @@ done
 # to), so that the health check reads only what this start's worker wrote.
 declare -a WLOG_OFF=()
 for ((i = 0; i < WORKER_COUNT; i++)); do
+  w="$(run_worker_name "$i")"
   WLOG_OFF[i]=0
-  [ -n "${ALIVE[worker_$i]:-}" ] || WLOG_OFF[i]="$(stat -c %s "$LOGS/worker_$i.log" 2>/dev/null || echo 0)"
-  launch "worker_$i" "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id "$i" --log-file "$LOGS/worker_$i.log"
+  [ -n "${ALIVE[$w]:-}" ] || WLOG_OFF[i]="$(stat -c %s "$(run_log_file "$w")" 2>/dev/null || echo 0)"
+  launch "$w" "$BIN/worker" --config "$CONFIG" "${SETS[@]}" --id "$i" --log-file "$(run_log_file "$w")"
 done
 
 # (4) the evaluator (it lowers its own priority by eval.nice) and the dashboard.
 if ((WITH_EVAL)); then
   # a stale one would pass the check below (a live evaluator keeps its own fresh)
-  [ -n "${ALIVE[evaluator]:-}" ] || rm -f "$RUN_DIR/status/evaluator.json"
+  [ -n "${ALIVE[evaluator]:-}" ] || rm -f "$(run_evaluator_status)"
   launch evaluator "$BIN/evaluator" --config "$CONFIG" "${SETS[@]}" --run-dir "$RUN_DIR"
 fi
 DASH_URL=""
@@ -178,17 +179,17 @@ http_ok() {
 # (5) verify: one live process per worker id; remote mode when the server is up;
 # a self-play host's server acknowledges in status/HOST/reload_ack.json;
 # the evaluator writes its status file; the dashboard answers GET /.
-ACK_FILE="$RUN_DIR/status/${HOST:-}/reload_ack.json"
+ACK_FILE="$(run_reload_ack)" EVAL_STATUS="$(run_evaluator_status)" METADATA="$(run_metadata)"
 # A worker is healthy in remote mode, or (a self-play host started before the
 # trainer) while it waits for the run's metadata.json.
 # worker_state ID prints remote, waiting, or nothing (not ready). The verify
 # loop keeps the states it saw when it stopped, and the table reports those:
 # re-reading afterwards could see metadata.json appear before the worker
 # logged its connection, and call a healthy worker broken.
-worker_log() { tail -c +$((${WLOG_OFF[$1]:-0} + 1)) "$LOGS/worker_$1.log" 2>/dev/null || true; }
+worker_log() { tail -c +$((${WLOG_OFF[$1]:-0} + 1)) "$(run_log_file "$(run_worker_name "$1")")" 2>/dev/null || true; }
 worker_state() {
   if worker_log "$1" | grep -q "remote batched inference enabled"; then echo remote
-  elif [ ! -f "$RUN_DIR/metadata.json" ] && worker_log "$1" | grep -q "waiting for .*metadata.json"; then echo waiting
+  elif [ ! -f "$METADATA" ] && worker_log "$1" | grep -q "waiting for .*metadata.json"; then echo waiting
   fi
 }
 declare -a WSTATE=()
@@ -198,7 +199,7 @@ while :; do
   BAD=0
   WAITING=0
   for ((i = 0; i < WORKER_COUNT; i++)); do
-    pid_alive "$PIDS/worker_$i.pid" worker || BAD=1
+    pid_alive "$(run_pid_file "$(run_worker_name "$i")")" worker || BAD=1
     if ((SERVER_UP)); then
       WSTATE[i]="$(worker_state "$i")"; [ -n "${WSTATE[i]}" ] || BAD=1
       [ "${WSTATE[i]}" = waiting ] && WAITING=1
@@ -209,8 +210,8 @@ while :; do
   # at the deadline: a cold start on a slow disk is not an error).
   ((WANT_TRAINER && WAITING)) && BAD=1
   if ((SERVER_UP)) && [ -n "$HOST" ]; then [ -s "$ACK_FILE" ] || BAD=1; fi
-  if ((WITH_EVAL)); then { pid_alive "$PIDS/evaluator.pid" evaluator && [ -s "$RUN_DIR/status/evaluator.json" ]; } || BAD=1; fi
-  if ((WITH_DASHBOARD)); then { pid_alive "$PIDS/dashboard.pid" gz_dashboard && http_ok "$DASH_BIND" "$DASH_PORT"; } || BAD=1; fi
+  if ((WITH_EVAL)); then { pid_alive "$(run_pid_file evaluator)" evaluator && [ -s "$EVAL_STATUS" ]; } || BAD=1; fi
+  if ((WITH_DASHBOARD)); then { pid_alive "$(run_pid_file dashboard)" gz_dashboard && http_ok "$DASH_BIND" "$DASH_PORT"; } || BAD=1; fi
   ((BAD == 0 || SECONDS >= deadline)) && break
   sleep 1
 done
@@ -218,38 +219,43 @@ printf '%-10s %-8s %-8s %s\n' process pid state detail
 row() { printf '%-10s %-8s %-8s %s\n' "$@"; }
 FAIL=0
 if ((WANT_SELFPLAY)); then
-  if ! pid_alive "$PIDS/server.pid" infer_server; then
-    if ((SERVER_UP)); then row server "-" PROBLEM "exited; see $LOGS/server.out"; FAIL=1
+  pf="$(run_pid_file server)"
+  if ! pid_alive "$pf" infer_server; then
+    if ((SERVER_UP)); then row server "-" PROBLEM "exited; see $(run_out_file server)"; FAIL=1
     else row server "-" PROBLEM "not serving: workers use local inference"; fi
   elif [ -n "$HOST" ] && ((SERVER_UP)) && [ ! -s "$ACK_FILE" ]; then
-    row server "$(cat "$PIDS/server.pid")" PROBLEM "no heartbeat in $ACK_FILE"; FAIL=1
-  else row server "$(cat "$PIDS/server.pid")" OK "$SOCK${HOST:+, follows reload.json as host $HOST}"; fi
+    row server "$(cat "$pf")" PROBLEM "no heartbeat in $ACK_FILE"; FAIL=1
+  else row server "$(cat "$pf")" OK "$SOCK${HOST:+, follows reload.json as host $HOST}"; fi
 fi
 for ((r = 0; r < WORLD_SIZE; r++)); do
   n="$(trainer_name "$r")"
-  if pid_alive "$PIDS/$n.pid" trainer; then row "$n" "$(cat "$PIDS/$n.pid")" OK "$( ((WORLD_SIZE > 1)) && echo "rank $r of $WORLD_SIZE")"
-  else row "$n" "-" PROBLEM "exited; see $LOGS/$n.out"; FAIL=1; fi
+  pf="$(run_pid_file "$n")"
+  if pid_alive "$pf" trainer; then row "$n" "$(cat "$pf")" OK "$( ((WORLD_SIZE > 1)) && echo "rank $r of $WORLD_SIZE")"
+  else row "$n" "-" PROBLEM "exited; see $(run_out_file "$n")"; FAIL=1; fi
 done
 for ((i = 0; i < WORKER_COUNT; i++)); do
-  pf="$PIDS/worker_$i.pid"
-  if ! pid_alive "$pf" worker; then row "worker_$i" "-" PROBLEM "not running; see $LOGS/worker_$i.out"; FAIL=1; continue; fi
+  w="$(run_worker_name "$i")"
+  pf="$(run_pid_file "$w")"
+  if ! pid_alive "$pf" worker; then row "$w" "-" PROBLEM "not running; see $(run_out_file "$w")"; FAIL=1; continue; fi
   if ((SERVER_UP)) && [ -z "${WSTATE[i]:-}" ]; then
-    row "worker_$i" "$(cat "$pf")" PROBLEM "no 'remote batched inference enabled' line in worker_$i.log"; FAIL=1; continue
+    row "$w" "$(cat "$pf")" PROBLEM "no 'remote batched inference enabled' line in $w.log"; FAIL=1; continue
   fi
   if ((SERVER_UP)) && [ "${WSTATE[i]}" = waiting ]; then
-    row "worker_$i" "$(cat "$pf")" OK "waiting for the trainer's metadata.json"; continue
+    row "$w" "$(cat "$pf")" OK "waiting for the trainer's metadata.json"; continue
   fi
-  row "worker_$i" "$(cat "$pf")" OK "$( ((SERVER_UP)) && echo remote || echo local)"
+  row "$w" "$(cat "$pf")" OK "$( ((SERVER_UP)) && echo remote || echo local)"
 done
 if ((WITH_EVAL)); then
-  if ! pid_alive "$PIDS/evaluator.pid" evaluator; then row evaluator "-" PROBLEM "exited; see $LOGS/evaluator.out"; FAIL=1
-  elif [ ! -s "$RUN_DIR/status/evaluator.json" ]; then row evaluator "$(cat "$PIDS/evaluator.pid")" PROBLEM "no status/evaluator.json yet"; FAIL=1
-  else row evaluator "$(cat "$PIDS/evaluator.pid")" OK "ratings: $RUN_DIR/ratings.jsonl"; fi
+  pf="$(run_pid_file evaluator)"
+  if ! pid_alive "$pf" evaluator; then row evaluator "-" PROBLEM "exited; see $(run_out_file evaluator)"; FAIL=1
+  elif [ ! -s "$EVAL_STATUS" ]; then row evaluator "$(cat "$pf")" PROBLEM "no status/evaluator.json yet"; FAIL=1
+  else row evaluator "$(cat "$pf")" OK "ratings: $(run_ratings)"; fi
 fi
 if ((WITH_DASHBOARD)); then
-  if ! pid_alive "$PIDS/dashboard.pid" gz_dashboard; then row dashboard "-" PROBLEM "exited; see $LOGS/dashboard.out"; FAIL=1
-  elif ! http_ok "$DASH_BIND" "$DASH_PORT"; then row dashboard "$(cat "$PIDS/dashboard.pid")" PROBLEM "no HTTP answer on $DASH_URL"; FAIL=1
-  else row dashboard "$(cat "$PIDS/dashboard.pid")" OK "$DASH_URL"; fi
+  pf="$(run_pid_file dashboard)"
+  if ! pid_alive "$pf" gz_dashboard; then row dashboard "-" PROBLEM "exited; see $(run_out_file dashboard)"; FAIL=1
+  elif ! http_ok "$DASH_BIND" "$DASH_PORT"; then row dashboard "$(cat "$pf")" PROBLEM "no HTTP answer on $DASH_URL"; FAIL=1
+  else row dashboard "$(cat "$pf")" OK "$DASH_URL"; fi
 fi
 
 # (6) where to look.
@@ -257,7 +263,7 @@ cat <<MSG
 
 logs:    $LOGS/{server,trainer,worker_N,evaluator}.log
 status:  launch/status.sh --run-dir $RUN_DIR        (add --json for machines)
-server:  tail -f $LOGS/server.log | grep 'stats:'   (one line every server.stats_interval_s)
+server:  tail -f $(run_log_file server) | grep 'stats:'   (one line every server.stats_interval_s)
 stop:    launch/stop.sh --run-dir $RUN_DIR${HOST:+ --host $HOST}
 MSG
 [ -n "$DASH_URL" ] && echo "dashboard: $DASH_URL"

@@ -17,12 +17,12 @@ while (($#)); do
   esac
 done
 [ -n "$RUN_DIR" ] || RUN_DIR="$(default_run_dir "$(default_config)")"
-PIDS="$RUN_DIR/pids${HOST:+/$HOST}"
+PIDS="$(run_pids_dir)"
 [ -d "$PIDS" ] || { echo "stop: no pid directory in $RUN_DIR: nothing to stop"; exit 0; }
 live=()
 for p in "$PIDS"/*.pid; do
   [ -e "$p" ] || continue
-  name="$(basename "$p" .pid)"
+  name="$(run_pid_name "$p")"
   if pid_alive "$p" "$(needle_of "$name")"; then
     kill -TERM "$(cat "$p")" 2>/dev/null || true
     live+=("$p")
@@ -32,13 +32,13 @@ echo "stop: sent SIGTERM to ${#live[@]} process(es)"
 deadline=$((SECONDS + TIMEOUT))
 while ((SECONDS < deadline)); do
   left=0
-  for p in "${live[@]}"; do pid_alive "$p" "$(needle_of "$(basename "$p" .pid)")" && left=1; done
+  for p in "${live[@]}"; do pid_alive "$p" "$(needle_of "$(run_pid_name "$p")")" && left=1; done
   ((left == 0)) && break
   sleep 0.2
 done
 STUCK=0
 for p in "${live[@]}"; do
-  name="$(basename "$p" .pid)"
+  name="$(run_pid_name "$p")"
   if pid_alive "$p" "$(needle_of "$name")"; then
     echo "stop: $name (pid $(cat "$p")) still alive after ${TIMEOUT}s: sending SIGKILL" >&2
     kill -KILL "$(cat "$p")" 2>/dev/null || true
@@ -46,7 +46,7 @@ for p in "${live[@]}"; do
   fi
 done
 rm -f "$PIDS"/*.pid
-SOCK="$RUN_DIR/sock/${HOST:+$HOST/}infer.sock"
+SOCK="$(run_socket)"
 if [ -S "$SOCK" ]; then echo "stop: removing stale socket $SOCK"; rm -f "$SOCK"; fi
 ((STUCK)) && { echo "stop: done (some processes needed SIGKILL)"; exit 1; }
 echo "stop: all processes stopped"

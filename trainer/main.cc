@@ -50,7 +50,7 @@ int Follow(const gz::Config& config, int rank, const gz::CliArgs& args) {
   gz::RunLayout run(config.run.dir);
   gz::MakeDirs(run.logs());
   const std::string name = "trainer-rank" + std::to_string(rank);
-  gz::InitLogging(name, args.get(gz::kLogFileFlag, run.logs() + "/" + name + ".log"));
+  gz::InitLogging(name, args.get(gz::kLogFileFlag, run.log_file(name)));
   spdlog::info("config set by: {}", config.DescribeOrigins());
   const std::atomic<bool>& g_stop = gz::InstallStopSignals(/*restart_syscalls=*/false);
   try {

@@ -6,6 +6,12 @@ BIN="${GZ_BIN_DIR:-$ROOT/build/bin}"
 export GOMOKU_BIN="$BIN"
 TESTNAME="$(basename "$0" .sh)"
 RUN="$(mktemp -d /tmp/gz-e2e-XXXXXX)"
+# The run's file names: launch/common.sh's run_* functions on RUN_DIR, here a
+# name for RUN (a test that points RUN at another run moves them with it), and
+# HOST "" (one machine; HOST=NAME run_... for a self-play host's names).
+source "$ROOT/launch/common.sh"
+declare -n RUN_DIR=RUN
+HOST=""
 # configs/tiny.json with a free dashboard port: the shipped port (18765) may
 # be taken by a run the user has going on this machine, or by another test.
 CONFIG_DIR="$(mktemp -d /tmp/gz-e2e-cfg-XXXXXX)"
@@ -23,7 +29,7 @@ FAILS=0 PASSES=0
 
 cleanup() {
   local pids
-  pids="$(cat "$RUN"/pids/*.pid 2>/dev/null || true)"
+  pids="$(all_pids)"
   "$ROOT/launch/stop.sh" --run-dir "$RUN" --timeout 10 >/dev/null 2>&1 || true
   # Anything of ours still alive (e.g. a process started by hand) is killed.
   for p in $pids; do kill -KILL "$p" 2>/dev/null || true; done
@@ -37,7 +43,7 @@ cleanup() {
   done
   if ((FAILS)); then
     echo "---- logs of the failed run ($RUN) ----"
-    for f in "$RUN"/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 25 "$f"; }; done
+    for f in "$(run_logs_dir)"/*; do [ -f "$f" ] && { echo "== $f"; tail -n 25 "$f"; }; done
   fi
   sleep 0.2  # let the killed ones go
   rm -rf "$RUN" "$CONFIG_DIR"
@@ -70,15 +76,16 @@ start_run() {
 # that holds TEXT once white space is removed from both, e.g. '"rule":"renju"'.
 server_stats_has() {
   local stats want="${1//[$' \n\t']/}"
-  stats="$("$BIN/infer_ctl" --socket "$RUN/sock/infer.sock" stats)" || return 1
+  stats="$("$BIN/infer_ctl" --socket "$(run_socket)" stats)" || return 1
   stats="${stats//[$' \n\t']/}"
   [[ "$stats" == *"$want"* ]]
 }
-generations() { [ -f "$RUN/generations.jsonl" ] && grep -c '"iteration"' "$RUN/generations.jsonl" || echo 0; }
+generations() { [ -f "$(run_generations)" ] && grep -c '"iteration"' "$(run_generations)" || echo 0; }
 at_least_generations() { (($(generations) >= $1)); }
-meta_iteration() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"])' "$RUN/metadata.json"; }
+meta_iteration() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"])' "$(run_metadata)"; }
+# json_get PY-SUBSCRIPT: the value at d["a"]["b"] of stdin's JSON (replaces common.sh's json_get).
 json_get() { /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); exec("print(d" + sys.argv[1] + ")")' "$1"; }
-pid_of() { cat "$RUN/pids/$1.pid"; }
+pid_of() { cat "$(run_pid_file "$1")"; }
 # alive PID: running and not a zombie (a reparented process may stay a zombie
 # when PID 1 does not reap; kill -0 alone would count it).
 alive() {
@@ -103,7 +110,7 @@ no_process_left() {
   for p in "$@"; do alive "$p" && return 1; done
   return 0
 }
-all_pids() { cat "$RUN"/pids/*.pid 2>/dev/null || true; }
+all_pids() { cat "$(run_pids_dir)"/*.pid 2>/dev/null || true; }
 
 finish() {
   echo "$PASSES passed, $FAILS failed"

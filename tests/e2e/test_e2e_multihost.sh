@@ -27,7 +27,7 @@ check "the trainer's rank 1 runs" alive "$(pid_of trainer_1)"
 
 # records_with PY-CONDITION: number of generations.jsonl records r for which the condition holds.
 records_with() {
-  /usr/bin/python3 - "$RUN/generations.jsonl" "$1" <<'PY'
+  /usr/bin/python3 - "$(run_generations)" "$1" <<'PY'
 import json, sys
 n = 0
 for line in open(sys.argv[1]):
@@ -42,7 +42,7 @@ for line in open(sys.argv[1]):
 print(n)
 PY
 }
-at_least_records() { [ -f "$RUN/generations.jsonl" ] && (($(records_with "$1") >= $2)); }
+at_least_records() { [ -f "$(run_generations)" ] && (($(records_with "$1") >= $2)); }
 check "2 iterations complete, each acknowledged by both hosts" \
   wait_for 150 at_least_records 'acked == ["hostA", "hostB"]' 2
 
@@ -88,19 +88,19 @@ PY
 check "status text names each host" bash -c "'$ROOT/launch/status.sh' --run-dir '$RUN' | grep -q '^host hostB: server alive'"
 
 # kill -9 hostB's server: its worker falls back to local inference, the trainer excludes the host by name.
-kill -KILL "$(cat "$RUN/pids/hostB/server.pid")"
+kill -KILL "$(HOST=hostB pid_of server)"
 check "the run goes on with hostB excluded and named" \
   wait_for 120 at_least_records '"hostB" in excluded and acked == ["hostA"]' 1
-check "the trainer's log names the excluded host" grep -q "self-play host hostB excluded" "$RUN/logs/trainer.log"
+check "the trainer's log names the excluded host" grep -q "self-play host hostB excluded" "$(run_log_file trainer)"
 
 # Restarted, hostB's server catches up from metadata.json / reload.json and rejoins.
-export GOMOKU_INFER_SOCK="$RUN/sock/hostB/infer.sock"
+export GOMOKU_INFER_SOCK="$(HOST=hostB run_socket)"
 setsid "$BIN/infer_server" --config "$CONFIG" --set "run.dir=$RUN" --set run.host=hostB "${SETS[@]}" --run-dir "$RUN" \
-  --log-file "$RUN/logs/hostB/server.log" </dev/null >>"$RUN/logs/hostB/server.out" 2>&1 &
-echo $! >"$RUN/pids/hostB/server.pid"
+  --log-file "$(HOST=hostB run_log_file server)" </dev/null >>"$(HOST=hostB run_out_file server)" 2>&1 &
+echo $! >"$(HOST=hostB run_pid_file server)"
 unset GOMOKU_INFER_SOCK
 N_BEFORE="$(records_with 'acked == ["hostA", "hostB"]')"
 check "restarted, hostB rejoins: a later iteration is acknowledged by both hosts" \
   wait_for 120 at_least_records 'acked == ["hostA", "hostB"]' $((N_BEFORE + 1))
-check "the trainer noticed hostB again" grep -q "self-play host hostB is heard again" "$RUN/logs/trainer.log"
+check "the trainer noticed hostB again" grep -q "self-play host hostB is heard again" "$(run_log_file trainer)"
 finish

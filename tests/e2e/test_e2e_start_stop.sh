@@ -6,8 +6,8 @@ PIDS_BEFORE="$(all_pids)"
 check "start.sh refuses a second copy of the same run" bash -c "! '$ROOT/launch/start.sh' --config '$CONFIG' --run-dir '$RUN' >/dev/null 2>&1"
 check "2 iterations complete" wait_for 100 at_least_generations 2
 check "metadata advanced past iteration 2" test "$(meta_iteration)" -ge 3
-GEN_META="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model_generation"])' "$RUN/metadata.json")"
-GEN_SERVER="$("$BIN/infer_ctl" --socket "$RUN/sock/infer.sock" stats | json_get '["model_generation"]')"
+GEN_META="$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model_generation"])' "$(run_metadata)")"
+GEN_SERVER="$("$BIN/infer_ctl" --socket "$(run_socket)" stats | json_get '["model_generation"]')"
 check "server serves the generation metadata names ($GEN_SERVER == $GEN_META)" test "$GEN_SERVER" = "$GEN_META"
 # Reload before metadata (checklist 5): the games of iteration N+1 carry the generation the server
 # acknowledged for the weights of iteration N, and no move of theirs was evaluated by an older model.
@@ -35,7 +35,7 @@ print("game files checked:", checked)
 assert checked > 0
 PY
 for i in 0 1 2; do
-  check "worker $i logged remote mode" grep -q "remote batched inference enabled" "$RUN/logs/worker_$i.log"
+  check "worker $i logged remote mode" grep -q "remote batched inference enabled" "$(run_log_file "$(run_worker_name $i)")"
 done
 M_BEFORE="$(meta_iteration)"
 STATUS="$("$ROOT/launch/status.sh" --run-dir "$RUN" --json)"
@@ -64,7 +64,7 @@ check "the dashboard answers on the configured port" bash -c "exec 3<>/dev/tcp/1
 # A partly dead run (operations.md, "One part died"): start.sh still refuses it, --revive brings
 # back exactly the dead processes and the run goes on.
 W1_OLD="$(pid_of worker_1)" SERVER_OLD="$(pid_of server)" TRAINER_OLD="$(pid_of trainer)"
-W1_LOG_SIZE="$(stat -c %s "$RUN/logs/worker_1.log")"
+W1_LOG_SIZE="$(stat -c %s "$(run_log_file worker_1)")"
 kill -KILL "$W1_OLD" "$SERVER_OLD"
 wait_for 10 no_process_left "$W1_OLD" "$SERVER_OLD" || true
 check "start.sh without --revive refuses the partly dead run" bash -c "! '$ROOT/launch/start.sh' --config '$CONFIG' --run-dir '$RUN' >/dev/null 2>&1"
@@ -72,11 +72,11 @@ start_run "start.sh --revive restarts the dead and reports a healthy system" --r
 check "the worker and the server are new processes" test "$(pid_of worker_1)" != "$W1_OLD" -a "$(pid_of server)" != "$SERVER_OLD"
 check "the live trainer was left running" test "$(pid_of trainer)" = "$TRAINER_OLD"
 check "the revived worker connected again (its log since the revive)" \
-  bash -c "tail -c +$((W1_LOG_SIZE + 1)) '$RUN/logs/worker_1.log' | grep -q 'remote batched inference enabled'"
+  bash -c "tail -c +$((W1_LOG_SIZE + 1)) '$(run_log_file worker_1)' | grep -q 'remote batched inference enabled'"
 GEN_REVIVED="$(generations)"
 check "the run goes on after the revive" wait_for 100 at_least_generations $((GEN_REVIVED + 1))
 PIDS_BEFORE="$PIDS_BEFORE $(all_pids)"
 check "stop.sh stops everything" "$ROOT/launch/stop.sh" --run-dir "$RUN"
 check "no process left" no_process_left $PIDS_BEFORE
-check "no stale socket" test ! -e "$RUN/sock/infer.sock"
+check "no stale socket" test ! -e "$(run_socket)"
 finish
