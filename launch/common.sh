@@ -35,7 +35,9 @@ run_metadata() { echo "$RUN_DIR/metadata.json"; }
 run_generations() { echo "$RUN_DIR/generations.jsonl"; }
 run_ratings() { echo "$RUN_DIR/ratings.jsonl"; }
 run_checkpoints() { echo "$RUN_DIR/checkpoints"; }
+run_checkpoint() { echo "$(run_checkpoints)/weights_it$1.pt"; }  # run_checkpoint ITERATION
 run_status_dir() { echo "$RUN_DIR/status${HOST:+/$HOST}"; }
+run_worker_status() { echo "$(run_status_dir)/$(run_worker_name "$1").json"; }  # run_worker_status ID
 run_evaluator_status() { echo "$RUN_DIR/status/evaluator.json"; }
 run_reload_ack() { echo "$(run_status_dir)/reload_ack.json"; }  # HOST's server's heartbeat
 

@@ -13,9 +13,9 @@ check "iteration completes without worker 1" wait_for 100 at_least_generations $
 # (A simple command in the background, not "cd && setsid ... &": $! must be the worker itself.)
 for _ in $(seq 10); do
   ( cd "$ROOT" || exit 1
-    GOMOKU_INFER_SOCK="$RUN/sock/infer.sock" setsid "$BIN/worker" --config "$CONFIG" --set "run.dir=$RUN" --id 1 \
-      </dev/null >>"$RUN/logs/worker_1.out" 2>&1 &
-    echo $! >"$RUN/pids/worker_1.pid" )
+    GOMOKU_INFER_SOCK="$(run_socket)" setsid "$BIN/worker" --config "$CONFIG" --set "run.dir=$RUN" --id 1 \
+      </dev/null >>"$(run_out_file worker_1)" 2>&1 &
+    echo $! >"$(run_pid_file worker_1)" )
   sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
   kill -KILL "$(pid_of worker_1)" 2>/dev/null || true
 done
@@ -34,11 +34,11 @@ PY
 # kill -9 the server: workers log the fallback and the iteration completes.
 N1="$(generations)"
 kill -KILL "$(pid_of server)"
-check "workers log the fallback" wait_for 60 grep -q "falling back to local inference" "$RUN/logs/worker_0.log" "$RUN/logs/worker_2.log"
+check "workers log the fallback" wait_for 60 grep -q "falling back to local inference" "$(run_log_file worker_0)" "$(run_log_file worker_2)"
 check "iteration completes without the server" wait_for 100 at_least_generations $((N1 + 1))
 fell_back() {  # worker 0's status file: local mode, and the fallback counted
   /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["mode"] != "local" or d["fallbacks_total"] < 1)' \
-    "$RUN/status/worker_0.json" 2>/dev/null
+    "$(run_worker_status 0)" 2>/dev/null
 }
 check "worker 0's status shows local mode and counts the fallback" wait_for 30 fell_back
 check "worker 0 survived the server's death" alive "$(pid_of worker_0)"
@@ -49,9 +49,9 @@ IT_BEFORE="$(meta_iteration)"
 kill -KILL "$(pid_of trainer)"
 sleep 0.5
 ( cd "$ROOT" || exit 1
-  setsid "$BIN/trainer" --config "$CONFIG" --set "run.dir=$RUN" </dev/null >"$RUN/logs/trainer2.out" 2>&1 &
-  echo $! >"$RUN/pids/trainer.pid" )
-check "restarted trainer resumes (not from scratch)" wait_for 30 grep -q "resuming run at iteration" "$RUN/logs/trainer2.out" "$RUN/logs/trainer.log"
+  setsid "$BIN/trainer" --config "$CONFIG" --set "run.dir=$RUN" </dev/null >"$(run_out_file trainer2)" 2>&1 &
+  echo $! >"$(run_pid_file trainer)" )
+check "restarted trainer resumes (not from scratch)" wait_for 30 grep -q "resuming run at iteration" "$(run_out_file trainer2)" "$(run_log_file trainer)"
 check "iterations continue after the restart" wait_for 100 at_least_generations $((N2 + 1))
 check "iteration did not go back" test "$(meta_iteration)" -ge "$IT_BEFORE"
 finish

@@ -23,8 +23,8 @@ for f in files:
 assert set(by_size) == {7, 9}, by_size
 print(dict(by_size))
 PY
-check "no worker fell back to local inference" bash -c "! grep -l 'falling back to local' '$RUN'/logs/worker_*.log"
-check "generations.jsonl counts the games of each size" /usr/bin/python3 - "$RUN/generations.jsonl" <<'PY'
+check "no worker fell back to local inference" bash -c "! grep -l 'falling back to local' '$(run_logs_dir)'/worker_*.log"
+check "generations.jsonl counts the games of each size" /usr/bin/python3 - "$(run_generations)" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 seen, trained = set(), set()
@@ -37,10 +37,10 @@ assert seen == {7, 9}, seen
 assert trained == {7, 9}, trained  # the trainer stepped on both sizes
 print([r["games_by_size"] for r in recs])
 PY
-NEWEST=$(ls "$RUN/checkpoints" | sed -n 's/^weights_it\([0-9]*\)\.pt$/\1/p' | sort -n | tail -1)
+NEWEST=$(ls "$(run_checkpoints)" | sed -n 's/^weights_it\([0-9]*\)\.pt$/\1/p' | sort -n | tail -1)
 for size in 7 9; do
   check "the trained net plays the arena at ${size}x${size}" \
-    "$BIN/arena" --config "$CONFIG" --set "board.size=$size" --player-a "net:$RUN/checkpoints/weights_it$NEWEST.pt:8" \
+    "$BIN/arena" --config "$CONFIG" --set "board.size=$size" --player-a "net:$(run_checkpoint "$NEWEST"):8" \
     --player-b rollout:20 --games 2
 done
 check "stop.sh stops everything" "$ROOT/launch/stop.sh" --run-dir "$RUN"

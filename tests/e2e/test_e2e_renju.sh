@@ -20,6 +20,6 @@ for f in files:
 print(len(files), "renju game files")
 PY
 check "the arena plays the trained renju net under renju" \
-  "$BIN/arena" --config "$CONFIG" "${SETS[@]}" --player-a "net:$RUN/checkpoints/weights_it2.pt:8" --player-b rollout:20 --games 2
+  "$BIN/arena" --config "$CONFIG" "${SETS[@]}" --player-a "net:$(run_checkpoint 2):8" --player-b rollout:20 --games 2
 check "stop.sh stops everything" "$ROOT/launch/stop.sh" --run-dir "$RUN"
 finish

@@ -7,11 +7,11 @@ source "$(dirname "$0")/lib.sh"
 start_run "start.sh reports a healthy system"
 check "iteration 1 completes" wait_for 100 at_least_generations 1
 N0="$(generations)"
-S0="$(grep -c "stall timeout" "$RUN/logs/trainer.log" || true)"
+S0="$(grep -c "stall timeout" "$(run_log_file trainer)" || true)"
 kill -STOP "$(pid_of worker_1)" "$(pid_of worker_2)"
 # configs/tiny.json: stall_timeout_s 20, min_games 3 = one worker's games per iteration.
 check "an iteration completes with 2 workers stopped" wait_for 90 at_least_generations $((N0 + 1))
-check "the trainer logged the stall timeout" test "$(grep -c "stall timeout" "$RUN/logs/trainer.log" || true)" -gt "$S0"
+check "the trainer logged the stall timeout" test "$(grep -c "stall timeout" "$(run_log_file trainer)" || true)" -gt "$S0"
 kill -CONT "$(pid_of worker_1)" "$(pid_of worker_2)"
 check "iterations go on after SIGCONT" wait_for 100 at_least_generations $((N0 + 2))
 check "all workers alive" bash -c "kill -0 $(pid_of worker_0) && kill -0 $(pid_of worker_1) && kill -0 $(pid_of worker_2)"

@@ -35,8 +35,11 @@ same metadata "" run_metadata
 same generations "" run_generations
 same ratings "" run_ratings
 same checkpoints "" run_checkpoints
+same checkpoint "" run_checkpoint 7
 same status_dir "" run_status_dir
 same status_dir_host hostA run_status_dir
+same worker_status "" run_worker_status 2
+same worker_status_host hostA run_worker_status 2
 same evaluator_status "" run_evaluator_status
 same reload_ack hostA run_reload_ack
 same logs "" run_logs_dir
