@@ -46,16 +46,16 @@ struct InputError : gz::GomokuError {
 };
 
 int ParseIntFlag(const gz::CliArgs& args, const std::string& flag, int fallback, int lo, int hi) {
-  if (!args.has(flag)) return fallback;
-  const std::string text = args.get(flag);
+  long long v = 0;
   try {
-    size_t used = 0;
-    long long v = std::stoll(text, &used);
-    if (used == text.size() && v >= lo && v <= hi) return static_cast<int>(v);
-  } catch (const std::exception&) {
+    v = args.get_int(flag, fallback);
+  } catch (const gz::GomokuError& e) {
+    throw InputError(e.what());
   }
-  throw InputError(flag + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" +
-                   text + "'");
+  if (v < lo || v > hi)
+    throw InputError(flag + " expects an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                     std::to_string(v));
+  return static_cast<int>(v);
 }
 
 int Run(int argc, char** argv) {

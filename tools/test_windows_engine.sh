@@ -84,8 +84,10 @@ mkdir -p "$WINEPREFIX"
 "$wine" wineboot --init >/dev/null 2>&1 || true
 t2=$(date +%s)
 
-# The leagues of the folder's nets (NAME-SIZExSIZE-RULE-DATE.pt), one game each.
-leagues="$(ls "$work/engine" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z]*\)-[0-9-]*\.pt$/\2:\1/p' | sort -u | paste -sd, -)"
+# A net's league from its name (NAME-SIZExSIZE-RULE-DATE.pt): "RULE SIZE", nothing for other files.
+league_of() { echo "$1" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z]*\)-[0-9-]*\.pt$/\2 \1/p'; }
+# The leagues of the folder's nets, one game each (gomocup_check --rules RULE:SIZE,...).
+leagues="$(for f in $(ls "$work/engine"); do league_of "$f"; done | sort -u | tr ' ' ':' | paste -sd, -)"
 [ -n "$leagues" ] || { echo "$0: the ZIP holds no net" >&2; exit 1; }
 games="$(echo "$leagues" | tr ',' '\n' | wc -l)"
 echo "test_windows_engine: leagues $leagues"
@@ -100,7 +102,8 @@ set -e
 # Each league's game was played by its own net, in both brains (the engine
 # logs the net it picks for a game: common/match/evaluator_source.h).
 for net in $(cd "$work/engine" && ls *.pt); do
-  league="$(echo "$net" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z]*\)-[0-9-]*\.pt$/\1x\1 \2/p')"
+  read -r rule size <<< "$(league_of "$net")"
+  league="${size}x${size} $rule"
   picked="$(grep -c "$net plays this $league game" "$work/engines.log" || true)"
   if [ "$picked" -lt 2 ]; then
     echo "FAIL the $league game was not played by $net in both brains ($picked log lines)"

@@ -93,7 +93,9 @@ std::string EvaluatorSource::CheckSize(int size) const {
         why << "cannot load weights " << n.path << ": " << n.load_error;
         break;
       }
-    if (why.str().empty() && Pick(size, Rule::kFreestyle) < 0) {
+    const bool plays = std::any_of(nets_.begin(), nets_.end(),
+                                   [size](const Net& n) { return CheckpointPlaysSize(n.info, size); });
+    if (why.str().empty() && !plays) {
       const Net& n = nets_.front();
       why << "board size " << size << " is not supported: the checkpoint" << (nets_.size() > 1 ? "s were" : " was")
           << " trained for " << n.info.board_size << "x" << n.info.board_size;

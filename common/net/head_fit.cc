@@ -37,16 +37,11 @@ torch::Tensor Encode(const std::vector<Board>& boards, int size) {
   return planes;
 }
 
-// The heads' parameters (everything but the stem and the tower).
+// The heads' parameters: everything but the stem (input_*) and the residual tower.
 std::vector<torch::Tensor> HeadParameters(PolicyValueNet& net) {
   std::vector<torch::Tensor> out;
-  for (auto* m : {&net->policy_conv, &net->policy_out, &net->value_conv}) {
-    for (auto& p : (*m)->parameters()) out.push_back(p);
-  }
-  for (auto& p : net->policy_bn->parameters()) out.push_back(p);
-  for (auto& p : net->value_bn->parameters()) out.push_back(p);
-  for (auto& p : net->value_fc1->parameters()) out.push_back(p);
-  for (auto& p : net->value_fc2->parameters()) out.push_back(p);
+  for (auto& p : net->named_parameters(true))
+    if (p.key().rfind("input_", 0) != 0 && p.key().rfind("tower.", 0) != 0) out.push_back(p.value());
   return out;
 }
 
