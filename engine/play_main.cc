@@ -77,9 +77,12 @@ int main(int argc, char** argv) {
     }
     if (args.has("--rule")) options.rule = gz::ParseRule(args.get("--rule"));
     if (cl.weights.empty() && !baseline && cl.settings_file.empty()) {
-      // No checkpoint asked for: the newest shipped net of the rule, at --size when given.
-      cl.weights = gz::NewestShippedNet(gz::ShippedNetDirs(gz::ExecutableDir()), size,
-                                        gz::RuleName(options.rule));
+      // No checkpoint asked for: the newest shipped net of the rule for --size,
+      // else for the default board (15), else for any size.
+      const auto dirs = gz::ShippedNetDirs(gz::ExecutableDir());
+      const std::string rule = gz::RuleName(options.rule);
+      cl.weights = gz::NewestShippedNet(dirs, size == 0 ? 15 : size, rule);
+      if (cl.weights.empty() && size == 0) cl.weights = gz::NewestShippedNet(dirs, 0, rule);
       if (cl.weights.empty())
         std::cerr << "play: no shipped net for " << gz::RuleName(options.rule)
                   << " in nets/; playing the pure-MCTS baseline\n";

@@ -28,14 +28,16 @@ const char* kUsage = R"(derive_net: a net of another rule / heads / size, starte
 Usage:
   derive_net --from CKPT --out NEW.pt [--rule freestyle|standard|renju|caro]
              [--heads fc|conv] [--board-size N] [--seed S]
-             [--fit-positions N] [--fit-steps N]
+             [--fit-positions N] [--fit-steps N] [--fit-heads-only]
 
 Every parameter and BatchNorm buffer of NEW whose name and shape match CKPT's
 is copied from CKPT; the others are initialised from --seed (default 1).
-Conv heads made from an fc CKPT are then fitted to CKPT's outputs on
+A conv-heads NEW made from an fc CKPT is then fitted to CKPT's outputs on
 --fit-positions positions of its games (default 24000; 0: left as
-initialised) in --fit-steps Adam steps (default 2000), the tower frozen
-(tools/head_fit.h); the held-out fit is printed.
+initialised) in --fit-steps Adam steps (default 2000), tower and heads: a
+distilled conv copy of CKPT (common/net/head_fit.h); the held-out fit is
+printed.  --fit-heads-only keeps the copied tower frozen and fits the heads
+alone (faster, but the heads alone cannot learn where the centre is).
 Defaults: CKPT's rule, heads and board size.  NEW is iteration 0 and carries
 CKPT's play settings.  Prints how many tensors were copied and which were not.
 Exit codes: 0 done, 2 bad input, 1 other.
@@ -63,7 +65,7 @@ int Run(int argc, char** argv) {
   CliArgs args;
   try {
     args = ParseCli(argc, argv, CliSpec{kUsage, {"--from", "--out", "--rule", "--heads", "--board-size", "--seed",
-                                                  "--fit-positions", "--fit-steps"}, {}});
+                                                  "--fit-positions", "--fit-steps"}, {"--fit-heads-only"}});
   } catch (const GomokuError& e) {
     throw InputError(e.what());
   }
@@ -128,15 +130,19 @@ int Run(int argc, char** argv) {
     copy_from(dst_buffers, src_buffers);
   }
   if (copied == 0) throw InputError(from + ": no tensor of it fits the new net; nothing to start from");
+  const bool heads_only = args.switches.count("--fit-heads-only") > 0;
+  if (heads_only && !(heads == NetHeads::kConv && src->heads == NetHeads::kFc && fit_positions > 0))
+    throw InputError("--fit-heads-only: only conv heads made from an fc CKPT are fitted (and --fit-positions > 0)");
   std::string fitted;
   if (heads == NetHeads::kConv && src->heads == NetHeads::kFc && fit_positions > 0) {
-    // New conv heads on an fc net's tower: fit them to the fc net's outputs (tools/head_fit.h).
+    // New conv heads on an fc net's tower: fit the net to the fc net's outputs (common/net/head_fit.h).
     HeadFitOptions fo;
     fo.positions = std::max(fit_positions, 100);
     fo.steps = fit_steps;
     fo.seed = static_cast<uint64_t>(seed);
     fo.size = src_info.board_size;
     fo.rule = ParseRule(src_info.rule);
+    fo.whole = !heads_only;
     fitted = FitConvHeads(src, dst, fo).Describe();
   }
 
@@ -153,7 +159,7 @@ int Run(int argc, char** argv) {
     for (const std::string& name : fresh) std::cout << " " << name;
   }
   std::cout << "\n";
-  if (!fitted.empty()) std::cout << "derive_net: heads fitted to " << from << " on " << fitted << "\n";
+  if (!fitted.empty()) std::cout << "derive_net: " << (heads_only ? "heads" : "net") << " fitted to " << from << " on " << fitted << "\n";
   return 0;
 }
 

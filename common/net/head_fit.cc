@@ -37,11 +37,12 @@ torch::Tensor Encode(const std::vector<Board>& boards, int size) {
   return planes;
 }
 
-// The heads' parameters: everything but the stem (input_*) and the residual tower.
-std::vector<torch::Tensor> HeadParameters(PolicyValueNet& net) {
+// The parameters to fit: the heads (everything but the stem input_* and the
+// residual tower), or with `whole` every parameter.
+std::vector<torch::Tensor> FittedParameters(PolicyValueNet& net, bool whole) {
   std::vector<torch::Tensor> out;
   for (auto& p : net->named_parameters(true))
-    if (p.key().rfind("input_", 0) != 0 && p.key().rfind("tower.", 0) != 0) out.push_back(p.value());
+    if (whole || (p.key().rfind("input_", 0) != 0 && p.key().rfind("tower.", 0) != 0)) out.push_back(p.value());
   return out;
 }
 
@@ -64,7 +65,8 @@ HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, con
   student->eval();
   const int n = o.size * o.size;
 
-  // Positions, teacher targets and the (frozen) tower's features.
+  // Positions, teacher targets and the student's inputs: the (frozen) tower's
+  // features, or with `whole` the encoded planes.
   std::vector<torch::Tensor> features, target_logp, target_v;
   int have = 0;
   std::vector<Board> games;
@@ -74,7 +76,7 @@ HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, con
       while (static_cast<int>(games.size()) < kGamesAtOnce) games.push_back(RandomOpening(o.size, o.rule, rng));
       torch::Tensor planes = Encode(games, o.size);
       auto [logp, v] = teacher->forward(planes);
-      features.push_back(student->Tower(planes));
+      features.push_back(o.whole ? planes : student->Tower(planes));
       target_logp.push_back(logp);
       target_v.push_back(v);
       have += static_cast<int>(games.size());
@@ -108,11 +110,15 @@ HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, con
     torch::Tensor mse = (v - tvv).pow(2).mean();
     return std::make_pair(kl, mse);
   };
+  // The student's outputs on rows of x.
+  auto student_on = [&](const torch::Tensor& rows) {
+    return o.whole ? student->ForwardConv(rows) : student->ConvHeads(rows);
+  };
   student->train();
-  torch::optim::Adam opt(HeadParameters(student), torch::optim::AdamOptions(1e-3));
+  torch::optim::Adam opt(FittedParameters(student, o.whole), torch::optim::AdamOptions(1e-3));
   for (int step = 0; step < o.steps; ++step) {
     torch::Tensor idx = torch::randint(fit, {kBatch}, torch::kLong);
-    auto [logp, v] = student->ConvHeads(x.index_select(0, idx));
+    auto [logp, v] = student_on(x.index_select(0, idx));
     auto [kl, mse] = loss_of(logp, v, tlogp.index_select(0, idx), tv.index_select(0, idx));
     torch::Tensor loss = kl + mse;
     opt.zero_grad();
@@ -124,7 +130,7 @@ HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, con
   HeadFitReport r;
   r.positions = o.positions;
   torch::NoGradGuard no_grad;
-  auto [logp, v] = student->ConvHeads(x.narrow(0, fit, held));
+  auto [logp, v] = student_on(x.narrow(0, fit, held));
   torch::Tensor tl = tlogp.narrow(0, fit, held);
   auto [kl, mse] = loss_of(logp, v, tl, tv.narrow(0, fit, held));
   r.policy_kl = kl.item<double>();

@@ -1,5 +1,6 @@
-// Fitting new conv heads on a trained tower (build/bin/derive_net --heads conv
-// from an fc net): the student's heads learn to give the teacher's outputs.
+// Fitting a conv-heads net to an fc net's outputs (build/bin/derive_net
+// --heads conv from an fc net): the student's heads, or (`whole`, derive_net's
+// default) the whole student, learn to give the teacher's outputs.
 //
 // Why: a conv-heads net made from an fc net keeps its tower, but its new heads
 // start random, and self-play from random heads can lock into a wrong value
@@ -14,8 +15,15 @@
 // policy), the teacher's log-policy and value for each, the student's tower
 // features for each (the tower is frozen: it is the teacher's), then `steps`
 // Adam steps of 256 positions on the heads only: KL(teacher || student) on the
-// policy plus the squared value difference.  One thread is enough: the heads
-// are small.  Deterministic in `seed`.
+// policy plus the squared value difference.  Deterministic in `seed` (on one
+// thread).
+//
+// With `whole`, the tower is trained too (stem and residual blocks): the
+// student becomes a distilled copy of the teacher.  Why: a 1x1 conv head on
+// an fc net's tower cannot copy position-specific fc weights (measured
+// 2026-12-06 on the 2026-12-05 net: top move agrees 37%, and the fitted net
+// answers the empty board 4 points from the centre), while a trained tower
+// can learn where the centre is from the zero padding.
 // Thread-safety: one call at a time per net.
 #pragma once
 
@@ -33,6 +41,7 @@ struct HeadFitOptions {
   uint64_t seed = 1;
   int size = 15;
   Rule rule = Rule::kFreestyle;
+  bool whole = false;  // train the stem and tower as well as the heads
 };
 
 struct HeadFitReport {
@@ -44,8 +53,9 @@ struct HeadFitReport {
 };
 
 // Preconditions: student has conv heads, the teacher plays `size`, both have
-// the same channels and blocks, and the student's tower equals the teacher's.
-// The student's heads are trained in place; it is left in eval mode.
+// the same channels and blocks, and (unless `whole`) the student's tower
+// equals the teacher's.  The student's heads (and with `whole` its tower) are
+// trained in place; it is left in eval mode.
 HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, const HeadFitOptions& options);
 
 }  // namespace gz

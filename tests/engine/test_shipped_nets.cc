@@ -43,17 +43,22 @@ std::vector<std::string> ShippedNets() {
   return out;
 }
 
-// Chebyshev distance from `m` to the nearest stone of `b` (to the centre on an empty board).
+// Chebyshev distance from `m` to the nearest stone of `b`; on an empty board
+// to the nearest centre point (one on an odd board, the middle four on an even
+// one: a 20x20 board's centre lies between rows 9 and 10).
 int DistanceToStones(const Board& b, int m) {
   const int n = b.size();
+  auto distance = [n, m](int r, int c) { return std::max(std::abs(r - m / n), std::abs(c - m % n)); };
   int best = 1 << 20;
   bool any = false;
   for (int p = 0; p < b.num_points(); ++p) {
     if (b.at(p) == kEmpty) continue;
     any = true;
-    best = std::min(best, std::max(std::abs(p / n - m / n), std::abs(p % n - m % n)));
+    best = std::min(best, distance(p / n, p % n));
   }
-  if (!any) best = std::max(std::abs(n / 2 - m / n), std::abs(n / 2 - m % n));
+  if (!any)
+    for (int r : {(n - 1) / 2, n / 2})
+      for (int c : {(n - 1) / 2, n / 2}) best = std::min(best, distance(r, c));
   return best;
 }
 
@@ -94,7 +99,7 @@ TEST_CASE("every shipped net has a card, loads and is found by NewestShippedNet"
     CHECK(cards.find("## " + fs::path(path).filename().string()) != std::string::npos);  // its card
     CHECK_FALSE(info.play.empty());  // it plays with its run's search settings
     if (info.rule == "freestyle" && CheckpointPlaysSize(info, 15)) freestyle15 = true;
-    CHECK_FALSE(NewestShippedNet({kNets}, info.heads == "fc" ? info.board_size : 15, info.rule).empty());
+    CHECK_FALSE(NewestShippedNet({kNets}, info.board_size, info.rule).empty());
   }
   CHECK(freestyle15);
 }
@@ -102,14 +107,20 @@ TEST_CASE("every shipped net has a card, loads and is found by NewestShippedNet"
 TEST_CASE("openings: the engine's first replies on an empty or nearly empty board are near the stones") {
   for (const std::string& path : ShippedNets()) {
     const CheckpointInfo info = ReadCheckpointInfo(path);
-    const int size = info.heads == "fc" ? info.board_size : 15;
+    // A conv net is checked on 15x15 and on the size it was trained for (20
+    // for the 20x20 league net).  There the engine's replies are asserted and
+    // the policy mass is reported: a 20x20 net spreads its policy over the
+    // wider centre (docs/engine.md "Shipped nets").
+    std::vector<int> sizes{info.heads == "fc" ? info.board_size : 15};
+    if (info.heads != "fc" && info.board_size != 15) sizes.push_back(info.board_size);
     EngineSettings settings;
     settings.weights = path;
     AdoptEnginePlaySettings(settings);
     EvaluatorSource source(settings.weights, settings.config);
-    REQUIRE(source.CheckSize(size).empty());
+    for (const int size : sizes)
     for (const bool asserted : {true, false})
     for (const Opening& o : asserted ? kOpenings : kReported) {
+      REQUIRE(source.CheckSize(size).empty());
       Board b(size, ParseRule(info.rule));
       const int c = size / 2;
       for (auto [dr, dc] : o.stones) b.Play((c + dr) * size + (c + dc));
@@ -134,7 +145,7 @@ TEST_CASE("openings: the engine's first replies on an empty or nearly empty boar
       limits.max_simulations = 200;
       const MoveDecision d = player.ChooseMove(b, limits);
       std::ostringstream what;
-      what << path << ", " << o.name << ": engine plays (" << d.move / size << "," << d.move % size << "), "
+      what << path << ", " << size << "x" << size << ", " << o.name << ": engine plays (" << d.move / size << "," << d.move % size << "), "
            << DistanceToStones(b, d.move) << " from the stones; policy mass within 2: " << near / total;
       if (!asserted) {
         WARN("reported, not asserted: " << what.str());
@@ -142,7 +153,11 @@ TEST_CASE("openings: the engine's first replies on an empty or nearly empty boar
       }
       INFO(what.str());
       CHECK(DistanceToStones(b, d.move) <= 2);
-      CHECK(near / total >= 0.5);
+      if (size == sizes.front()) {
+        CHECK(near / total >= 0.5);
+      } else {
+        WARN("policy mass reported, not asserted: " << what.str());
+      }
     }
   }
 }

@@ -63,3 +63,28 @@ TEST_CASE("head fit: an fc student is refused") {
   PolicyValueNet fc(7, 8, 1, NetHeads::kFc);
   CHECK_THROWS_WITH(FitConvHeads(teacher, fc, Small(1)), Catch::Contains("conv heads"));
 }
+
+TEST_CASE("head fit, whole: the tower is trained too and the student comes closer than with the heads alone") {
+  // A student whose tower is not the teacher's: the heads alone cannot make up
+  // for it, the whole fit can.
+  auto make = [] {
+    auto [teacher, student] = TeacherAndStudent();
+    PolicyValueNet other(7, 8, 1, NetHeads::kConv);
+    other->InitSeeded(9);
+    torch::NoGradGuard no_grad;
+    auto from = other->named_parameters(true);
+    for (auto& p : student->named_parameters(true))
+      if (p.key().rfind("input_", 0) == 0 || p.key().rfind("tower.", 0) == 0) p.value().copy_(*from.find(p.key()));
+    return std::make_pair(teacher, student);
+  };
+  auto [t1, heads_only] = make();
+  const HeadFitReport heads = FitConvHeads(t1, heads_only, Small(400));
+  auto [t2, whole] = make();
+  const torch::Tensor stem_before = whole->input_conv->weight.clone();
+  HeadFitOptions o = Small(400);
+  o.whole = true;
+  const HeadFitReport all = FitConvHeads(t2, whole, o);
+  INFO("heads only: " << heads.Describe() << "; whole: " << all.Describe());
+  CHECK_FALSE(torch::equal(whole->input_conv->weight, stem_before));
+  CHECK(all.policy_kl < heads.policy_kl);
+}
