@@ -130,12 +130,13 @@ int Run(int argc, char** argv) {
     copy_from(dst_buffers, src_buffers);
   }
   if (copied == 0) throw InputError(from + ": no tensor of it fits the new net; nothing to start from");
+  // Conv heads made from an fc net are fitted to it (common/net/head_fit.h).
+  const bool fit = heads == NetHeads::kConv && src->heads == NetHeads::kFc && fit_positions > 0;
   const bool heads_only = args.switches.count("--fit-heads-only") > 0;
-  if (heads_only && !(heads == NetHeads::kConv && src->heads == NetHeads::kFc && fit_positions > 0))
+  if (heads_only && !fit)
     throw InputError("--fit-heads-only: only conv heads made from an fc CKPT are fitted (and --fit-positions > 0)");
   std::string fitted;
-  if (heads == NetHeads::kConv && src->heads == NetHeads::kFc && fit_positions > 0) {
-    // New conv heads on an fc net's tower: fit the net to the fc net's outputs (common/net/head_fit.h).
+  if (fit) {
     HeadFitOptions fo;
     fo.positions = std::max(fit_positions, 100);
     fo.steps = fit_steps;

@@ -67,7 +67,7 @@ HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, con
 
   // Positions, teacher targets and the student's inputs: the (frozen) tower's
   // features, or with `whole` the encoded planes.
-  std::vector<torch::Tensor> features, target_logp, target_v;
+  std::vector<torch::Tensor> inputs, target_logp, target_v;
   int have = 0;
   std::vector<Board> games;
   {
@@ -76,7 +76,7 @@ HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, con
       while (static_cast<int>(games.size()) < kGamesAtOnce) games.push_back(RandomOpening(o.size, o.rule, rng));
       torch::Tensor planes = Encode(games, o.size);
       auto [logp, v] = teacher->forward(planes);
-      features.push_back(o.whole ? planes : student->Tower(planes));
+      inputs.push_back(o.whole ? planes : student->Tower(planes));
       target_logp.push_back(logp);
       target_v.push_back(v);
       have += static_cast<int>(games.size());
@@ -96,7 +96,7 @@ HeadFitReport FitConvHeads(PolicyValueNet& teacher, PolicyValueNet& student, con
       games = std::move(next);
     }
   }
-  torch::Tensor x = torch::cat(features).narrow(0, 0, o.positions);
+  torch::Tensor x = torch::cat(inputs).narrow(0, 0, o.positions);
   torch::Tensor tlogp = torch::cat(target_logp).narrow(0, 0, o.positions);
   torch::Tensor tv = torch::cat(target_v).narrow(0, 0, o.positions);
   torch::Tensor order = torch::randperm(o.positions);

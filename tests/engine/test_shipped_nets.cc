@@ -117,46 +117,42 @@ TEST_CASE("openings: the engine's first replies on an empty or nearly empty boar
     settings.weights = path;
     AdoptEnginePlaySettings(settings);
     EvaluatorSource source(settings.weights, settings.config);
-    for (const int size : sizes)
-    for (const bool asserted : {true, false})
-    for (const Opening& o : asserted ? kOpenings : kReported) {
+    for (const int size : sizes) {
       REQUIRE(source.CheckSize(size).empty());
-      Board b(size, ParseRule(info.rule));
-      const int c = size / 2;
-      for (auto [dr, dc] : o.stones) b.Play((c + dr) * size + (c + dc));
-      // The net's own policy: the share of its mass within 2 of the stones.
-      Position p;
-      p.size = size;
-      p.cells.assign(b.cells().begin(), b.cells().end());
-      p.last_move = b.last_move();
-      p.to_move = b.to_move();
-      p.rule = b.rule();
-      EvalResult r;
-      source.ForGame(size, b.rule()).Evaluate({&p, 1}, {&r, 1});
-      double near = 0, total = 0;
-      for (int m = 0; m < b.num_points(); ++m) {
-        if (b.at(m) != kEmpty) continue;
-        const double q = std::exp(static_cast<double>(r.log_policy[m]));
-        total += q;
-        if (DistanceToStones(b, m) <= 2) near += q;
-      }
-      SearchPlayer player(source, settings.config);
-      SearchLimits limits;
-      limits.max_simulations = 200;
-      const MoveDecision d = player.ChooseMove(b, limits);
-      std::ostringstream what;
-      what << path << ", " << size << "x" << size << ", " << o.name << ": engine plays (" << d.move / size << "," << d.move % size << "), "
-           << DistanceToStones(b, d.move) << " from the stones; policy mass within 2: " << near / total;
-      if (!asserted) {
-        WARN("reported, not asserted: " << what.str());
-        continue;
-      }
-      INFO(what.str());
-      CHECK(DistanceToStones(b, d.move) <= 2);
-      if (size == sizes.front()) {
-        CHECK(near / total >= 0.5);
-      } else {
-        WARN("policy mass reported, not asserted: " << what.str());
+      for (const bool asserted : {true, false})
+      for (const Opening& o : asserted ? kOpenings : kReported) {
+        Board b(size, ParseRule(info.rule));
+        const int c = size / 2;
+        for (auto [dr, dc] : o.stones) b.Play((c + dr) * size + (c + dc));
+        // The net's own policy: the share of its mass within 2 of the stones.
+        const Position p = b.ToPosition();
+        EvalResult r;
+        source.ForGame(size, b.rule()).Evaluate({&p, 1}, {&r, 1});
+        double near = 0, total = 0;
+        for (int m = 0; m < b.num_points(); ++m) {
+          if (b.at(m) != kEmpty) continue;
+          const double q = std::exp(static_cast<double>(r.log_policy[m]));
+          total += q;
+          if (DistanceToStones(b, m) <= 2) near += q;
+        }
+        SearchPlayer player(source, settings.config);
+        SearchLimits limits;
+        limits.max_simulations = 200;
+        const MoveDecision d = player.ChooseMove(b, limits);
+        std::ostringstream what;
+        what << path << ", " << size << "x" << size << ", " << o.name << ": engine plays (" << d.move / size << "," << d.move % size << "), "
+             << DistanceToStones(b, d.move) << " from the stones; policy mass within 2: " << near / total;
+        if (!asserted) {
+          WARN("reported, not asserted: " << what.str());
+          continue;
+        }
+        INFO(what.str());
+        CHECK(DistanceToStones(b, d.move) <= 2);
+        if (size == sizes.front()) {
+          CHECK(near / total >= 0.5);
+        } else {
+          WARN("policy mass reported, not asserted: " << what.str());
+        }
       }
     }
   }

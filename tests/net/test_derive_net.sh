@@ -10,9 +10,7 @@ BIN="${GZ_BIN_DIR:-$ROOT/build/bin}"
 TBIN="${GZ_TEST_BIN_DIR:-$ROOT/build/tests}"
 OUT="${GZ_TEST_TMP:-$ROOT/build/test-tmp}/test_derive_net"
 rm -rf "$OUT" && mkdir -p "$OUT"
-FAILS=0 PASSES=0
-ok() { PASSES=$((PASSES + 1)); echo "ok: $1"; }
-bad() { FAILS=$((FAILS + 1)); echo "FAILED: $1"; }
+source "$ROOT/tests/support/script_checks.sh"
 for b in "$BIN/derive_net" "$TBIN/make_export_test_net"; do
   [ -x "$b" ] || { echo "FAILED: $b is not built"; exit 1; }
 done
@@ -27,17 +25,13 @@ made() {
     bad "$what: exit $rc, expected exit 0, $out written and '$text' on stdout; stdout: $(cat "$OUT/last.out"); stderr: $(cat "$OUT/last.err")"
   fi
 }
-# refused "description" TEXT args...: exit 2, TEXT on stderr, $OUT/refused.pt not written.
-refused() {
+# refused_here "description" TEXT args...: derive_net exits 2, says TEXT on
+# stderr, and writes no $OUT/refused.pt.
+refused_here() {
   local what="$1" text="$2"; shift 2
-  local rc=0
-  "$BIN/derive_net" "$@" >"$OUT/last.out" 2>"$OUT/last.err" || rc=$?
-  if ((rc == 2)) && grep -qF -- "$text" "$OUT/last.err" && [ ! -e "$OUT/refused.pt" ]; then
-    ok "$what (exit 2: $(head -c 200 "$OUT/last.err"))"
-  else
-    bad "$what: exit $rc, expected exit 2, '$text' on stderr and no output; stderr: $(cat "$OUT/last.err")"
-  fi
-  rm -f "$OUT/refused.pt"
+  refused "$what" "$text" "$BIN/derive_net" "$@"
+  ((LAST_RC == 2)) || bad "$what: exit $LAST_RC, expected 2"
+  [ ! -e "$OUT/refused.pt" ] || { bad "$what: $OUT/refused.pt was written"; rm -f "$OUT/refused.pt"; }
 }
 
 "$TBIN/make_export_test_net" "$OUT/fc.pt" fc 9 freestyle 8 1 7 >/dev/null || { echo "FAILED: make_export_test_net"; exit 1; }
@@ -52,16 +46,16 @@ made "conv renju -> 15x15, every tensor copied" "$OUT/conv15.pt" "renju, conv he
   --from "$OUT/conv.pt" --out "$OUT/conv15.pt" --board-size 15
 grep -qF " 0 initialised" "$OUT/last.out" && ok "nothing initialised" || bad "a conv -> conv copy left tensors out: $(cat "$OUT/last.out")"
 
-refused "no --out" "--from and --out are required" --from "$OUT/fc.pt"
-refused "a missing checkpoint" "$OUT/none.pt" --from "$OUT/none.pt" --out "$OUT/refused.pt"
+refused_here "no --out" "--from and --out are required" --from "$OUT/fc.pt"
+refused_here "a missing checkpoint" "$OUT/none.pt" --from "$OUT/none.pt" --out "$OUT/refused.pt"
 printf 'not a checkpoint' > "$OUT/junk.pt"
-refused "a damaged checkpoint" "junk.pt" --from "$OUT/junk.pt" --out "$OUT/refused.pt"
-refused "an unknown rule" "--rule" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --rule gomoku9
-refused "an unknown heads kind" "--heads" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --heads wide
-refused "a board size out of range" "--board-size expects an integer in" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --board-size 99
-refused "a fit step count that is no number" "--fit-steps" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --heads conv --fit-steps many
-refused "--fit-heads-only where nothing is fitted" "--fit-heads-only" --from "$OUT/conv.pt" --out "$OUT/refused.pt" --fit-heads-only
-refused "an unknown flag" "--fit-tower" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --fit-tower
+refused_here "a damaged checkpoint" "junk.pt" --from "$OUT/junk.pt" --out "$OUT/refused.pt"
+refused_here "an unknown rule" "--rule" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --rule gomoku9
+refused_here "an unknown heads kind" "--heads" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --heads wide
+refused_here "a board size out of range" "--board-size expects an integer in" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --board-size 99
+refused_here "a fit step count that is no number" "--fit-steps" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --heads conv --fit-steps many
+refused_here "--fit-heads-only where nothing is fitted" "--fit-heads-only" --from "$OUT/conv.pt" --out "$OUT/refused.pt" --fit-heads-only
+refused_here "an unknown flag" "--fit-tower" --from "$OUT/fc.pt" --out "$OUT/refused.pt" --fit-tower
 
 echo "test_derive_net: $PASSES passed, $FAILS failed"
 ((FAILS == 0))

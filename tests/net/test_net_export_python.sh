@@ -15,25 +15,7 @@ OUT="${GZ_TEST_TMP:-$ROOT/build/test-tmp}/test_net_export_python"
 PY=/usr/bin/python3
 SCRIPT="$ROOT/tools/net_to_torch.py"
 rm -rf "$OUT" && mkdir -p "$OUT"
-FAILS=0 PASSES=0
-ok() { PASSES=$((PASSES + 1)); echo "ok: $1"; }
-bad() { FAILS=$((FAILS + 1)); echo "FAILED: $1"; }
-check() {  # check "description" command...
-  local what="$1"; shift
-  if "$@"; then ok "$what"; else bad "$what"; fi
-}
-# refused "description" EXPECTED_TEXT command...: fails (non-zero) and says EXPECTED_TEXT on stderr.
-refused() {
-  local what="$1" text="$2"; shift 2
-  local rc=0
-  "$@" >"$OUT/last.out" 2>"$OUT/last.err" || rc=$?
-  LAST_RC=$rc
-  if ((rc != 0)) && grep -qF -- "$text" "$OUT/last.err"; then
-    ok "$what (exit $rc: $(head -c 300 "$OUT/last.err"))"
-  else
-    bad "$what: exit $rc, expected a non-zero exit and '$text' on stderr; stderr: $(cat "$OUT/last.err")"
-  fi
-}
+source "$ROOT/tests/support/script_checks.sh"
 
 # Debian's Python and its packages (launch/setup.sh installs them).
 for mod in numpy:python3-numpy torch:python3-torch onnx:python3-onnx; do
