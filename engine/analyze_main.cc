@@ -67,6 +67,11 @@ int main(int argc, char** argv) {
     std::cerr << "analyze: engine settings: " << e.what() << "\n";
     return 2;
   }
+  if (settings.classical_nodes > 0) {
+    std::cerr << "analyze: player classical:" << settings.classical_nodes
+              << ": the analysis engine reads a net's search tree; the classical player has none (use --player net)\n";
+    return 2;
+  }
   gz::InitLogging("analyze", settings.log_file);
   spdlog::info("analyze: search settings {}", settings.config.DescribePlaySettings());
   gz::EvaluatorSource source(settings.weights, settings.config, settings.league_nets);

@@ -5,6 +5,8 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/match/classical_player.h"
+#include "common/match/search_player.h"
 #include "common/net/play_settings.h"
 
 namespace gz {
@@ -25,6 +27,14 @@ int ParseInt(const std::string& flag, const std::string& text, int lo, int hi) {
   } catch (const std::exception&) {
   }
   GOMOKU_THROW(ConfigError, flag << " expects an integer in [" << lo << ", " << hi << "], got '" << text << "'");
+}
+
+// "net" -> 0, "classical:N" -> N; anything else is a ConfigError naming `what`.
+int64_t ParsePlayer(const std::string& text, const std::string& what) {
+  if (text == "net") return 0;
+  const int64_t n = ParseClassicalSpec(text, what);
+  if (n == 0) GOMOKU_THROW(ConfigError, what << ": expected net or classical:N, got '" << text << "'");
+  return n;
 }
 
 }  // namespace
@@ -54,6 +64,9 @@ EngineSettings LoadEngineSettingsFile(const std::string& path) {
           GOMOKU_THROW(ConfigError, path << ": key 'league_nets' must hold non-empty strings (checkpoint paths)");
         s.league_nets.push_back(ResolveRelative(e.get<std::string>(), dir));
       }
+    } else if (key == "player") {
+      if (!v.is_string()) GOMOKU_THROW(ConfigError, path << ": key 'player' must be a string (net or classical:N)");
+      s.classical_nodes = ParsePlayer(v.get<std::string>(), path + ": key 'player'");
     } else if (key == "max_simulations") {
       if (!v.is_number_integer() || v.get<long long>() < 2 || v.get<long long>() > 100000000)
         GOMOKU_THROW(ConfigError, path << ": key 'max_simulations' must be an integer in [2, 100000000]");
@@ -62,7 +75,7 @@ EngineSettings LoadEngineSettingsFile(const std::string& path) {
       s.config = Config::FromJson(v, path + " (config)");
     } else {
       GOMOKU_THROW(ConfigError, path << ": unknown key '" << key
-                                     << "' (expected weights, league_nets, max_simulations, log_file, config)");
+                                     << "' (expected weights, league_nets, player, max_simulations, log_file, config)");
     }
   }
   return s;
@@ -79,6 +92,14 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
   if (!cl.weights.empty()) {  // --weights: that net plays every game
     s.weights = cl.weights;
     s.league_nets.clear();
+  }
+  if (!cl.player.empty()) {
+    s.classical_nodes = ParsePlayer(cl.player, "--player");
+    if (s.classical_nodes > 0 && !cl.weights.empty())
+      GOMOKU_THROW(ConfigError, "--weights " << cl.weights << " and --player " << cl.player
+                                             << ": the classical player uses no net (drop one of them)");
+  } else if (!cl.weights.empty()) {
+    s.classical_nodes = 0;  // --weights: that net plays, whatever the file's player
   }
   if (cl.max_simulations > 0) s.max_simulations = cl.max_simulations;
   if (!cl.log_file.empty()) s.log_file = cl.log_file;
@@ -116,13 +137,27 @@ void AdoptEnginePlaySettings(EngineSettings& s) {
   s.config.AdoptPlaySettings(EngineDefaultPlaySettings(), "engine default");
 }
 
-std::set<std::string> EngineValueFlags() { return {"--weights", "--settings", "--max-simulations", kLogFileFlag}; }
+EnginePlayer MakeEnginePlayer(const EngineSettings& settings) {
+  EnginePlayer e;
+  if (settings.classical_nodes > 0) {
+    e.player = std::make_unique<ClassicalPlayer>(settings.classical_nodes);
+  } else {
+    e.source = std::make_unique<EvaluatorSource>(settings.weights, settings.config, settings.league_nets);
+    e.player = std::make_unique<SearchPlayer>(*e.source, settings.config);
+  }
+  return e;
+}
+
+std::set<std::string> EngineValueFlags() {
+  return {"--weights", "--player", "--settings", "--max-simulations", kLogFileFlag};
+}
 
 EngineCommandLine EngineCommandLineFrom(const CliArgs& args) {
   if (!args.config.empty())
     GOMOKU_THROW(ConfigError, "--config is not an engine flag: the engine reads --settings (or --set key=value)");
   EngineCommandLine cl;
   cl.weights = args.get("--weights");
+  cl.player = args.get("--player");
   cl.settings_file = args.get("--settings");
   if (args.has("--max-simulations")) cl.max_simulations = ParseInt("--max-simulations", args.get("--max-simulations"), 2, 100000000);
   cl.log_file = args.get(kLogFileFlag);
@@ -132,6 +167,7 @@ EngineCommandLine EngineCommandLineFrom(const CliArgs& args) {
 
 const char* EngineFlagsHelp() {
   return "  --weights PATH         checkpoint to play with (default: none = pure-MCTS rollout baseline)\n"
+         "  --player net|classical:N  the net (default) or the classical player, N nodes a move, no net\n"
          "  --settings PATH        engine settings JSON (default: pbrain-gomoku-zero.json next to the binary)\n"
          "  --max-simulations N    cap on new MCTS simulations per move\n"
          "  --log-file PATH        also write logs to this file (logs never go to stdout)\n"

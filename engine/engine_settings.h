@@ -4,13 +4,15 @@
 //   built-in defaults
 //   < the engine settings file: --settings PATH, else pbrain-gomoku-zero.json
 //     next to the executable when it exists
-//   < command line (--weights, --max-simulations, --log-file, --set key=value).
+//   < command line (--weights, --player, --max-simulations, --log-file, --set key=value).
 //
 // The settings file is a strict JSON object (unknown keys are ConfigErrors):
 //   {
 //     "weights": "best.ckpt",        // checkpoint; relative = relative to the file; "" = baseline
 //     "league_nets": ["a.pt", ...],  // more checkpoints, one picked per game by rule and size
 //                                    // (common/match/evaluator_source.h); relative = relative to the file
+//     "player": "net",               // "net" (weights / league_nets / baseline) or "classical:N":
+//                                    // the classical player, N nodes a move, no net (classical_player.h)
 //     "max_simulations": 200000,     // cap on new simulations per move
 //     "log_file": "pbrain.log",      // relative = relative to the file
 //     "config": { "mcts": {"c_puct": 1.5}, "inference": {"symmetry": "all8"}, "run": {"seed": 1} }
@@ -25,13 +27,17 @@
 // load from the file.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "common/base/cli.h"
 #include "common/config/config.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/move_player.h"
 
 namespace gz {
 
@@ -42,6 +48,7 @@ struct EngineSettings {
   std::string weights;      // "" = pure-MCTS baseline (rollout evaluator) unless league_nets
   std::vector<std::string> league_nets;  // picked per game with `weights` (EvaluatorSource)
   int max_simulations = kDefaultEngineMaxSimulations;
+  int64_t classical_nodes = 0;  // player "classical:N": N; 0 = player "net"
   std::string log_file;     // "" = stderr only
   std::string source_file;  // the settings file that was read, "" if none
   Config config;
@@ -50,6 +57,7 @@ struct EngineSettings {
 struct EngineCommandLine {
   std::string settings_file;  // --settings; "" = look next to the executable
   std::string weights;        // --weights; "" = not given
+  std::string player;         // --player; "" = not given
   int max_simulations = -1;   // --max-simulations; -1 = not given
   std::string log_file;       // --log-file
   std::vector<std::string> overrides;  // --set key=value
@@ -61,6 +69,15 @@ EngineSettings LoadEngineSettingsFile(const std::string& path);
 // Applies the precedence above.  `executable_dir` is where the default file is
 // looked for.  Throws ConfigError / IoError.
 EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::string& executable_dir);
+
+// What plays: the classical player when settings.classical_nodes > 0 (no
+// source), else a SearchPlayer over an EvaluatorSource of the settings' nets.
+// The player refers to the source: keep both together.
+struct EnginePlayer {
+  std::unique_ptr<EvaluatorSource> source;  // null for the classical player
+  std::unique_ptr<MovePlayer> player;
+};
+EnginePlayer MakeEnginePlayer(const EngineSettings& settings);
 
 // The engine's own defaults for play settings that nobody set (measured,
 // docs/engine.md "Default search settings"): mcts.solver on with VCT at the

@@ -75,8 +75,8 @@ std::string FormatCoordinates(int move, int size) {
   return std::to_string(move % size) + "," + std::to_string(move / size);
 }
 
-GomocupSession::GomocupSession(EvaluatorSource& source, SearchPlayer& player, int max_simulations)
-    : source_(source), player_(player), max_simulations_(max_simulations), default_max_simulations_(max_simulations) {}
+GomocupSession::GomocupSession(MovePlayer& player, int max_simulations)
+    : player_(player), max_simulations_(max_simulations), default_max_simulations_(max_simulations) {}
 
 bool GomocupSession::Handle(const std::string& raw, std::chrono::steady_clock::time_point received,
                             std::vector<std::string>& replies) {
@@ -267,13 +267,13 @@ void GomocupSession::Start(const std::string& args, std::vector<std::string>& re
     replies.push_back("ERROR board size " + std::to_string(*size) + " is not supported");
     return;
   }
-  std::string why = source_.CheckSize(static_cast<int>(*size));
+  std::string why = player_.CheckSize(static_cast<int>(*size));
   if (!why.empty()) {
     replies.push_back("ERROR " + why);
     return;
   }
   NewGame(static_cast<int>(*size));
-  spdlog::info("engine: new {}x{} game, rule {}, {}", *size, *size, RuleName(rule_), source_.Describe());
+  spdlog::info("engine: new {}x{} game, rule {}, {}", *size, *size, RuleName(rule_), player_.Describe());
   replies.push_back("OK");
 }
 
@@ -510,24 +510,6 @@ void GomocupSession::YxBoardDone(std::vector<std::string>& replies) {
   last_decision_.reset();
 }
 
-namespace {
-
-// The report of a decision the search did not make (the tactical shortcuts).
-TreeReport ShortcutReport(const MoveDecision& d) {
-  TreeReport r;
-  MoveReport m;
-  m.move = d.move;
-  m.pv = {d.move};
-  if (d.reason == "win") {
-    m.proof = ProofInfo{true, 1, true, {d.move}};
-    r.proof = m.proof;
-  }
-  m.winrate = m.lcb = r.winrate = (d.value + 1.0) / 2.0;
-  r.moves.push_back(m);
-  return r;
-}
-
-}  // namespace
 
 void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies,
                            bool play, int lines) {
@@ -556,8 +538,7 @@ void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::
     replies.push_back("ERROR search failed: " + OneLine(e.what()));
     return;
   }
-  const bool searched = d.reason == "search" || d.reason == "proven";
-  const TreeReport report = searched ? ReportTree(player_.tree()) : ShortcutReport(d);
+  const TreeReport report = player_.Report();
   if (yixin_)
     for (std::string& l : reporter.Lines(report, d.seconds)) replies.push_back(std::move(l));
   std::ostringstream msg;

@@ -1,6 +1,6 @@
 // The Gomocup (Piskvork) protocol state machine: one command line in, zero or
 // more reply lines out.  It owns the game state (board, rule, limits) and asks
-// a SearchPlayer for moves; it does no I/O itself, so the binary, the unit
+// a MovePlayer (move_player.h: the net's search or the classical player) for moves; it does no I/O itself, so the binary, the unit
 // tests and other drivers share it.
 //
 // Coordinates are 0-based "X,Y" with X = column and Y = row; the board stores
@@ -49,8 +49,7 @@
 
 #include "common/game/board.h"
 #include "engine/time_control.h"
-#include "common/match/evaluator_source.h"
-#include "common/match/search_player.h"
+#include "common/match/move_player.h"
 
 namespace gz {
 
@@ -65,7 +64,7 @@ std::string FormatCoordinates(int move, int size);  // "X,Y"
 
 class GomocupSession {
  public:
-  GomocupSession(EvaluatorSource& source, SearchPlayer& player, int max_simulations);
+  GomocupSession(MovePlayer& player, int max_simulations);
 
   // Raised by the input reader on END; a running search then stops at once.
   void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
@@ -125,8 +124,7 @@ class GomocupSession {
   int ParsePoint(const std::string& args, std::string* error) const;
   void NewGame(int size);
 
-  EvaluatorSource& source_;
-  SearchPlayer& player_;
+  MovePlayer& player_;
   int max_simulations_;
   const int default_max_simulations_;
   const std::atomic<bool>* stop_ = nullptr;

@@ -14,8 +14,6 @@
 #include "engine/engine_settings.h"
 #include "engine/gomocup_session.h"
 #include "engine/line_input.h"
-#include "common/match/evaluator_source.h"
-#include "common/match/search_player.h"
 #include "common/match/shipped_nets.h"
 
 namespace {
@@ -76,14 +74,13 @@ int main(int argc, char** argv) {
   if (!settings.source_file.empty()) spdlog::info("engine: settings from {}", settings.source_file);
   spdlog::info("engine: search settings {}", settings.config.DescribePlaySettings());
 
-  gz::EvaluatorSource source(settings.weights, settings.config, settings.league_nets);
-  gz::SearchPlayer player(source, settings.config);
-  gz::GomocupSession session(source, player, settings.max_simulations);
+  gz::EnginePlayer engine = gz::MakeEnginePlayer(settings);
+  gz::GomocupSession session(*engine.player, settings.max_simulations);
   gz::StdinLineReader reader;
   session.set_stop_flag(&reader.stop_flag());
   session.set_interrupt_flag(&reader.interrupt_flag());
   session.set_live_output(Reply);  // Yixin-Board's analysis lines while searching
-  spdlog::info("engine: ready ({})", source.Describe());
+  spdlog::info("engine: ready ({})", engine.player->Describe());
 
   std::vector<std::string> replies;
   for (;;) {

@@ -1,5 +1,5 @@
 // play: a human against the engine in a terminal.  A thin client of the same
-// settings, evaluator source and SearchPlayer as pbrain-gomoku-zero.
+// settings and player (MakeEnginePlayer) as pbrain-gomoku-zero.
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -9,8 +9,6 @@
 #include "common/base/logging.h"
 #include "engine/engine_settings.h"
 #include "engine/terminal_game.h"
-#include "common/match/evaluator_source.h"
-#include "common/match/search_player.h"
 #include "common/match/shipped_nets.h"
 
 namespace {
@@ -76,7 +74,7 @@ int main(int argc, char** argv) {
       options.human = c == "black" ? gz::kBlack : gz::kWhite;
     }
     if (args.has("--rule")) options.rule = gz::ParseRule(args.get("--rule"));
-    if (cl.weights.empty() && !baseline && cl.settings_file.empty()) {
+    if (cl.weights.empty() && !baseline && cl.settings_file.empty() && cl.player.empty()) {
       // No checkpoint asked for: the newest shipped net of the rule for --size,
       // else for the default board (15), else for any size.
       const auto dirs = gz::ShippedNetDirs(gz::ExecutableDir());
@@ -91,22 +89,22 @@ int main(int argc, char** argv) {
     gz::InitLogging("play", settings.log_file);
     if (!std::getenv("GOMOKU_LOG_LEVEL")) spdlog::set_level(spdlog::level::warn);  // keep the board readable
 
-    gz::EvaluatorSource source(settings.weights, settings.config, settings.league_nets);
-    if (size == 0) {  // default: 15 when the net plays it (conv heads play every size), else the net's size
+    gz::EnginePlayer engine = gz::MakeEnginePlayer(settings);
+    gz::MovePlayer& player = *engine.player;
+    if (size == 0) {  // default: 15 when the player plays it (conv heads play every size), else the net's size
       size = 15;
-      if (source.uses_network() && !source.CheckSize(15).empty())
+      if (!player.CheckSize(15).empty())
         for (int s = gz::kMinBoardSize; s <= gz::kMaxBoardSize && size == 15; ++s)
-          if (source.CheckSize(s).empty()) size = s;
+          if (player.CheckSize(s).empty()) size = s;
     }
-    if (std::string why = source.CheckSize(size); !why.empty()) GOMOKU_THROW(gz::ConfigError, why);
+    if (std::string why = player.CheckSize(size); !why.empty()) GOMOKU_THROW(gz::ConfigError, why);
     options.size = size;
     options.max_simulations = simulations > 0 ? simulations : settings.max_simulations;
     if (seconds >= 0) options.time_per_move = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
     else if (simulations > 0) options.time_per_move = std::chrono::milliseconds(0);
-    std::cout << "engine: " << source.Describe() << "\n";
-    std::cout << "search: " << settings.config.DescribePlaySettings() << "\n";
+    std::cout << "engine: " << player.Describe() << "\n";
+    if (settings.classical_nodes == 0) std::cout << "search: " << settings.config.DescribePlaySettings() << "\n";
 
-    gz::SearchPlayer player(source, settings.config);
     gz::TerminalGame game(player, options);
     game.Run(std::cin, std::cout);
   } catch (const gz::GomokuError& e) {

@@ -78,7 +78,7 @@ std::optional<int> ParseHumanMove(const std::string& text, int size, std::string
   return y * size + x;
 }
 
-TerminalGame::TerminalGame(SearchPlayer& player, const TerminalGameOptions& options)
+TerminalGame::TerminalGame(MovePlayer& player, const TerminalGameOptions& options)
     : player_(player), options_(options), board_(options.size, options.rule) {}
 
 void TerminalGame::Rebuild() {

@@ -1,5 +1,5 @@
 // A human-vs-engine game on a text terminal (the `play` binary), on top of
-// the same SearchPlayer the Gomocup engine uses.
+// the same MovePlayer the Gomocup engine uses (the net's search or classical:N).
 //
 // Notation: columns are letters a.. (X), rows are numbers 1.. from the top
 // (Y + 1), so "h8" and the protocol's "7,7" are the same point.  Input lines:
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/game/board.h"
-#include "common/match/search_player.h"
+#include "common/match/move_player.h"
 
 namespace gz {
 
@@ -38,7 +38,7 @@ struct TerminalGameOptions {
 
 class TerminalGame {
  public:
-  TerminalGame(SearchPlayer& player, const TerminalGameOptions& options);
+  TerminalGame(MovePlayer& player, const TerminalGameOptions& options);
   // Plays until the human quits or input ends.  Returns the number of moves on
   // the board at the end.
   int Run(std::istream& in, std::ostream& out);
@@ -50,7 +50,7 @@ class TerminalGame {
   void Undo(std::ostream& out);
   void Rebuild();
 
-  SearchPlayer& player_;
+  MovePlayer& player_;
   TerminalGameOptions options_;
   Board board_;
   std::vector<int> history_;

@@ -6,7 +6,10 @@
 #   OUT/pbrain-gomoku-zero.json   its settings: {"weights": "<checkpoint file name>"}
 #   OUT/<checkpoint>              the weights: CHECKPOINT, else the newest shipped
 #                                 15x15 freestyle net of nets/ (--baseline: none, the
-#                                 pure-MCTS baseline, settings {})
+#                                 pure-MCTS baseline, settings {}; --classical N: none,
+#                                 the classical player with N nodes a move, settings
+#                                 {"player": "classical:N"}, docs/engine.md "The
+#                                 classical player")
 #   OUT/<league nets>             without CHECKPOINT: the newest shipped net of every
 #                                 other league of nets/ (one per SIZExSIZE-RULE name),
 #                                 listed as "league_nets" in the settings; the engine
@@ -34,11 +37,11 @@
 # The net plays with the search settings its checkpoint carries (docs/engine.md
 # "Search settings"); the folder needs nothing else.
 #
-# usage: tools/make_gomocup_folder.sh [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline] OUT [CHECKPOINT]
+# usage: tools/make_gomocup_folder.sh [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline | --classical N] OUT [CHECKPOINT]
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline] OUT [CHECKPOINT]" >&2
+  echo "usage: $0 [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline | --classical N] OUT [CHECKPOINT]" >&2
   exit 2
 }
 
@@ -46,6 +49,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 binary=""
 bundle=0
 baseline=0
+classical=""
 flavour=torch  # torch | lite | windows
 args=()
 while [ $# -gt 0 ]; do
@@ -54,6 +58,8 @@ while [ $# -gt 0 ]; do
     --lite) flavour=lite ;;
     --windows) flavour=windows ;;
     --baseline) baseline=1 ;;
+    --classical) [ $# -ge 2 ] || usage; classical="$2"; shift
+      case "$classical" in ''|*[!0-9]*|0*) echo "$0: --classical needs a node count (a positive integer), got '$classical'" >&2; exit 2 ;; esac ;;
     --binary) [ $# -ge 2 ] || usage; binary="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) usage ;;
@@ -65,6 +71,8 @@ done
 out="${args[0]}"
 checkpoint="${args[1]:-}"
 if [ -n "$checkpoint" ] && [ "$baseline" = 1 ]; then usage; fi
+if [ -n "$classical" ] && { [ -n "$checkpoint" ] || [ "$baseline" = 1 ]; }; then usage; fi
+[ -z "$classical" ] || baseline=1  # no net either
 league_nets=()
 if [ -z "$checkpoint" ] && [ "$baseline" = 0 ]; then
   # The newest shipped 15x15 freestyle net (names end in their date), and the
@@ -130,6 +138,8 @@ if [ -n "$checkpoint" ]; then
     list="$(printf '"%s", ' "${league_names[@]}")"
     printf '{"weights": "%s",\n "league_nets": [%s]}\n' "$weights" "${list%, }" > "$out/pbrain-gomoku-zero.json"
   fi
+elif [ -n "$classical" ]; then
+  printf '{"player": "classical:%s"}\n' "$classical" > "$out/pbrain-gomoku-zero.json"
 else
   printf '{}\n' > "$out/pbrain-gomoku-zero.json"
 fi
@@ -178,6 +188,9 @@ fi
     for name in "${league_names[@]}"; do
       echo "  $name   a league net (any size 5..22; the engine picks it for its rule and size)"
     done
+  elif [ -n "$classical" ]; then
+    echo "  (no checkpoint: the classical player, alpha-beta with the threat solver, $classical nodes a move"
+    echo "   or the turn's time, every size 5..22)"
   else
     echo "  (no checkpoint: the pure-MCTS baseline, every size 5..22)"
   fi

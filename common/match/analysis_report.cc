@@ -135,4 +135,18 @@ TreeReport ReportTree(const Mcts& mcts, int pv_length) {
   return r;
 }
 
+TreeReport ShortcutReport(int move, bool wins, float value) {
+  TreeReport r;
+  MoveReport m;
+  m.move = move;
+  m.pv = {move};
+  if (wins) {
+    m.proof = ProofInfo{true, 1, true, {move}};
+    r.proof = m.proof;
+  }
+  m.winrate = m.lcb = r.winrate = (value + 1.0) / 2.0;
+  r.moves.push_back(m);
+  return r;
+}
+
 }  // namespace gz

@@ -56,6 +56,11 @@ struct TreeReport {
 // Reports the tree's root (`mcts.root_board()`).  pv_length bounds each line.
 TreeReport ReportTree(const Mcts& mcts, int pv_length = 20);
 
+// The report of a move no tree stands behind (an immediate win, a forced
+// block, a player without a tree): that move alone, with `value` ([-1, 1],
+// for the side to move) as its win rate, and the one-ply proof when `wins`.
+TreeReport ShortcutReport(int move, bool wins, float value);
+
 // The proof of `line` from `root` where the side to move at `root` wins
 // (`win`) or loses: `line` played, then the winner's VCF if one is found
 // within `vcf_nodes` attacker nodes (by `solver`, whose table a report's

@@ -4,6 +4,7 @@
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/match/classical_player.h"
 #include "common/net/net_api.h"
 #include "common/net/play_settings.h"
 #include "common/search/simple_evaluators.h"
@@ -119,7 +120,7 @@ std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Conf
                                                ParsePositive(spec, rest), cfg.mcts, options.seed);
   }
   if (kind == "classical") {
-    return std::make_unique<ClassicalMatchPlayer>(spec, ParsePositive(spec, rest));
+    return std::make_unique<ClassicalMatchPlayer>(spec, ParseClassicalSpec(spec, "player spec"));
   }
   if (kind == "uniform") {
     return std::make_unique<SearchMatchPlayer>(spec, std::make_unique<UniformEvaluator>(), ParsePositive(spec, rest),

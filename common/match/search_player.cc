@@ -129,7 +129,14 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
     throw;
   }
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  last_ = d;
   return d;
+}
+
+TreeReport SearchPlayer::Report() const {
+  if (last_.move == kNoMove) return TreeReport{};
+  if (last_.reason == "search" || last_.reason == "proven") return ReportTree(mcts_);
+  return ShortcutReport(last_.move, last_.reason == "win", last_.value);
 }
 
 // What the search threads of one move share.  Everything but the evaluator

@@ -39,53 +39,25 @@
 #include "common/game/board.h"
 #include "common/search/mcts.h"
 #include "common/match/evaluator_source.h"
+#include "common/match/move_player.h"
 
 namespace gz {
 
-struct SearchLimits {
-  // No new simulation starts once now + (average simulation time) passes this.
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  int max_simulations = 200000;            // new simulations this move
-  // The tree stops growing before it would exceed tree_memory_bytes (which
-  // are reserved up front; see Mcts::ExpansionBytes).
-  int64_t tree_memory_bytes = int64_t{512} << 20;
-  const std::atomic<bool>* stop = nullptr;  // raised: finish as soon as possible
-  const std::atomic<bool>* interrupt = nullptr;  // the same, a second source (Yixin's YXSTOP)
-  // Root moves the search may not play (analysis: YXBLOCK).  Non-empty: the
-  // tree is rebuilt for this search and not kept; the tactical shortcuts
-  // are skipped when their move is excluded.  Every legal move excluded:
-  // ChooseMove throws GomokuError.
-  std::vector<int> excluded;
-  // Analysis output: called with the tree, under the tree lock, by a search
-  // thread after a backup, at most every `progress_every` (the caller
-  // reports the final tree itself, from tree(), after ChooseMove).
-  std::function<void(const Mcts&)> on_progress;
-  std::chrono::milliseconds progress_every{250};
-};
-
-struct MoveDecision {
-  int move = kNoMove;
-  std::string reason;      // "win", "block", "search" or "proven" (mcts.solver proved the root won)
-  float value = 0.0f;      // expected result for the side that plays `move`, [-1, 1]
-  int simulations = 0;     // new simulations this move
-  int reused_visits = 0;   // root visits inherited from the previous search
-  int root_visits = 0;     // after the search
-  size_t tree_bytes = 0;   // tree memory after the search
-  double best_share = 0.0; // share of the root's child visits on `move`
-  double seconds = 0.0;
-  double longest_simulation_ms = 0.0;  // slowest single simulation (tree growth shows up here)
-  std::vector<std::pair<int, int>> top;  // (move, visits), most visited first, up to 3
-};
-
-class SearchPlayer {
+class SearchPlayer : public MovePlayer {
  public:
   // Reads mcts.c_puct, mcts.fpu_value, mcts.tree_reuse, mcts.solver,
   // mcts.solver_vcf_nodes, engine.batch, engine.threads and
   // run.seed from `config`.
   SearchPlayer(EvaluatorSource& source, const Config& config);
 
+  // MovePlayer: the evaluator source's sizes and description.
+  std::string CheckSize(int size) const override { return source_.CheckSize(size); }
+  std::string Describe() const override { return source_.Describe(); }
+  // The last search's tree (ReportTree), or the tactical shortcut's move.
+  TreeReport Report() const override;
+
   // Forget the tree (new game, rule change).  Cheap.
-  void ClearTree() {
+  void ClearTree() override {
     tree_valid_ = false;
     pending_own_move_ = kNoMove;
   }
@@ -93,13 +65,13 @@ class SearchPlayer {
   // Chooses a move for board.to_move().  Preconditions: !board.terminal() and
   // CheckSize(board.size()) of the source is "".  Throws GomokuError if the
   // evaluator fails (the tree is then discarded).
-  MoveDecision ChooseMove(const Board& board, const SearchLimits& limits);
+  MoveDecision ChooseMove(const Board& board, const SearchLimits& limits) override;
   // The tree of the last search (its root is the position searched until
   // the next ChooseMove), for analysis reports (common/match/analysis_report.h).
   const Mcts& tree() const { return mcts_; }
   // Search threads from now on (Yixin's INFO thread_num); clamped to >= 1.
-  void set_threads(int threads) { threads_ = threads < 1 ? 1 : threads; }
-  int threads() const { return threads_; }
+  void set_threads(int threads) override { threads_ = threads < 1 ? 1 : threads; }
+  int threads() const override { return threads_; }
 
  private:
   void SyncTree(const Board& board);
@@ -116,9 +88,8 @@ class SearchPlayer {
   uint64_t seed_;
   bool tree_valid_ = false;
   int pending_own_move_ = kNoMove;  // chosen last time, not yet applied to the tree
+  MoveDecision last_;               // the last ChooseMove's decision (Report)
 };
 
-// "+0.31" style, for messages.
-std::string FormatValue(float v);
 
 }  // namespace gz

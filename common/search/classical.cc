@@ -46,6 +46,16 @@ struct ClassicalSearch::Impl {
   WindowBoard* board = nullptr;
   int64_t nodes = 0;
   bool aborted = false;
+  const ClassicalLimits* limits = nullptr;
+
+  // The clock and the flags; read every 256 nodes (a node costs microseconds).
+  bool OutOfTime() const {
+    if ((limits->stop && limits->stop->load(std::memory_order_relaxed)) ||
+        (limits->interrupt && limits->interrupt->load(std::memory_order_relaxed)))
+      return true;
+    return limits->deadline != std::chrono::steady_clock::time_point::max() &&
+           std::chrono::steady_clock::now() >= limits->deadline;
+  }
 
   const WindowGeometry& Geometry(int n) {
     if (!geometry || geometry->n != n) geometry = std::make_unique<WindowGeometry>(n);
@@ -81,7 +91,7 @@ struct ClassicalSearch::Impl {
   TtEntry& Slot(uint64_t key) { return table[key & (table.size() - 1)]; }
 
   int Pvs(int depth, int alpha, int beta, int ply) {
-    if (nodes >= options.node_limit) {
+    if (nodes >= options.node_limit || ((nodes & 255) == 0 && nodes > 0 && OutOfTime())) {
       aborted = true;
       return 0;
     }
@@ -178,17 +188,23 @@ int ClassicalSearch::StaticEval(const Board& board) {
   return b.Eval();
 }
 
-ClassicalResult ClassicalSearch::Search(const Board& board) {
+ClassicalResult ClassicalSearch::Search(const Board& board, const ClassicalLimits& limits) {
   if (board.terminal()) GOMOKU_THROW(RulesError, "classical: the game is over, there is no move to search");
   Impl& im = *impl_;
   const int64_t n_limit = im.options.node_limit;
   ClassicalResult result;
+  const auto excluded = [&](int p) {
+    return std::find(limits.excluded.begin(), limits.excluded.end(), p) != limits.excluded.end();
+  };
+  const auto drop_excluded = [&](std::vector<int>& moves) {
+    moves.erase(std::remove_if(moves.begin(), moves.end(), excluded), moves.end());
+  };
 
   // 1. The threat solver, both sides, at the root.
   NodeSolver solver(std::max<int64_t>(1, n_limit / 4), std::max<int64_t>(1, n_limit / 8));
   const NodeVerdict verdict = solver.Analyse(board, 0);
   result.solver_nodes = solver.stats().vcf_nodes + solver.stats().vct_nodes;
-  if (verdict.proven == Proven::kWin) {
+  if (verdict.proven == Proven::kWin && !excluded(verdict.win_move)) {
     result.move = verdict.win_move;
     result.score = kWin - 1;
     result.reason = verdict.reason;
@@ -200,22 +216,34 @@ ClassicalResult ClassicalSearch::Search(const Board& board) {
   const WindowGeometry& g = im.Geometry(board.size());
   WindowBoard b(g, board);
   im.board = &b;
+  im.limits = &limits;
   im.table.assign(size_t{1} << im.options.tt_log2, TtEntry{});
   im.nodes = 0;
   im.aborted = false;
   std::vector<int> root;
-  if (verdict.restricted) {
+  const bool restricted = verdict.restricted && verdict.proven != Proven::kWin;
+  if (restricted) {
     root = verdict.moves;
+    drop_excluded(root);
     // Best-ordered first, as elsewhere.
     std::stable_sort(root.begin(), root.end(), [&](int x, int y) {
       const int sx = b.MoveScore(x), sy = b.MoveScore(y);
       return sx != sy ? sx > sy : x < y;
     });
   } else {
-    root = im.Moves(kRootBranch, kNoMove);
+    root = im.Moves(kRootBranch + limits.excluded.size(), kNoMove);
+    drop_excluded(root);
+    if (root.size() > static_cast<size_t>(kRootBranch)) root.resize(kRootBranch);
   }
-  if (root.empty()) root = board.LegalMoves();  // renju: every nearby point forbidden
-  result.reason = verdict.restricted && root.size() == 1 ? verdict.reason : "search";
+  if (root.empty()) {  // renju: every nearby point forbidden; or every refutation excluded
+    root = board.LegalMoves();
+    drop_excluded(root);
+  }
+  if (root.empty()) {
+    im.board = nullptr;
+    GOMOKU_THROW(GomokuError, "classical: every legal move is excluded");
+  }
+  result.reason = restricted && root.size() == 1 ? verdict.reason : "search";
   result.move = root.front();
   if (root.size() == 1) {
     result.score = verdict.proven == Proven::kLoss ? -(kWin - 2) : 0;

@@ -34,7 +34,11 @@
 //
 // Contract: deterministic -- the move depends only on the position (stones,
 // side to move, rule, size) and N; no clock, no randomness, no state kept
-// between searches.  At most N alpha-beta nodes (a node: a position entered
+// between searches.  The one exception is a search given ClassicalLimits with
+// a deadline or a stop flag (the engine's turn clock): it ends early, checked
+// every 256 alpha-beta nodes, and plays the best move of its last finished
+// iteration as above.  The root solver is not cut by the clock (its budgets
+// are the N/4 and N/8 above).  At most N alpha-beta nodes (a node: a position entered
 // by the search, the root's children included), so nodes <= N always.  The
 // move is legal (Board::IsLegal) whenever the board is not terminal.
 // Cost: a node costs O(20) window updates plus move generation over the
@@ -43,6 +47,8 @@
 // thread.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -72,6 +78,17 @@ struct ClassicalResult {
 
 constexpr int kClassicWinScore = 1000000;
 
+// What may end one search before its node limit, and the root moves it may
+// not play.  Default: nothing (the deterministic search).
+struct ClassicalLimits {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* stop = nullptr;       // raised: finish as soon as possible
+  const std::atomic<bool>* interrupt = nullptr;  // the same, a second source
+  // Root moves never played (analysis: YXBLOCK).  A solver win on one of them
+  // is ignored; every legal move excluded: Search throws GomokuError.
+  std::vector<int> excluded;
+};
+
 class ClassicalSearch {
  public:
   // Throws ConfigError for an option out of range.
@@ -81,7 +98,8 @@ class ClassicalSearch {
   ClassicalSearch& operator=(const ClassicalSearch&) = delete;
 
   // The move for board.to_move().  Throws RulesError on a terminal board.
-  ClassicalResult Search(const Board& board);
+  ClassicalResult Search(const Board& board) { return Search(board, ClassicalLimits{}); }
+  ClassicalResult Search(const Board& board, const ClassicalLimits& limits);
 
   // The static evaluation (the windows, with the tempo) from the side to
   // move's view, no search: what the opening script and tests read.

@@ -396,6 +396,30 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
   const std::string base = dir + "/baseline";
   REQUIRE(ShellStatus(make_folder + " --baseline " + base + " > /dev/null 2>&1") == 0);
   CHECK(ReadFileOrThrow(base + "/pbrain-gomoku-zero.json") == "{}\n");
+  // --classical N: no net, the classical player; its brain opens at the centre.
+  const std::string classical = dir + "/classical";
+  REQUIRE(ShellStatus(make_folder + " --classical 2000 " + classical + " > /dev/null 2>&1") == 0);
+  CHECK(ReadFileOrThrow(classical + "/pbrain-gomoku-zero.json") == "{\"player\": \"classical:2000\"}\n");
+  CHECK_THAT(ReadFileOrThrow(classical + "/README.txt"), Catch::Contains("classical player"));
+  CHECK(std::filesystem::directory_iterator(classical) != std::filesystem::directory_iterator());
+  for (const auto& entry : std::filesystem::directory_iterator(classical))
+    CHECK(entry.path().extension() != ".pt");
+  ChildProcess cbrain({classical + "/pbrain-gomoku-zero"}, PipedTestChild(dir + "/cbrain.stderr"));
+  auto creply = [&](const std::string& line) {
+    cbrain.Write(line + "\r\n");
+    for (;;) {
+      auto r = cbrain.ReadLine(60000ms);
+      REQUIRE(r.has_value());
+      if (!r->starts_with("MESSAGE")) return *r;
+    }
+  };
+  CHECK(creply("START 20") == "OK");
+  CHECK(creply("BEGIN") == "10,10");
+  cbrain.Write("END\r\n");
+  CHECK(cbrain.WaitExit(10000ms).has_value());
+  for (const char* bad : {"0", "x", "-5", ""})
+    CHECK(ShellStatus(make_folder + " --classical '" + bad + "' " + dir + "/bad > /dev/null 2>&1") != 0);
+  CHECK(ShellStatus(make_folder + " --classical 100 " + dir + "/bad " + ckpt + " > /dev/null 2>&1") != 0);
 }
 
 TEST_CASE("END during a long think stops the search and exits") {

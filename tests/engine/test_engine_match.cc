@@ -60,6 +60,53 @@ void EndAndReap(ChildProcess& e) {
   REQUIRE(*code == 0);
 }
 
+// A full 9x9 game between two engine processes started with `black` and
+// `white` (argv), short turns; the board at the end.  Every reply must be a
+// legal move; the game must end by the rules.
+Board PlayFullGame(const std::vector<std::string>& black_argv, const std::vector<std::string>& white_argv,
+                   const std::string& name) {
+  ChildProcess black(black_argv, PipedTestChild(TestTmpPath(name + "_black.stderr")));
+  ChildProcess white(white_argv, PipedTestChild(TestTmpPath(name + "_white.stderr")));
+  ChildProcess* engines[2] = {&black, &white};
+  for (ChildProcess* e : engines) {
+    e->WriteLine("INFO timeout_turn 100");
+    e->WriteLine("INFO timeout_match 60000");
+    e->WriteLine("INFO rule 0");
+    e->WriteLine("START 9");
+    REQUIRE(Reply(*e, 60000ms) == "OK");
+  }
+  Board board(9, Rule::kFreestyle);
+  black.WriteLine("BEGIN");
+  int move = ParseMove(Reply(black), board);
+  board.Play(move);
+  int side = 1;  // white answers next
+  std::vector<std::string> record{FormatCoordinates(move, 9)};
+  while (!board.terminal()) {
+    ChildProcess& e = *engines[side];
+    e.WriteLine("INFO time_left 60000");
+    e.WriteLine("TURN " + FormatCoordinates(move, 9));
+    move = ParseMove(Reply(e), board);
+    board.Play(move);
+    record.push_back(FormatCoordinates(move, 9));
+    side = 1 - side;
+  }
+  std::string moves;
+  for (auto& m : record) moves += m + " ";
+  INFO("moves: " << moves);
+  REQUIRE(board.terminal());
+  REQUIRE(static_cast<int>(record.size()) <= 81);
+  const bool full = board.move_count() == 81;
+  const bool five = board.outcome() == Outcome::kBlackWins || board.outcome() == Outcome::kWhiteWins;
+  REQUIRE((five || (full && board.outcome() == Outcome::kDraw)));
+  WARN(name << ": game over after " << record.size() << " moves: "
+            << (board.outcome() == Outcome::kBlackWins   ? "black wins"
+                : board.outcome() == Outcome::kWhiteWins ? "white wins"
+                                                         : "draw"));
+  EndAndReap(black);
+  EndAndReap(white);
+  return board;
+}
+
 }  // namespace
 
 TEST_CASE("checkpoint engine: plays only the size it was trained for") {
@@ -116,47 +163,22 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
   EndAndReap(missing);
 }
 
+
 TEST_CASE("two engine processes play a full 9x9 game") {
-  // Black: the tiny network; white: the rollout baseline.  Short turns.
-  ChildProcess black({EngineBinary(), "--settings", DefaultsOnlySettings(), "--weights", TinyCheckpoint(), "--set",
-                      "inference.device=cpu", "--set", "inference.symmetry=none"},
-                     PipedTestChild(TestTmpPath("engine_match_black.stderr")));
-  ChildProcess white({EngineBinary(), "--settings", DefaultsOnlySettings(), "--set", "run.seed=5"},
-                     PipedTestChild(TestTmpPath("engine_match_white.stderr")));
-  ChildProcess* engines[2] = {&black, &white};
-  for (ChildProcess* e : engines) {
-    e->WriteLine("INFO timeout_turn 100");
-    e->WriteLine("INFO timeout_match 60000");
-    e->WriteLine("INFO rule 0");
-    e->WriteLine("START 9");
-    REQUIRE(Reply(*e, 60000ms) == "OK");
-  }
-  Board board(9, Rule::kFreestyle);
-  black.WriteLine("BEGIN");
-  int move = ParseMove(Reply(black), board);
-  board.Play(move);
-  int side = 1;  // white answers next
-  std::vector<std::string> record{FormatCoordinates(move, 9)};
-  while (!board.terminal()) {
-    ChildProcess& e = *engines[side];
-    e.WriteLine("INFO time_left 60000");
-    e.WriteLine("TURN " + FormatCoordinates(move, 9));
-    move = ParseMove(Reply(e), board);
-    board.Play(move);
-    record.push_back(FormatCoordinates(move, 9));
-    side = 1 - side;
-  }
-  std::string moves;
-  for (auto& m : record) moves += m + " ";
-  INFO("moves: " << moves);
-  REQUIRE(board.terminal());
-  REQUIRE(static_cast<int>(record.size()) <= 81);
-  const bool full = board.move_count() == 81;
-  const bool five = board.outcome() == Outcome::kBlackWins || board.outcome() == Outcome::kWhiteWins;
-  REQUIRE((five || (full && board.outcome() == Outcome::kDraw)));
-  WARN("game over after " << record.size() << " moves: " << (board.outcome() == Outcome::kBlackWins   ? "black (net) wins"
-                                                              : board.outcome() == Outcome::kWhiteWins ? "white (baseline) wins"
-                                                                                                       : "draw"));
-  EndAndReap(black);
-  EndAndReap(white);
+  // Black: the tiny network; white: the rollout baseline.
+  PlayFullGame({EngineBinary(), "--settings", DefaultsOnlySettings(), "--weights", TinyCheckpoint(), "--set",
+                "inference.device=cpu", "--set", "inference.symmetry=none"},
+               {EngineBinary(), "--settings", DefaultsOnlySettings(), "--set", "run.seed=5"}, "engine_match");
+}
+
+TEST_CASE("the classical engine (settings file player classical:N, no net) plays a full game and opens at the centre") {
+  const std::filesystem::path dir = FreshTestDir("engine_classical");
+  const std::string settings = (dir / "pbrain-gomoku-zero.json").string();
+  WriteFileAtomic(settings, R"({"player": "classical:3000"})");
+  const Board board = PlayFullGame({EngineBinary(), "--settings", settings},
+                                   {EngineBinary(), "--settings", DefaultsOnlySettings(), "--set", "run.seed=5"},
+                                   "engine_classical");
+  CHECK(board.at(4 * 9 + 4) == kBlack);  // BEGIN on the empty 9x9 board: the centre
+  // The log names the player.
+  CHECK_THAT(ReadFileOrThrow(TestTmpPath("engine_classical_black.stderr")), Catch::Contains("classical:3000"));
 }

@@ -3,6 +3,7 @@
 // tree reuse, the stop flag, settings files and the terminal game.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "engine/line_input.h"
 #include "engine/terminal_game.h"
 #include "engine/time_control.h"
+#include "common/match/classical_player.h"
 #include "common/match/evaluator_source.h"
 #include "common/match/search_player.h"
 #include "tests/engine/session_test_util.h"
@@ -55,7 +57,7 @@ struct Harness {
   GomocupSession session;
   std::vector<std::string> out;
 
-  explicit Harness(int max_sims = 300) : session(engine.source, engine.player, max_sims) {}
+  explicit Harness(int max_sims = 300) : session(engine.player, max_sims) {}
 
   // Sends one line; returns true unless it was END.
   bool Send(const std::string& line) {
@@ -552,6 +554,97 @@ TEST_CASE("engine settings files are strict and resolve relative paths") {
   REQUIRE_THROWS_AS(ResolveEngineSettings(cl, dir.string()), ConfigError);
 }
 
+TEST_CASE("engine settings: player net or classical:N, from the file or --player, refused by name") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(GZ_TEST_TMP) / "engine_settings_player";
+  fs::create_directories(dir);
+  const std::string classical = (dir / "classical.json").string();
+  WriteFileAtomic(classical, R"({"player": "classical:2500"})");
+  CHECK(LoadEngineSettingsFile(classical).classical_nodes == 2500);
+  const std::string net = (dir / "net.json").string();
+  WriteFileAtomic(net, R"({"player": "net", "weights": "w.ckpt"})");
+  CHECK(LoadEngineSettingsFile(net).classical_nodes == 0);
+  for (const char* bad : {R"({"player": "classical:0"})", R"({"player": "classical:many"})", R"({"player": "mcts"})",
+                          R"({"player": 5000})"}) {
+    const std::string path = (dir / "bad.json").string();
+    WriteFileAtomic(path, bad);
+    INFO(bad);
+    try {
+      LoadEngineSettingsFile(path);
+      FAIL("no error");
+    } catch (const ConfigError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("'player'"));
+    }
+  }
+  // --player beats the file; --weights alone makes the file's classical player a net;
+  // --weights with --player classical:N is refused.
+  EngineCommandLine cl;
+  cl.settings_file = net;
+  cl.player = "classical:300";
+  CHECK(ResolveEngineSettings(cl, dir.string()).classical_nodes == 300);
+  cl = EngineCommandLine{};
+  cl.settings_file = classical;
+  cl.weights = "/abs/w.ckpt";
+  CHECK(ResolveEngineSettings(cl, dir.string()).classical_nodes == 0);
+  cl.player = "classical:300";
+  CHECK_THROWS_WITH(ResolveEngineSettings(cl, dir.string()), Catch::Contains("uses no net"));
+  cl = EngineCommandLine{};
+  cl.player = "classical:x";
+  CHECK_THROWS_WITH(ResolveEngineSettings(cl, dir.string()), Catch::Contains("--player"));
+  // MakeEnginePlayer: the classical player has no evaluator source.
+  cl = EngineCommandLine{};
+  cl.settings_file = classical;
+  const EnginePlayer e = MakeEnginePlayer(ResolveEngineSettings(cl, dir.string()));
+  CHECK(e.source == nullptr);
+  REQUIRE(dynamic_cast<ClassicalPlayer*>(e.player.get()) != nullptr);
+}
+
+TEST_CASE("session: the classical player answers the protocol (centre, block, YXBLOCK, analysis lines)") {
+  ClassicalPlayer player(3000);
+  GomocupSession session(player, 100000);
+  std::vector<std::string> out;
+  auto send = [&](const std::string& line) {
+    out.clear();
+    session.Handle(line, Clock::now(), out);
+  };
+  auto answer = [&]() {  // the reply, after any MESSAGE and Yixin INFO lines
+    std::vector<std::string> a;
+    for (auto& l : out)
+      if (!l.starts_with("MESSAGE ") && !l.starts_with("INFO ")) a.push_back(l);
+    REQUIRE(a.size() == 1);
+    return a[0];
+  };
+  send("INFO timeout_turn 2000");
+  send("START 15");
+  REQUIRE(answer() == "OK");
+  send("BEGIN");
+  CHECK(answer() == "7,7");
+  send("TURN 8,8");
+  const std::optional<std::pair<int, int>> reply = ParseCoordinates(answer());
+  REQUIRE(reply.has_value());
+  CHECK(session.board()->move_count() == 3);
+  // White has four in a row on row 0 (x 0..3) after BOARD: black must block at 4,0.
+  send("RESTART");
+  send("BOARD");
+  for (const char* l : {"0,0,2", "1,0,2", "2,0,2", "3,0,2", "7,7,1", "8,8,1", "6,9,1"}) send(l);
+  send("DONE");
+  CHECK(answer() == "4,0");
+  CHECK(session.last_decision()->reason == "block");
+  // YXBLOCK keeps the search off a point; Yixin mode prints the analysis lines.
+  send("RESTART");
+  send("YXSHOWINFO");
+  send("YXBLOCK");
+  send("7,7");
+  send("DONE");
+  send("BEGIN");
+  CHECK(answer() != "7,7");
+  // The analysis lines name the move played, with the player's node count.
+  const std::string played = answer();
+  CHECK(std::find(out.begin(), out.end(), "MESSAGE REALTIME BEST " + played) != out.end());
+  CHECK(std::find(out.begin(), out.end(), "INFO NODES " + std::to_string(session.last_decision()->simulations)) !=
+        out.end());
+}
+
 TEST_CASE("a checkpoint that cannot be loaded turns START into ERROR") {
   EngineSettings settings;
   settings.weights = std::string(GZ_TEST_TMP) + "/does-not-exist.ckpt";
@@ -559,7 +652,7 @@ TEST_CASE("a checkpoint that cannot be loaded turns START into ERROR") {
   REQUIRE(source.uses_network());
   REQUIRE(source.CheckSize(15).find("cannot load weights") != std::string::npos);
   SearchPlayer player(source, settings.config);
-  GomocupSession session(source, player, 100);
+  GomocupSession session(player, 100);
   std::vector<std::string> out;
   session.Handle("START 15", Clock::now(), out);
   REQUIRE(out.size() == 1);
@@ -578,7 +671,7 @@ TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one
     settings.config.inference.threads = 1;
     auto source = std::make_unique<EvaluatorSource>(settings.weights, settings.config);
     SearchPlayer player(*source, settings.config);
-    GomocupSession session(*source, player, 50);
+    GomocupSession session(player, 50);
     out.clear();
     session.Handle(start, Clock::now(), out);
     if (out.size() == 1 && out[0] == "OK") {
@@ -616,7 +709,7 @@ TEST_CASE("START 20 with a conv-heads checkpoint made for 15x15 plays; an fc one
     settings.config.inference.threads = 1;
     EvaluatorSource source(settings.weights, settings.config);
     SearchPlayer player(source, settings.config);
-    GomocupSession session(source, player, 30);
+    GomocupSession session(player, 30);
     for (const char* line : {"START 20", "BEGIN", "START 13", "BEGIN"}) {
       out.clear();
       session.Handle(line, Clock::now(), out);

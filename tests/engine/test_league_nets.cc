@@ -87,7 +87,7 @@ TEST_CASE("league nets: a session switches nets with START size and INFO rule") 
   settings.config = OneThread();
   EvaluatorSource source(settings.weights, settings.config, settings.league_nets);
   SearchPlayer player(source, settings.config);
-  GomocupSession session(source, player, 40);
+  GomocupSession session(player, 40);
   struct Case {
     const char* start;
     const char* rule_bits;  // INFO rule value
@@ -137,7 +137,7 @@ TEST_CASE("league nets: the settings file lists them; a broken one refuses START
   std::ofstream(broken) << "not a checkpoint";
   EvaluatorSource source(f.fc15, OneThread(), {f.conv20, broken.string()});
   SearchPlayer player(source, OneThread());
-  GomocupSession session(source, player, 40);
+  GomocupSession session(player, 40);
   std::vector<std::string> out;
   session.Handle("START 15", Clock::now(), out);
   REQUIRE(out.size() == 1);

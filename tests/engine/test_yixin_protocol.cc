@@ -91,7 +91,7 @@ struct YixinHarness {
   EngineSettings settings = gz::testing::SolverOnEngineSettings();
   EvaluatorSource source{settings.weights, settings.config};
   SearchPlayer player{source, settings.config};
-  GomocupSession session{source, player, 400};
+  GomocupSession session{player, 400};
   std::vector<std::string> out;        // replies of the last command
   std::vector<std::string> transcript; // every line, live ones included
 

@@ -1,8 +1,10 @@
 // The classical player's search (common/search/classical.h): wins in one,
-// blocks, a VCF it proves, renju forbidden points, the node limit and
-// determinism.
+// blocks, a VCF it proves, renju forbidden points, the node limit,
+// determinism, and the engine's limits (stop flags, deadline, excluded moves).
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -168,4 +170,64 @@ TEST_CASE("classical: deterministic for a position and a node limit, whatever wa
     CHECK(a.nodes == b.nodes);
     CHECK(a.pv == b.pv);
   }
+}
+
+TEST_CASE("classical: a raised stop flag or a passed deadline ends the search within 256 nodes") {
+  const std::vector<Board> positions = ClassicalRandomPositions(Rule::kFreestyle, 6, 10, 21);
+  std::atomic<bool> raised{true}, lowered{false};
+  int cut = 0;  // positions where the alpha-beta part ran past 256 nodes
+  for (const Board& p : positions) {
+    ClassicalSearch s(ClassicalOptions{50000});
+    // Unset limits: the deterministic search, node for node.
+    ClassicalLimits none;
+    none.stop = &lowered;
+    none.interrupt = &lowered;
+    const ClassicalResult full = s.Search(p, none), plain = s.Search(p);
+    CHECK(full.move == plain.move);
+    CHECK(full.nodes == plain.nodes);
+    if (full.reason != "search" || full.nodes <= 256) continue;  // decided before the alpha-beta part
+    ++cut;
+    ClassicalLimits stop;
+    stop.stop = &raised;
+    ClassicalLimits interrupt;
+    interrupt.interrupt = &raised;
+    ClassicalLimits late;
+    late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    for (const ClassicalLimits* l : {&stop, &interrupt, &late}) {
+      const ClassicalResult r = s.Search(p, *l);
+      CHECK(r.nodes <= 256);
+      CHECK(r.nodes < full.nodes);
+      CHECK(p.IsLegal(r.move));
+    }
+  }
+  CHECK(cut >= 3);
+}
+
+TEST_CASE("classical: excluded root moves are never played, a win on one is passed over") {
+  // Black to move wins at (7,8) (see "takes a win in one").
+  Board b = ClassicalPlayed({{7, 4}, {7, 3}, {7, 5}, {0, 0}, {7, 6}, {0, 14}, {7, 7}, {14, 0}});
+  ClassicalSearch s(ClassicalOptions{2000});
+  ClassicalLimits limits;
+  limits.excluded = {P(15, 7, 8)};
+  const ClassicalResult r = s.Search(b, limits);
+  CHECK(r.move != P(15, 7, 8));
+  CHECK(b.IsLegal(r.move));
+  // White must block a four: with the block excluded it still plays a legal move.
+  Board w = ClassicalPlayed({{7, 4}, {0, 0}, {7, 5}, {0, 14}, {7, 6}, {14, 0}, {7, 7}});
+  REQUIRE(w.to_move() == kWhite);
+  const ClassicalResult forced = s.Search(w);
+  limits.excluded = {forced.move};
+  const ClassicalResult other = s.Search(w, limits);
+  CHECK(other.move != forced.move);
+  CHECK(w.IsLegal(other.move));
+  // Quiet positions: the root's 20 best minus the excluded ones.
+  for (const Board& p : ClassicalRandomPositions(Rule::kFreestyle, 4, 8, 5)) {
+    const ClassicalResult first = s.Search(p);
+    limits.excluded = {first.move};
+    const ClassicalResult second = s.Search(p, limits);
+    CHECK(second.move != first.move);
+    CHECK(p.IsLegal(second.move));
+  }
+  limits.excluded = b.LegalMoves();
+  CHECK_THROWS_AS(s.Search(b, limits), GomokuError);
 }
