@@ -91,5 +91,4 @@ class SearchPlayer : public MovePlayer {
   MoveDecision last_;               // the last ChooseMove's decision (Report)
 };
 
-
 }  // namespace gz
