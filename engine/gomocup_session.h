@@ -30,7 +30,8 @@
 //     black is to move under renju, else `FORBID .`)
 //   YXBLOCK / X,Y ... / DONE -> (nothing; those points are not played by any
 //     search until YXBLOCKRESET or START)     YXBLOCKRESET -> (nothing)
-//   INFO thread_num / max_node map to search threads / the simulation cap;
+//   INFO thread_num / max_node map to search threads / the simulation cap
+//     (the net's search; the classical player has one thread and N nodes);
 //     hash_size, max_depth, pondering, caution_factor (and Yixin's other
 //     keys) are logged as ignored
 //   any other YX... or a malformed one -> ERROR <command>: ..., board unchanged
