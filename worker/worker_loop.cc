@@ -114,6 +114,14 @@ void SelfPlayWorker::WriteStatus(const std::string& run_dir, int64_t iteration, 
 int SelfPlayWorker::FollowRun(const std::string& run_dir) {
   RunLayout layout(run_dir);
   started_at_ = NowSeconds();
+  {
+    // A kill mid-write of the status file leaves its temp file; only this
+    // worker writes that name, so none of them is being written now.
+    const std::filesystem::path status(layout.worker_status(id_, config_.run.host));
+    const std::string name = status.filename().string();
+    const int removed = RemoveTempFilesOf(status.parent_path().string(), [&](const std::string& n) { return n == name; });
+    if (removed > 0) spdlog::info("removed {} temp file(s) of this worker's status (left by a kill mid-write)", removed);
+  }
   double last_wait_log = 0;
   int64_t announced_iteration = -1;
   while (!(stop_ && stop_->load())) {
