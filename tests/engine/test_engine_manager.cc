@@ -122,6 +122,16 @@ class Manager {
 
 std::string Xy(int move, int size) { return FormatCoordinates(move, size); }
 
+// Sends one CRLF-terminated line to a folder's brain; its next non-MESSAGE reply.
+std::string FolderBrainReply(ChildProcess& brain, const std::string& line) {
+  brain.Write(line + "\r\n");
+  for (;;) {
+    auto r = brain.ReadLine(60000ms);
+    REQUIRE(r.has_value());
+    if (!r->starts_with("MESSAGE")) return *r;
+  }
+}
+
 }  // namespace
 
 TEST_CASE("scripted manager session through every mandatory command") {
@@ -372,14 +382,7 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
   CHECK(ReadFileOrThrow(out + "/pbrain-gomoku-zero.json").find("\"weights\": \"tiny15.ckpt\"") != std::string::npos);
   CHECK(ReadFileOrThrow(out + "/README.txt").find("pbrain-gomoku-zero") != std::string::npos);
   ChildProcess brain({out + "/pbrain-gomoku-zero"}, PipedTestChild(dir + "/brain.stderr"));
-  auto reply = [&](const std::string& line) {
-    brain.Write(line + "\r\n");
-    for (;;) {
-      auto r = brain.ReadLine(60000ms);
-      REQUIRE(r.has_value());
-      if (!r->starts_with("MESSAGE")) return *r;
-    }
-  };
+  auto reply = [&](const std::string& line) { return FolderBrainReply(brain, line); };
   CHECK(reply("START 15") == "OK");
   CHECK(reply("ABOUT").starts_with("name=\"gomoku-zero\""));
   // The checkpoint was loaded: it plays only 15x15.
@@ -405,14 +408,7 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
   for (const auto& entry : std::filesystem::directory_iterator(classical))
     CHECK(entry.path().extension() != ".pt");
   ChildProcess cbrain({classical + "/pbrain-gomoku-zero"}, PipedTestChild(dir + "/cbrain.stderr"));
-  auto creply = [&](const std::string& line) {
-    cbrain.Write(line + "\r\n");
-    for (;;) {
-      auto r = cbrain.ReadLine(60000ms);
-      REQUIRE(r.has_value());
-      if (!r->starts_with("MESSAGE")) return *r;
-    }
-  };
+  auto creply = [&](const std::string& line) { return FolderBrainReply(cbrain, line); };
   CHECK(creply("START 20") == "OK");
   CHECK(creply("BEGIN") == "10,10");
   cbrain.Write("END\r\n");
