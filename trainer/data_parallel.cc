@@ -7,8 +7,11 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -22,6 +25,8 @@
 #ifdef GOMOKU_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
+
+#include "common/base/bounded_call.h"
 
 namespace gz {
 
@@ -103,6 +108,50 @@ struct DataParallel::Impl {
 
   std::string Where() const { return "rank " + std::to_string(rank) + " of " + std::to_string(world); }
 
+  // Every store call goes through here, with train.dist_timeout_s (plus
+  // `slack`) as its deadline: a peer stopped in the middle of a request
+  // blocks a TCPStore's server for good, and a call that never returns would
+  // hang this rank instead of failing it (common/base/bounded_call.h).
+  template <typename R>
+  R Call(const char* what, std::function<R(c10d::Store&)> op,
+         std::chrono::milliseconds slack = std::chrono::milliseconds(0)) const {
+    auto result = std::make_shared<R>();
+    c10::intrusive_ptr<c10d::Store> s = store;  // the call owns what it uses
+    if (!RunBounded([s, op, result] { *result = op(*s); }, timeout + slack))
+    {
+      std::ostringstream m;
+      m << "the store " << address << " did not answer " << what << " within train.dist_timeout_s = "
+        << config.dist_timeout_s << " s" << (slack.count() > 0 ? " (and a second)" : "")
+        << " (a peer stopped in the middle of a store request blocks the store for good)";
+      throw std::runtime_error(m.str());
+    }
+    return *result;
+  }
+  void Set(const std::string& key, const std::string& value) const {
+    Call<bool>("a set", [key, v = Bytes(value)](c10d::Store& st) {
+      st.set(key, v);
+      return true;
+    });
+  }
+  std::string Get(const std::string& key) const {
+    return Text(Call<std::vector<uint8_t>>("a get", [key](c10d::Store& st) { return st.get(key); }));
+  }
+  bool Check(const std::string& key) const {
+    return Call<bool>("a check", [key](c10d::Store& st) { return st.check({key}); });
+  }
+  int64_t Add(const std::string& key, int64_t n) const {
+    return Call<int64_t>("an add", [key, n](c10d::Store& st) { return st.add(key, n); });
+  }
+  // Waits for `key` up to train.dist_timeout_s (the store's own timeout error
+  // comes first; the deadline's second of slack is for a wedged store).
+  void Wait(const std::string& key) const {
+    const auto t = timeout;
+    Call<bool>("a wait", [key, t](c10d::Store& st) {
+      st.wait({key}, t);
+      return true;
+    }, std::chrono::milliseconds(1000));
+  }
+
   [[noreturn]] void Fail(const std::string& what, const std::exception& e) const {
     GOMOKU_THROW(DistError, "data-parallel " << what << " failed on " << Where() << " (a peer died, or stalled past "
                                             << "train.dist_timeout_s = " << config.dist_timeout_s
@@ -147,13 +196,13 @@ struct DataParallel::Impl {
   void Agree(const nlohmann::json& fingerprint) {
     try {
       if (rank == 0) {
-        store->set(kConfigKey, Bytes(fingerprint.dump()));
+        Set(kConfigKey, fingerprint.dump());
         const auto deadline = Clock::now() + timeout;
         std::vector<int> missing;
         for (;;) {
           missing.clear();
           for (int r = 1; r < world; ++r)
-            if (!store->check({kHelloPrefix + std::to_string(r)})) missing.push_back(r);
+            if (!Check(kHelloPrefix + std::to_string(r))) missing.push_back(r);
           if (missing.empty() || Clock::now() >= deadline) break;
           std::this_thread::sleep_for(kPoll);
         }
@@ -166,14 +215,14 @@ struct DataParallel::Impl {
                                       << " (started with --rank R and the same config?)");
         }
         for (int r = 1; r < world; ++r) {
-          const std::string verdict = Text(store->get(kHelloPrefix + std::to_string(r)));
+          const std::string verdict = Get(kHelloPrefix + std::to_string(r));
           if (verdict != "ok")
             GOMOKU_THROW(ConfigError, "data-parallel rendezvous: rank " << r << "'s config differs from rank 0's: "
                                                                         << verdict);
         }
       } else {
-        store->wait({kConfigKey}, timeout);
-        const nlohmann::json leader = nlohmann::json::parse(Text(store->get(kConfigKey)));
+        Wait(kConfigKey);
+        const nlohmann::json leader = nlohmann::json::parse(Get(kConfigKey));
         std::vector<std::string> diff;
         Differences(fingerprint, leader, "", &diff);
         std::string verdict = "ok";
@@ -181,7 +230,7 @@ struct DataParallel::Impl {
           verdict.clear();
           for (const auto& d : diff) verdict += (verdict.empty() ? "" : ", ") + d;
         }
-        store->set(kHelloPrefix + std::to_string(rank), Bytes(verdict));
+        Set(kHelloPrefix + std::to_string(rank), verdict);
         if (!diff.empty())
           GOMOKU_THROW(ConfigError, "data-parallel rendezvous: this rank's config differs from rank 0's: " << verdict);
       }
@@ -234,7 +283,7 @@ struct DataParallel::Impl {
     while (!stopping) {
       lock.unlock();
       try {
-        store->add(kHeartbeatKey, 1);
+        Add(kHeartbeatKey, 1);
       } catch (const std::exception& e) {
         spdlog::warn("data-parallel: heartbeat to the store failed: {}", OneLine(e));
         return;
@@ -312,13 +361,23 @@ DataParallel::~DataParallel() {
       // and one that misses the abort fails on the lost store all the same).
       const auto grace = failing ? std::chrono::milliseconds(500) : std::chrono::milliseconds(5000);
       const auto deadline = Clock::now() + std::min<std::chrono::milliseconds>(d.timeout, grace);
-      while (d.store->add(kByeKey, 0) < d.world - 1 && Clock::now() < deadline) std::this_thread::sleep_for(kPoll);
+      while (d.Add(kByeKey, 0) < d.world - 1 && Clock::now() < deadline) std::this_thread::sleep_for(kPoll);
     } catch (const std::exception& e) {
       spdlog::warn("data-parallel: could not tell the followers to stop: {}", OneLine(e));
     }
   }
-  d.group.reset();
-  d.store.reset();
+  // The group's teardown waits for its queued collectives (each bounded by the
+  // timeout) and the store's joins its server thread, which a stopped peer
+  // can block for good: both are dropped under a deadline and abandoned past
+  // it (the process is then expected to exit; bounded_call.h).
+  const auto grace = d.timeout + std::chrono::milliseconds(2000);
+  if (!RunBounded([group = std::move(d.group), store = std::move(d.store)]() mutable {
+        group.reset();
+        store.reset();
+      }, grace))
+    spdlog::warn("data-parallel: {} left its process group and store behind: their teardown did not finish "
+                 "within {:.1f} s (a peer stopped in the middle of a store request?)",
+                 d.Where(), std::chrono::duration<double>(grace).count());
 }
 
 int DataParallel::rank() const { return impl_->rank; }
@@ -330,7 +389,7 @@ void DataParallel::Post(const nlohmann::json& command) {
   Impl& d = *impl_;
   GOMOKU_CHECK(d.rank == 0, "only rank 0 posts commands");
   try {
-    d.store->set(kCommandPrefix + std::to_string(d.next_command++), Bytes(command.dump()));
+    d.Set(kCommandPrefix + std::to_string(d.next_command++), command.dump());
   } catch (const std::exception& e) {
     d.Fail("command to the followers", e);
   }
@@ -345,18 +404,18 @@ std::optional<nlohmann::json> DataParallel::Next(const std::atomic<bool>* stop) 
   auto beat_checked = Clock::time_point{};
   try {
     for (;;) {
-      if (d.store->check({key})) {
+      if (d.Check(key)) {
         ++d.next_command;
-        nlohmann::json cmd = nlohmann::json::parse(Text(d.store->get(key)));
+        nlohmann::json cmd = nlohmann::json::parse(d.Get(key));
         const std::string op = cmd.value("op", "");
-        if (op == "stop" || op == "abort") d.store->add(kByeKey, 1);
+        if (op == "stop" || op == "abort") d.Add(kByeKey, 1);
         return cmd;
       }
       if (stop && stop->load()) return std::nullopt;
       const auto now = Clock::now();
       if (now - beat_checked >= std::chrono::seconds(1)) {
         beat_checked = now;
-        const int64_t b = d.store->add(kHeartbeatKey, 0);
+        const int64_t b = d.Add(kHeartbeatKey, 0);
         if (b != beat) {
           beat = b;
           beat_seen = now;

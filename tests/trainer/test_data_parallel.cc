@@ -2,8 +2,13 @@
 // docs/trainer.md "Data-parallel training"): the slices, world_size 1 against
 // the one-process path bit for bit, two real processes against a
 // single-process reference of the same computation (1e-5), and a rank killed
-// (or stopped) in the middle of the steps.
+// (or stopped) in the middle of the steps, and a store wedged by a peer stopped
+// in the middle of a request.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <random>
@@ -241,4 +246,41 @@ TEST_CASE("a follower stopped (SIGSTOP) in the middle of the steps: rank 0 fails
   INFO(r0.Log());
   CHECK(r0.Log().find("error: data-parallel") != std::string::npos);
   CHECK(r0.Log().find("train.dist_timeout_s = 3") != std::string::npos);
+}
+
+TEST_CASE("a peer stopped in the middle of a store request: rank 0 fails after train.dist_timeout_s and exits") {
+  // TCPStore's server is one thread reading each request with blocking reads:
+  // the first byte of a request and then silence (what a follower stopped by
+  // SIGSTOP between two send() calls leaves) blocks it for good, and with it
+  // every store call of rank 0 and the store's teardown.
+  const std::string dir = FreshTestDir("dp_wedged_store");
+  const int port = FreePort();
+  Config c = DpConfig(dir, 2, port);
+  c.train.dist_timeout_s = 3.0;
+  const std::string cfg = WriteConfigFile(c, dir + "/c.json");
+  Helper r0({"--config", cfg, "--rank", "0", "--steps", "50", "--forever", "--out", dir + "/r0.pt"}, dir + "/r0.log");
+  TestProcess r1(BinPath("trainer"), {"--config", cfg, "--rank", "1"}, dir + "/r1.log");
+  REQUIRE(WaitUntil([&] { return r0.Log().find("chunk 1") != std::string::npos; }));
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  const unsigned char first_byte = 0;  // c10d's query type SET; its key never follows
+  REQUIRE(::send(fd, &first_byte, 1, 0) == 1);
+  auto rc0 = r0.WaitExit(std::chrono::seconds(60));  // a guard against a hang, not a timing check
+  auto rc1 = r1.WaitExit(std::chrono::seconds(60));
+  ::close(fd);
+  REQUIRE(rc0.has_value());
+  CHECK(*rc0 == 1);
+  INFO(r0.Log());
+  CHECK(r0.Log().find("error: data-parallel") != std::string::npos);
+  CHECK(r0.Log().find("train.dist_timeout_s = 3") != std::string::npos);
+  // The follower, polling the same store for rank 0's next command, fails too.
+  REQUIRE(rc1.has_value());
+  CHECK(*rc1 != 0);
+  INFO(r1.Log());
+  CHECK(r1.Log().find("trainer rank 1 failed: data-parallel") != std::string::npos);
 }
