@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""Makes the even opening set: common/match/even_openings_15x15_freestyle.inc (issue 52).
+"""Makes the even opening set: common/game/even_openings_15x15_freestyle.inc (issue 52).
 
     tools/even_openings.py [--judge build/bin/classical_judge] [--screen-nodes 10000]
-                           [--nodes 100000] [--count 24] [--out common/match/even_openings_15x15_freestyle.inc]
+                           [--nodes 100000] [--count 24] [--out common/game/even_openings_15x15_freestyle.inc]
     tools/even_openings.py --check FILE     validate a set (what the C++ loader checks, in Python)
 
 Candidates: every 3-stone opening (black, white, black; white to move) with all
@@ -93,7 +93,7 @@ def main():
     ap.add_argument("--screen-nodes", type=int, default=10000)
     ap.add_argument("--nodes", type=int, default=100000)
     ap.add_argument("--count", type=int, default=24)
-    ap.add_argument("--out", default="common/match/even_openings_15x15_freestyle.inc")
+    ap.add_argument("--out", default="common/game/even_openings_15x15_freestyle.inc")
     ap.add_argument("--check")
     a = ap.parse_args()
     if a.check:
@@ -115,7 +115,7 @@ def main():
             a.screen_nodes, len(short), a.nodes, a.count),
         "// Points r*15+c in the order played (black, white, black); white is to move.  The comment: the",
         "// judge's score from white's view (window units of common/search/classical.h; an open three is",
-        "// worth about 300), its move and depth.  Included by common/match/openings.cc.",
+        "// worth about 300), its move and depth.  Included by common/game/even_openings.cc.",
     ]
     for j in kept:
         lines.append("{%s},  // score %+d, move %d, depth %d" % (", ".join(map(str, j["moves"])), j["score"],

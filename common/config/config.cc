@@ -17,6 +17,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/data/run_layout.h"
+#include "common/game/even_openings.h"
 #include "common/search/symmetric_batch.h"
 
 namespace gz {
@@ -295,6 +296,8 @@ Registry MakeRegistry(Config& c) {
          &c.selfplay.balanced_opening_tries, 1, 100000);
   AddDouble(r, "selfplay.open_opening_share", "share of games from the empty board or 1..max stones near the centre (the openings players meet; 0 = off)",
             &c.selfplay.open_opening_share, 0.0, 1.0);
+  AddDouble(r, "selfplay.even_opening_share", "share of games from the board's even opening set under a random symmetry (boards without one: none; 0 = off)",
+            &c.selfplay.even_opening_share, 0.0, 1.0);
   AddInt(r, "selfplay.open_opening_max_stones", "most stones of such an opening (the count is uniform in 0..max)",
          &c.selfplay.open_opening_max_stones, 0, 8);
   AddInt(r, "selfplay.open_opening_radius", "their stones lie within this distance of the centre",
@@ -641,6 +644,17 @@ void Config::Validate() const {
   if (selfplay.balanced_opening_moves > 0 && selfplay.random_opening_moves > 0)
     GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': use it or selfplay.random_opening_moves, "
                               "not both");
+  if (selfplay.even_opening_share > 0) {
+    bool any = false;
+    for (int size : board_sizes()) any = any || !EvenOpenings(size, rule()).empty();
+    if (!any)
+      GOMOKU_THROW(ConfigError, "config key 'selfplay.even_opening_share': no board of this run has an even opening "
+                                "set (board " << board.size << "x" << board.size << " " << board.rule
+                                              << "; only 15x15 freestyle has one)");
+    if (selfplay.random_opening_moves > 0)
+      GOMOKU_THROW(ConfigError, "config key 'selfplay.even_opening_share': use it or selfplay.random_opening_moves, "
+                                "not both");
+  }
   if (selfplay.open_opening_share > 0 && selfplay.random_opening_moves > 0)
     GOMOKU_THROW(ConfigError, "config key 'selfplay.open_opening_share': use it or selfplay.random_opening_moves, "
                               "not both");

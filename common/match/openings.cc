@@ -5,6 +5,7 @@
 
 #include "common/base/errors.h"
 #include "common/base/splitmix.h"
+#include "common/game/even_openings.h"
 #include "common/game/symmetry.h"
 #include "common/game/tactics.h"
 
@@ -60,12 +61,7 @@ std::vector<Opening> OpeningSet(int size, Rule rule, int length) {
   return out;
 }
 
-std::vector<Opening> EvenOpeningSet(int size, Rule rule) {
-  if (size != 15 || rule != Rule::kFreestyle) return {};
-  return {
-#include "common/match/even_openings_15x15_freestyle.inc"
-  };
-}
+std::vector<Opening> EvenOpeningSet(int size, Rule rule) { return EvenOpenings(size, rule); }
 
 std::vector<Opening> DefaultOpeningSet(int size, Rule rule) {
   std::vector<Opening> even = EvenOpeningSet(size, rule);

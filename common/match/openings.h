@@ -2,7 +2,7 @@
 //
 // The default (DefaultOpeningSet) is the even set where the board has one:
 // 15x15 freestyle has 24 openings of 3 stones that the classical player at
-// 100,000 nodes rates nearest even (common/match/even_openings_15x15_freestyle.inc,
+// 100,000 nodes rates nearest even (common/game/even_openings_15x15_freestyle.inc,
 // made by tools/even_openings.py; docs/ratings.md "Openings").  Elsewhere it
 // is the random set of 2 stones below.
 //

@@ -4,6 +4,8 @@
 
 #include "common/base/errors.h"
 #include "common/base/splitmix.h"
+#include "common/game/even_openings.h"
+#include "common/game/symmetry.h"
 
 namespace gz {
 
@@ -124,6 +126,7 @@ SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule ru
     record_.resign_on = true;
     record_.resign_disabled = UnitDraw(resign_rng) < params.resign_disabled_share;
   }
+  if (params.even_opening_share > 0 && StartFromEvenOpening(b, seed)) return;
   if (params.open_opening_share > 0 && UnitDraw(open_rng_) < params.open_opening_share) {
     open_stones_ = static_cast<int>(open_rng_() % static_cast<uint64_t>(params.open_opening_max_stones + 1));
     if (open_stones_ == 0 || params.balanced_opening_moves <= 0) {
@@ -149,6 +152,24 @@ SelfPlayGame::SelfPlayGame(const SelfPlayParams& params, int board_size, Rule ru
   }
   mcts_.Reset(b);
   if (b.terminal()) Finish();
+}
+
+bool SelfPlayGame::StartFromEvenOpening(Board& b, uint64_t seed) {
+  const std::vector<std::vector<int>> set = EvenOpenings(b.size(), b.rule());
+  if (set.empty()) return false;
+  std::mt19937_64 rng(seed ^ kEvenOpeningSalt);
+  if (UnitDraw(rng) >= params_.even_opening_share) return false;
+  const std::vector<int>& opening = set[rng() % set.size()];
+  const int sym = static_cast<int>(rng() % kNumSymmetries);
+  for (int p : opening) {
+    const int m = TransformPoint(sym, p, b.size());
+    GOMOKU_CHECK(b.IsLegal(m), "even opening point " << m << " is not legal");
+    b.Play(m);
+    record_.opening.push_back(static_cast<int16_t>(m));
+  }
+  mcts_.Reset(b);
+  if (b.terminal()) Finish();
+  return true;
 }
 
 void SelfPlayGame::StartOpeningCandidate() {

@@ -64,6 +64,13 @@ struct SelfPlayParams {
   double open_opening_share = 0.0;
   int open_opening_max_stones = 3;
   int open_opening_radius = 3;
+  // Even openings: a share of games starts from an opening of the board's
+  // even set (common/game/even_openings.h: the openings arena and the
+  // evaluator rate with), drawn uniformly, under one of the 8 symmetries drawn
+  // uniformly, taken as they are (no balance test).  A board without an even
+  // set plays its games as with the share 0.  Drawn before, and instead of,
+  // the open and balanced openings.  0 = off.
+  double even_opening_share = 0.0;
 
   bool playout_cap_on() const { return playout_cap_p_full < 1.0; }
   bool resign_on() const { return resign_threshold > -1.0f; }
@@ -77,6 +84,7 @@ constexpr uint64_t kResignSalt = 0x7265736967ULL;         // one draw per game
 constexpr uint64_t kOpeningSalt = 0x6f70656e696eULL;      // the balanced openings' stones
 constexpr uint64_t kBoardSizeSalt = 0x73697a65ULL;         // one draw per game (selfplay.board_sizes)
 constexpr uint64_t kOpenOpeningSalt = 0x6e656172ULL;       // open openings: the coin, the count, the stones
+constexpr uint64_t kEvenOpeningSalt = 0x6576656eULL;       // even openings: the coin, the opening, the symmetry
 // A uniform double in [0, 1) from one 64-bit draw (the recipe's coin flips).
 inline double UnitDraw(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 // The move temperature of searched move `move` (0-based, openings excluded).
@@ -103,6 +111,10 @@ class SelfPlayGame {
   // The next candidate's stones on `b`: open_stones_ near the centre in an
   // open-opening game, else balanced_opening_moves anywhere.
   void DrawOpeningStones(Board& b);
+  // Even openings: the seed's coin (kEvenOpeningSalt) says whether this game
+  // starts from the even set; if so its stones are played on `b` and the
+  // search starts there (true).  False: no even set, or the coin said no.
+  bool StartFromEvenOpening(Board& b, uint64_t seed);
   const Position* StepOpening();  // nullptr: the opening is settled (or the game over)
 
   SelfPlayParams params_;

@@ -1,5 +1,5 @@
 // The even opening set (common/match/openings.h EvenOpeningSet, the data file
-// common/match/even_openings_15x15_freestyle.inc made by tools/even_openings.py):
+// common/game/even_openings_15x15_freestyle.inc made by tools/even_openings.py):
 // loaded and validated, and the default set arena and the evaluator play.
 #include <catch2/catch.hpp>
 

@@ -2,15 +2,19 @@
 // today's games bit for bit; on, each does what docs/search.md says.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "common/base/errors.h"
 #include "common/config/config.h"
 #include "common/data/npz.h"
+#include "common/game/even_openings.h"
+#include "common/game/symmetry.h"
 #include "common/search/mcts.h"
 #include "common/search/selfplay.h"
 #include "common/search/simple_evaluators.h"
@@ -422,6 +426,57 @@ TEST_CASE("open openings with balanced openings on: near the centre and valued, 
   CHECK(by_stones[0] < 24);
 }
 
+TEST_CASE("even openings: a share of games starts from the even set under a symmetry, the rest as before") {
+  const std::vector<std::vector<int>> set = EvenOpenings(15, Rule::kFreestyle);
+  REQUIRE(set.size() == 24);
+  std::set<std::vector<int>> images;  // every opening of the set under every symmetry, as played
+  for (const auto& o : set)
+    for (int sym = 0; sym < kNumSymmetries; ++sym) {
+      std::vector<int> image;
+      for (int m : o) image.push_back(TransformPoint(sym, m, 15));
+      images.insert(image);
+    }
+  SelfPlayParams p = Small();
+  p.open_opening_share = 0.5;  // the games not drawn for the even set: the open openings' own draws
+  p.even_opening_share = 0.5;
+  SelfPlayParams off = p;
+  off.even_opening_share = 0.0;
+  int even = 0, other = 0, turned = 0;
+  std::set<std::vector<int>> seen;
+  for (uint64_t seed = 1; seed <= 80; ++seed) {
+    SelfPlayGame g(p, 15, Rule::kFreestyle, seed, 1, 0);
+    SelfPlayGame h(off, 15, Rule::kFreestyle, seed, 1, 0);
+    std::mt19937_64 coin(seed ^ kEvenOpeningSalt);
+    if (UnitDraw(coin) >= p.even_opening_share) {
+      ++other;
+      CHECK(g.record().opening == h.record().opening);  // exactly the game of the share 0
+      CHECK(g.board().cells() == h.board().cells());
+      continue;
+    }
+    ++even;
+    const std::vector<int> opening(g.record().opening.begin(), g.record().opening.end());
+    INFO("seed " << seed);
+    CHECK(images.count(opening) == 1);
+    CHECK(g.board().to_move() == kWhite);  // black, white, black: white to move
+    CHECK(g.board().move_count() == 3);
+    seen.insert(opening);
+    if (std::find(set.begin(), set.end(), opening) == set.end()) ++turned;
+  }
+  CHECK(even > 20);
+  CHECK(turned > 10);  // under the symmetries too, not only as the set lists them
+  CHECK(other > 20);
+  CHECK(seen.size() > 20);  // drawn across openings and symmetries, not one opening again and again
+}
+
+TEST_CASE("even openings on a board without an even set: the games of the share 0") {
+  SelfPlayParams p = Small();
+  p.even_opening_share = 1.0;
+  SelfPlayParams off = p;
+  off.even_opening_share = 0.0;
+  UniformEvaluator ev;
+  for (uint64_t seed = 1; seed <= 4; ++seed) CHECK(Play(p, seed, ev).ToNpzBytes() == Play(off, seed, ev).ToNpzBytes());
+}
+
 TEST_CASE("recipe keys are validated with errors naming the key") {
   auto fails = [](const nlohmann::json& j, const std::string& key) {
     try {
@@ -441,6 +496,12 @@ TEST_CASE("recipe keys are validated with errors naming the key") {
   CHECK(fails({{"selfplay", {{"resign_consecutive", 0}}}}, "selfplay.resign_consecutive"));
   CHECK(fails({{"selfplay", {{"balanced_opening_moves", 2}, {"random_opening_moves", 2}}}},
               "selfplay.balanced_opening_moves"));
+  CHECK(fails({{"board", {{"size", 9}}}, {"selfplay", {{"even_opening_share", 0.5}}}}, "selfplay.even_opening_share"));
+  CHECK(fails({{"board", {{"size", 15}, {"rule", "renju"}}}, {"selfplay", {{"even_opening_share", 0.5}}}},
+              "selfplay.even_opening_share"));
+  CHECK(fails({{"board", {{"size", 15}}}, {"selfplay", {{"even_opening_share", 1.5}}}}, "selfplay.even_opening_share"));
+  CHECK_NOTHROW(Config::FromJson({{"board", {{"size", 15}, {"rule", "freestyle"}}}, {"selfplay", {{"even_opening_share", 0.5}}}},
+                                 "test"));
   CHECK(fails({{"train", {{"value_target_q_weight", 1.5}}}}, "train.value_target_q_weight"));
   CHECK(fails({{"train", {{"window_power_alpha", -1}}}}, "train.window_power_alpha"));
   CHECK(fails({{"train", {{"max_samples_per_new_sample", -1}}}}, "train.max_samples_per_new_sample"));
