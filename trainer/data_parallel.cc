@@ -117,15 +117,12 @@ struct DataParallel::Impl {
          std::chrono::milliseconds slack = std::chrono::milliseconds(0)) const {
     auto result = std::make_shared<R>();
     c10::intrusive_ptr<c10d::Store> s = store;  // the call owns what it uses
-    if (!RunBounded([s, op, result] { *result = op(*s); }, timeout + slack))
-    {
-      std::ostringstream m;
-      m << "the store " << address << " did not answer " << what << " within train.dist_timeout_s = "
-        << config.dist_timeout_s << " s" << (slack.count() > 0 ? " (and a second)" : "")
-        << " (a peer stopped in the middle of a store request blocks the store for good)";
-      throw std::runtime_error(m.str());
-    }
-    return *result;
+    if (RunBounded([s, op, result] { *result = op(*s); }, timeout + slack)) return *result;
+    std::ostringstream m;
+    m << "the store " << address << " did not answer " << what << " within "
+      << std::chrono::duration<double>(timeout + slack).count() << " s (train.dist_timeout_s = "
+      << config.dist_timeout_s << "; a peer stopped in the middle of a store request blocks the store for good)";
+    throw std::runtime_error(m.str());
   }
   void Set(const std::string& key, const std::string& value) const {
     Call<bool>("a set", [key, v = Bytes(value)](c10d::Store& st) {
