@@ -525,9 +525,9 @@ void GomocupSession::Think(std::chrono::steady_clock::time_point received, std::
   YixinReporter reporter(size, lines);
   const auto start = std::chrono::steady_clock::now();
   if (yixin_ && live_) {
-    limits.on_progress = [&](const Mcts& tree) {
+    limits.on_progress = [&](const TreeReport& report) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      for (const std::string& l : reporter.Lines(ReportTree(tree), seconds)) live_(l);
+      for (const std::string& l : reporter.Lines(report, seconds)) live_(l);
     };
   }
   MoveDecision d;

@@ -19,7 +19,6 @@
 
 #include "common/game/board.h"
 #include "common/match/analysis_report.h"
-#include "common/search/mcts.h"
 
 namespace gz {
 
@@ -28,7 +27,7 @@ struct SearchLimits {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   int max_simulations = 200000;            // new simulations this move
   // The tree stops growing before it would exceed tree_memory_bytes (which
-  // are reserved up front; see Mcts::ExpansionBytes).
+  // are reserved up front; see Mcts::ExpansionBytes in common/search/mcts.h).
   int64_t tree_memory_bytes = int64_t{512} << 20;
   const std::atomic<bool>* stop = nullptr;  // raised: finish as soon as possible
   const std::atomic<bool>* interrupt = nullptr;  // the same, a second source (Yixin's YXSTOP)
@@ -37,10 +36,12 @@ struct SearchLimits {
   // are skipped when their move is excluded.  Every legal move excluded:
   // ChooseMove throws GomokuError.
   std::vector<int> excluded;
-  // Analysis output: called with the tree, under the tree lock, by a search
-  // thread after a backup, at most every `progress_every` (the caller
-  // reports the final tree itself, from tree(), after ChooseMove).
-  std::function<void(const Mcts&)> on_progress;
+  // Analysis output while a move is searched: what the search sees so far,
+  // at most every `progress_every`, from a search thread (SearchPlayer: after
+  // a backup, under its tree lock, so keep it short).  A player without
+  // intermediate results (ClassicalPlayer) never calls it; the caller reports
+  // the final state itself, from Report(), after ChooseMove.
+  std::function<void(const TreeReport&)> on_progress;
   std::chrono::milliseconds progress_every{250};
 };
 

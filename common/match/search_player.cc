@@ -252,7 +252,7 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
       ++shared.backups;
       shared.backed_up.notify_all();
       if (limits.on_progress && shared.excluded_done && Clock::now() - shared.last_progress >= limits.progress_every) {
-        limits.on_progress(mcts_);
+        limits.on_progress(ReportTree(mcts_));
         shared.last_progress = Clock::now();
       }
     }
