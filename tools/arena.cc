@@ -7,9 +7,10 @@
 
 #include "common/base/cli.h"
 #include "common/base/errors.h"
-#include "common/base/guarded_main.h"
 #include "common/base/fileio.h"
+#include "common/base/guarded_main.h"
 #include "common/base/logging.h"
+#include "common/game/even_openings.h"
 #include "common/match/head_to_head.h"
 #include "common/match/openings.h"
 
@@ -64,7 +65,7 @@ int Run(int argc, char** argv) {
   const std::vector<Opening> set =
       random_set ? OpeningSet(cfg.board.size, cfg.rule(), openings) : DefaultOpeningSet(cfg.board.size, cfg.rule());
   const std::string set_name = random_set ? "random:" + std::to_string(openings)
-                               : EvenOpeningSet(cfg.board.size, cfg.rule()).empty() ? "random:2"
+                               : EvenOpenings(cfg.board.size, cfg.rule()).empty() ? "random:2"
                                                                                      : "even";
   ArenaResult r = PlayMatch(*a, *b, cfg, games, set);
   nlohmann::json j = r.ToJson();

@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
@@ -641,9 +642,17 @@ void Config::Validate() const {
   if (mcts.policy_target_pruning && mcts.forced_playouts_k <= 0)
     GOMOKU_THROW(ConfigError, "config key 'mcts.policy_target_pruning': needs mcts.forced_playouts_k > 0 (it "
                               "removes forced playouts)");
-  if (selfplay.balanced_opening_moves > 0 && selfplay.random_opening_moves > 0)
-    GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': use it or selfplay.random_opening_moves, "
-                              "not both");
+  // Random first moves replace every other way of starting a game: each of
+  // these keys, set together with them, is refused by its own name.
+  if (selfplay.random_opening_moves > 0) {
+    const std::pair<const char*, bool> openings[] = {
+        {"selfplay.balanced_opening_moves", selfplay.balanced_opening_moves > 0},
+        {"selfplay.even_opening_share", selfplay.even_opening_share > 0},
+        {"selfplay.open_opening_share", selfplay.open_opening_share > 0}};
+    for (const auto& [key, on] : openings)
+      if (on)
+        GOMOKU_THROW(ConfigError, "config key '" << key << "': use it or selfplay.random_opening_moves, not both");
+  }
   if (selfplay.even_opening_share > 0) {
     bool any = false;
     for (int size : board_sizes()) any = any || !EvenOpenings(size, rule()).empty();
@@ -651,13 +660,7 @@ void Config::Validate() const {
       GOMOKU_THROW(ConfigError, "config key 'selfplay.even_opening_share': no board of this run has an even opening "
                                 "set (board " << board.size << "x" << board.size << " " << board.rule
                                               << "; only 15x15 freestyle has one)");
-    if (selfplay.random_opening_moves > 0)
-      GOMOKU_THROW(ConfigError, "config key 'selfplay.even_opening_share': use it or selfplay.random_opening_moves, "
-                                "not both");
   }
-  if (selfplay.open_opening_share > 0 && selfplay.random_opening_moves > 0)
-    GOMOKU_THROW(ConfigError, "config key 'selfplay.open_opening_share': use it or selfplay.random_opening_moves, "
-                              "not both");
   if (selfplay.balanced_opening_moves >= board.size * board.size)
     GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': too many for the board");
   if (worker.reconnect_initial_s > worker.reconnect_max_s)

@@ -61,10 +61,8 @@ std::vector<Opening> OpeningSet(int size, Rule rule, int length) {
   return out;
 }
 
-std::vector<Opening> EvenOpeningSet(int size, Rule rule) { return EvenOpenings(size, rule); }
-
 std::vector<Opening> DefaultOpeningSet(int size, Rule rule) {
-  std::vector<Opening> even = EvenOpeningSet(size, rule);
+  std::vector<Opening> even = EvenOpenings(size, rule);
   return even.empty() ? OpeningSet(size, rule, 2) : even;
 }
 

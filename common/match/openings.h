@@ -28,12 +28,9 @@ using Opening = std::vector<int>;  // points in the order played
 // fit the central square (length >= 25 or > the board).
 std::vector<Opening> OpeningSet(int size, Rule rule, int length);
 
-// The even set of (size, rule): empty where there is none (today only 15x15
-// freestyle has one).  Each opening is 3 points, black, white, black.
-std::vector<Opening> EvenOpeningSet(int size, Rule rule);
-
 // The set arena and the evaluator play when not told otherwise: the even set
-// where there is one, else OpeningSet(size, rule, 2).
+// where there is one (EvenOpenings, common/game/even_openings.h), else
+// OpeningSet(size, rule, 2).
 std::vector<Opening> DefaultOpeningSet(int size, Rule rule);
 
 // The opening of game `game` of a pairing: games 2k and 2k+1 share opening

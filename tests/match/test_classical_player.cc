@@ -9,6 +9,7 @@
 
 #include "common/base/errors.h"
 #include "common/config/config.h"
+#include "common/game/even_openings.h"
 #include "common/match/classical_player.h"
 #include "common/match/game.h"
 #include "common/match/openings.h"
@@ -71,7 +72,7 @@ TEST_CASE("ClassicalPlayer (the engine's classical:N): arena's move without a cl
   CHECK(player.threads() == 1);
 
   // No deadline: the same move as arena's classical:1500 on the even openings.
-  for (const Opening& o : EvenOpeningSet(15, Rule::kFreestyle)) {
+  for (const Opening& o : EvenOpenings(15, Rule::kFreestyle)) {
     Board b(15, Rule::kFreestyle);
     for (int m : o) b.Play(m);
     ClassicalSearch arena_search(ClassicalOptions{1500});
@@ -116,7 +117,7 @@ TEST_CASE("ClassicalPlayer (the engine's classical:N): arena's move without a cl
   SearchLimits stopped;
   stopped.stop = &stop;
   ClassicalPlayer big(1000000);
-  const std::vector<Opening> even = EvenOpeningSet(15, Rule::kFreestyle);
+  const std::vector<Opening> even = EvenOpenings(15, Rule::kFreestyle);
   Board b(15, Rule::kFreestyle);
   for (int m : even.front()) b.Play(m);
   const MoveDecision s = big.ChooseMove(b, stopped);

@@ -1,4 +1,4 @@
-// The even opening set (common/match/openings.h EvenOpeningSet, the data file
+// The even opening set (common/game/even_openings.h EvenOpenings, the data file
 // common/game/even_openings_15x15_freestyle.inc made by tools/even_openings.py):
 // loaded and validated, and the default set arena and the evaluator play.
 #include <catch2/catch.hpp>
@@ -7,10 +7,11 @@
 #include <set>
 #include <vector>
 
+#include "common/game/even_openings.h"
 #include "common/game/symmetry.h"
 #include "common/game/tactics.h"
-#include "common/search/classical.h"
 #include "common/match/openings.h"
+#include "common/search/classical.h"
 
 using namespace gz;
 
@@ -29,7 +30,7 @@ std::vector<int> EvenSetKey(const Opening& o) {
 }  // namespace
 
 TEST_CASE("even openings: 24 openings of 3 stones, central, legal, distinct under symmetry, quiet and near even") {
-  const std::vector<Opening> set = EvenOpeningSet(15, Rule::kFreestyle);
+  const std::vector<Opening> set = EvenOpenings(15, Rule::kFreestyle);
   REQUIRE(set.size() == 24);
   std::set<std::vector<int>> keys;
   for (const Opening& o : set) {
@@ -57,9 +58,9 @@ TEST_CASE("even openings: 24 openings of 3 stones, central, legal, distinct unde
 }
 
 TEST_CASE("default openings: the even set on 15x15 freestyle, the random 2-stone set elsewhere") {
-  CHECK(DefaultOpeningSet(15, Rule::kFreestyle) == EvenOpeningSet(15, Rule::kFreestyle));
-  CHECK(EvenOpeningSet(15, Rule::kRenju).empty());
-  CHECK(EvenOpeningSet(9, Rule::kFreestyle).empty());
+  CHECK(DefaultOpeningSet(15, Rule::kFreestyle) == EvenOpenings(15, Rule::kFreestyle));
+  CHECK(EvenOpenings(15, Rule::kRenju).empty());
+  CHECK(EvenOpenings(9, Rule::kFreestyle).empty());
   CHECK(DefaultOpeningSet(15, Rule::kRenju) == OpeningSet(15, Rule::kRenju, 2));
   CHECK(DefaultOpeningSet(9, Rule::kFreestyle) == OpeningSet(9, Rule::kFreestyle, 2));
 }

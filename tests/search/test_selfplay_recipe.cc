@@ -496,6 +496,10 @@ TEST_CASE("recipe keys are validated with errors naming the key") {
   CHECK(fails({{"selfplay", {{"resign_consecutive", 0}}}}, "selfplay.resign_consecutive"));
   CHECK(fails({{"selfplay", {{"balanced_opening_moves", 2}, {"random_opening_moves", 2}}}},
               "selfplay.balanced_opening_moves"));
+  CHECK(fails({{"board", {{"size", 15}}}, {"selfplay", {{"even_opening_share", 0.5}, {"random_opening_moves", 2}}}},
+              "selfplay.even_opening_share"));
+  CHECK(fails({{"selfplay", {{"open_opening_share", 0.5}, {"random_opening_moves", 2}}}},
+              "selfplay.open_opening_share"));
   CHECK(fails({{"board", {{"size", 9}}}, {"selfplay", {{"even_opening_share", 0.5}}}}, "selfplay.even_opening_share"));
   CHECK(fails({{"board", {{"size", 15}, {"rule", "renju"}}}, {"selfplay", {{"even_opening_share", 0.5}}}},
               "selfplay.even_opening_share"));
