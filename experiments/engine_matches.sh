@@ -7,8 +7,11 @@
 # printed (W/D/L, per colour, score and Elo from NET's view), as the tables of
 # docs/benchmarks-log.md show them.
 #
-#   experiments/engine_matches.sh [--bin DIR] [--games N] NET OUTDIR TAG OPPONENT...
+#   experiments/engine_matches.sh [--bin DIR] [--games N] [--openings L] NET OUTDIR TAG OPPONENT...
 #
+# --openings L plays arena's random set of L stones instead (docs/ratings.md
+# "Openings"): a check on openings that self-play never started from when a
+# run trained on the even set (selfplay.even_opening_share).
 # OPPONENT: net:PATH (that net in the same engine) or classical:N (the
 # classical player at N nodes a move).  NAME: the net file's name without .pt,
 # or classical-N.  DIR holds arena and pbrain-gomoku-zero (default build/bin;
@@ -18,15 +21,17 @@
 set -euo pipefail
 bin=build/bin
 games=48
+openings=()
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --bin) bin=$2; shift 2 ;;
     --games) games=$2; shift 2 ;;
+    --openings) openings=(--openings "$2"); shift 2 ;;
     *) echo "engine_matches.sh: unknown flag $1" >&2; exit 2 ;;
   esac
 done
 if [[ $# -lt 4 ]]; then
-  echo "usage: engine_matches.sh [--bin DIR] [--games N] NET OUTDIR TAG OPPONENT..." >&2
+  echo "usage: engine_matches.sh [--bin DIR] [--games N] [--openings L] NET OUTDIR TAG OPPONENT..." >&2
   exit 2
 fi
 net=$1 outdir=$2 tag=$3
@@ -49,7 +54,7 @@ for opp in "$@"; do
   rec="$outdir/$tag-500ms-vs-$name.json"
   records+=("$rec")
   if [[ ${#pids[@]} -ge 2 ]]; then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
-  "$bin/arena" --player-a "$engine $net" --player-b "$player" --games "$games" --set board.size=15 \
+  "$bin/arena" --player-a "$engine $net" --player-b "$player" --games "$games" "${openings[@]}" --set board.size=15 \
     --set eval.engine_turn_ms=500 --record "$rec" --json > "$logs/$name.json" 2> "$logs/$name.err" &
   pids+=($!)
 done
