@@ -14,6 +14,7 @@
 #include "common/base/stop_signals.h"
 #include "common/data/metadata.h"
 #include "common/data/run_layout.h"
+#include "common/game/even_openings.h"
 #include "worker/evaluator_setup.h"
 #include "worker/worker_loop.h"
 
@@ -113,6 +114,14 @@ int main(int argc, char** argv) {
       if (g_stop.load()) return 0;
     }
 
+    // A config with the even share on may be run on a board without an even
+    // set (league runs change only the board): those games start as with
+    // share 0, and the worker says so once.
+    if (cfg.selfplay.even_opening_share > 0)
+      for (const int size : cfg.board_sizes())
+        if (EvenOpenings(size, cfg.rule()).empty())
+          spdlog::warn("selfplay.even_opening_share {}: board {}x{} {} has no even opening set; its games start "
+                       "as with share 0", cfg.selfplay.even_opening_share, size, size, cfg.board.rule);
     WorkerEvaluators evals;
     SetUpLocal(cfg, &evals);   // one local evaluator per board size of the run
     SetUpRemote(cfg, &evals);  // the server iff GOMOKU_INFER_SOCK is set; throws ProtocolError on a refused handshake

@@ -18,7 +18,6 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/data/run_layout.h"
-#include "common/game/even_openings.h"
 #include "common/search/symmetric_batch.h"
 
 namespace gz {
@@ -652,14 +651,6 @@ void Config::Validate() const {
     for (const auto& [key, on] : openings)
       if (on)
         GOMOKU_THROW(ConfigError, "config key '" << key << "': use it or selfplay.random_opening_moves, not both");
-  }
-  if (selfplay.even_opening_share > 0) {
-    bool any = false;
-    for (int size : board_sizes()) any = any || !EvenOpenings(size, rule()).empty();
-    if (!any)
-      GOMOKU_THROW(ConfigError, "config key 'selfplay.even_opening_share': no board of this run has an even opening "
-                                "set (board " << board.size << "x" << board.size << " " << board.rule
-                                              << "; only 15x15 freestyle has one)");
   }
   if (selfplay.balanced_opening_moves >= board.size * board.size)
     GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': too many for the board");

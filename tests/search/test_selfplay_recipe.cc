@@ -500,9 +500,13 @@ TEST_CASE("recipe keys are validated with errors naming the key") {
               "selfplay.even_opening_share"));
   CHECK(fails({{"selfplay", {{"open_opening_share", 0.5}, {"random_opening_moves", 2}}}},
               "selfplay.open_opening_share"));
-  CHECK(fails({{"board", {{"size", 9}}}, {"selfplay", {{"even_opening_share", 0.5}}}}, "selfplay.even_opening_share"));
-  CHECK(fails({{"board", {{"size", 15}, {"rule", "renju"}}}, {"selfplay", {{"even_opening_share", 0.5}}}},
-              "selfplay.even_opening_share"));
+  // A board without an even set is not an error (its games start as with share
+  // 0: the test case above): a config made for 15x15 freestyle with the share
+  // on must still start a run of another size or rule (league runs change
+  // only the board).
+  CHECK_NOTHROW(Config::FromJson({{"board", {{"size", 9}}}, {"selfplay", {{"even_opening_share", 0.5}}}}, "test"));
+  CHECK_NOTHROW(Config::FromJson({{"board", {{"size", 15}, {"rule", "renju"}}}, {"selfplay", {{"even_opening_share", 0.5}}}},
+                                 "test"));
   CHECK(fails({{"board", {{"size", 15}}}, {"selfplay", {{"even_opening_share", 1.5}}}}, "selfplay.even_opening_share"));
   CHECK_NOTHROW(Config::FromJson({{"board", {{"size", 15}, {"rule", "freestyle"}}}, {"selfplay", {{"even_opening_share", 0.5}}}},
                                  "test"));
