@@ -4,6 +4,11 @@
 //   (b) inference server, 1 game per worker (the seed's "after")
 //   (c) inference server, k games per worker (leaves batched per worker)
 //   (d) (c) with the server's NN result cache
+// --backends torch,native runs each server mode once per server forward
+// (inference.backend), one after the other; --config FILE and --weights NET
+// give the workers and the server a run's settings and a trained net (the
+// main job's workload: its search, solver and openings) instead of defaults
+// and a random net.
 // Real binaries (build/bin/worker, infer_server, infer_ctl), real sockets.
 //
 // "steady fill" is the fill while every worker still had k games in flight:
@@ -48,6 +53,9 @@ struct Opts {
   std::string device = "cpu";             // inference.device of the server and of (a)'s workers (server
                                           // modes' workers: cpu)
   std::vector<std::string> server_sets;   // extra KEY=VALUE settings of the server
+  std::vector<std::string> backends;      // server modes once per inference.backend (empty: the config's)
+  std::string config;                     // --config of the server and the workers (empty: defaults)
+  std::string weights;                    // the net (empty: a random one of --net's shape)
   std::string dir;
 };
 
@@ -116,20 +124,25 @@ std::unique_ptr<testing::InferServerProcess> StartServer(const Opts& o, const st
   return server;
 }
 
-ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ckpt, bool server, int k, int cache) {
+ModeResult RunMode(const Opts& o, const std::string& name, const std::string& ckpt, bool server, int k, int cache,
+                   const std::string& backend = "") {
   ModeResult r;
   r.name = name;
-  std::string dir = o.dir + "/" + name.substr(0, 1);
+  static int runs = 0;  // a mode may run more than once (--backends torch,native,torch)
+  const std::string run_name = std::to_string(++runs) + "-" + name;
+  std::string dir = o.dir + "/" + run_name;
   fs::create_directories(dir);
   std::vector<std::string> common = {"--set", "board.size=" + std::to_string(o.board),
                                      "--set", "mcts.simulations=" + std::to_string(o.sims),
                                      "--set", "inference.symmetry=" + o.symmetry,
                                      "--set", "inference.device=" + o.device};
+  if (!o.config.empty()) common.insert(common.begin(), {"--config", o.config});
   // In server modes the server alone uses the device; a worker's fallback
   // (which would be logged) runs on the CPU.
   std::vector<std::string> worker_common = common;
   if (server) worker_common.back() = "inference.device=cpu";
-  std::string sock = "/tmp/gz-bench-" + std::to_string(getpid()) + "-" + name.substr(0, 1) + "/s.sock";
+  if (!backend.empty()) common.insert(common.end(), {"--set", "inference.backend=" + backend});
+  std::string sock = "/tmp/gz-bench-" + std::to_string(getpid()) + "-" + run_name + "/s.sock";
   std::unique_ptr<testing::InferServerProcess> server_process;
   // (b): one position per worker, max_batch = workers (the seed's setting).
   // (c)/(d): workers x k positions in flight, max_batch = that / groups, so a
@@ -228,9 +241,11 @@ int main(int argc, char** argv) {
   try {
     CliSpec spec{"bench_selfplay [--workers W] [--games G] [--k K] [--board N] [--net CxB] [--sims S] "
                  "[--symmetry none|random|all8] [--max-wait MS|auto] [--cache N] [--modes abcd] [--server-threads T] [--groups G] "
-                 "[--max-batch B] [--device cpu|cuda|cuda:N] [--server-set KEY=VALUE[,KEY=VALUE...]]",
+                 "[--max-batch B] [--device cpu|cuda|cuda:N] [--server-set KEY=VALUE[,KEY=VALUE...]] "
+                 "[--backends torch,native] [--config FILE] [--weights NET]",
                  {"--workers", "--games", "--k", "--board", "--net", "--sims", "--symmetry", "--max-wait", "--cache",
-                  "--modes", "--server-threads", "--groups", "--max-batch", "--device", "--server-set"},
+                  "--modes", "--server-threads", "--groups", "--max-batch", "--device", "--server-set", "--backends",
+                  "--weights"},
                  {}};
     CliArgs args = ParseCli(argc, argv, spec);
     if (args.help) {
@@ -253,6 +268,15 @@ int main(int argc, char** argv) {
     if (o.groups < 1) throw std::runtime_error("--groups must be >= 1");
     o.device = args.get("--device", o.device);
     o.server_sets = bench::ParseServerSets(args.get("--server-set", ""));
+    for (std::string rest = args.get("--backends", ""); !rest.empty();) {
+      const size_t comma = rest.find(',');
+      o.backends.push_back(rest.substr(0, comma));
+      if (o.backends.back() != "torch" && o.backends.back() != "native" && o.backends.back() != "auto")
+        throw std::runtime_error("--backends: '" + o.backends.back() + "' is not torch, native or auto");
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    }
+    o.config = args.config;  // ParseCli takes --config itself
+    o.weights = args.get("--weights", "");
     if (o.server_threads <= 0) o.server_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::string modes = args.get("--modes", "abcd");
     if (args.has("--net") && std::sscanf(args.get("--net").c_str(), "%dx%d", &o.channels, &o.blocks) != 2)
@@ -261,19 +285,28 @@ int main(int argc, char** argv) {
     o.dir = "/tmp/gz-bench-selfplay-" + std::to_string(getpid());
     fs::create_directories(o.dir);
     std::string ckpt = o.dir + "/net.pt";
-    CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 0);
+    if (o.weights.empty()) CreateRandomCheckpoint(ckpt, o.board, Rule::kFreestyle, o.channels, o.blocks, 1, 0, 0);
+    else ckpt = o.weights;
     std::string sets;
     for (const auto& kv : o.server_sets) sets += " " + kv;
     std::printf("bench_selfplay: %d workers x %d games, board %d, net %dx%d, %d simulations, symmetry %s, "
                 "max_wait %s ms, k %d, server threads %d (workers 1 each), groups %d, device %s%s%s\n",
                 o.workers, o.games, o.board, o.channels, o.blocks, o.sims, o.symmetry.c_str(), o.max_wait.c_str(), o.k,
                 o.server_threads, o.groups, o.device.c_str(), sets.empty() ? "" : ", server:", sets.c_str());
+    if (!o.config.empty()) std::printf("  config %s for the server and the workers%s%s\n", o.config.c_str(),
+                                       o.weights.empty() ? "" : ", net ", o.weights.c_str());
     std::vector<ModeResult> res;
+    // Server modes run once per --backends entry, one after the other, so
+    // their ratio lines compare the forwards under the same load.
+    const std::vector<std::string> backends = o.backends.empty() ? std::vector<std::string>{""} : o.backends;
+    auto server_mode = [&](const std::string& name, int k, int cache) {
+      for (const std::string& b : backends)
+        res.push_back(RunMode(o, b.empty() ? name : name + "-" + b, ckpt, true, k, cache, b));
+    };
     if (modes.find('a') != std::string::npos) res.push_back(RunMode(o, "a-local", ckpt, false, 1, 0));
-    if (modes.find('b') != std::string::npos) res.push_back(RunMode(o, "b-server-k1", ckpt, true, 1, 0));
-    if (modes.find('c') != std::string::npos) res.push_back(RunMode(o, "c-server-k" + std::to_string(o.k), ckpt, true, o.k, 0));
-    if (modes.find('d') != std::string::npos)
-      res.push_back(RunMode(o, "d-server-k" + std::to_string(o.k) + "-cache", ckpt, true, o.k, o.cache));
+    if (modes.find('b') != std::string::npos) server_mode("b-server-k1", 1, 0);
+    if (modes.find('c') != std::string::npos) server_mode("c-server-k" + std::to_string(o.k), o.k, 0);
+    if (modes.find('d') != std::string::npos) server_mode("d-server-k" + std::to_string(o.k) + "-cache", o.k, o.cache);
     std::printf("%-22s %9s %10s %12s %10s %9s %6s %12s %9s %9s %7s\n", "mode", "seconds", "games/min", "evals/s",
                 "avg batch", "max_batch", "fill", "steady fill", "cache hit", "fwd busy", "MFU");
     for (const auto& r : res) {

@@ -33,6 +33,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
+#include "common/net/native/native_forward.h"
 #include "common/net/net_api.h"
 #include "common/data/record_fields.h"
 #include "common/data/run_layout.h"
@@ -142,6 +143,7 @@ void ResolveSettings(ServerSetup* s) {
   req.forward.precision = cfg.server.precision;
   req.forward.cuda_graphs = cfg.server.cuda_graphs;
   req.forward.device_encode = cfg.server.device_encode;
+  req.forward.backend = cfg.inference.backend;  // auto: the native forward on the CPU
   // Rows per device forward = positions x symmetry images; bigger batches
   // run in chunks of the forward's limit.
   req.forward.max_batch = static_cast<int>(std::clamp<int64_t>(
@@ -207,6 +209,7 @@ nlohmann::json ServerInfo(const ServerSetup& s, int64_t cache_capacity) {
   const ModelRequirements& req = s.req;
   return {{fields::server_status::kDevice, req.device},
           {"threads", req.threads},
+          {"backend", UsesNativeForward(req.forward.backend, req.device) ? "native" : "torch"},
           {"board_size", batch.board_size},
           {"board_sizes", s.sizes},
           {"rule", RuleName(req.rule)},
@@ -229,12 +232,15 @@ void LogStart(const ServerSetup& s, const InitialModelSource& initial, const Lan
   const BatchSettings& batch = s.batch;
   const ModelRequirements& req = s.req;
   spdlog::info(
-      "infer_server starting: socket {}, device {} ({} threads), model {}, board {} {}, board sizes {} (one lane "
+      "infer_server starting: socket {}, device {} ({}), model {}, board {} {}, board sizes {} (one lane "
       "each), symmetry {}, max_batch {}, "
       "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, input encoding {}, forward max rows {}, "
       "idle timeout {:g}s, "
       "max pending replies {}, stats every {:g}s",
-      s.socket_path, req.device, req.threads, initial.Describe(), batch.board_size, RuleName(req.rule),
+      s.socket_path, req.device, UsesNativeForward(req.forward.backend, req.device)
+          ? std::string("native forward, one thread")
+          : fmt::format("LibTorch forward, threads {}", req.threads),
+      initial.Describe(), batch.board_size, RuleName(req.rule),
       JoinSizes(s.sizes), SymmetryModeName(batch.symmetry), batch.max_batch, WaitDescription(batch),
       caches.Describe(), req.forward.precision, req.forward.cuda_graphs ? "on" : "off",
       req.device.rfind("cuda", 0) == 0 && req.forward.device_encode ? "on the device (compact rows)" : "on the host",

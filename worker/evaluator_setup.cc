@@ -30,7 +30,8 @@ void SetUpLocal(const Config& cfg, WorkerEvaluators* evals) {
   auto router = std::make_unique<SizeRouter>();
   for (int size : cfg.board_sizes()) {
     auto local = std::make_unique<ReloadingLocalEvaluator>(cfg.inference.device, cfg.inference.threads,
-                                                           ParseSymmetryMode(cfg.inference.symmetry), size);
+                                                           ParseSymmetryMode(cfg.inference.symmetry), size,
+                                                           cfg.inference.backend);
     router->Add(size, std::make_unique<BorrowedEvaluator>(local.get()));
     evals->local[size] = std::move(local);
   }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/base/errors.h"
+#include "common/net/native/native_forward.h"
 #include "common/net/net_api.h"
 #include "common/search/simple_evaluators.h"
 
@@ -16,7 +17,10 @@ void ReloadingLocalEvaluator::Evaluate(std::span<const Position> positions, std:
     } else {
       CheckpointExpect expect;
       expect.board_size = board_size_;
-      impl_ = LoadLocalEvaluator(wanted_, device_, threads_, mode_, expect);
+      if (UsesNativeForward(backend_, ResolveDevice(device_)))
+        impl_ = std::make_unique<SymmetricEvaluator>(LoadNativeForward(wanted_, expect), mode_);
+      else
+        impl_ = LoadLocalEvaluator(wanted_, device_, threads_, mode_, expect);
     }
     loaded_ = wanted_;
     spdlog::info("local inference loaded: {}", impl_->Describe());

@@ -3,7 +3,11 @@
 // The worker tells it which checkpoint is current (SetWeights); the network
 // is (re)loaded lazily on the next Evaluate, so the fallback path always uses
 // the weights metadata.json names.  Weights "uniform" selects the
-// UniformEvaluator (tests).  Not thread-safe.
+// UniformEvaluator (tests).  The forward is the one the server runs for the
+// same config (inference.backend, UsesNativeForward: native on the CPU by
+// default), so a game played locally and one played through the server are
+// the same game (tests/worker/test_batched_selfplay_equivalence.cc).
+// Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -16,14 +20,17 @@ namespace gz {
 
 class ReloadingLocalEvaluator : public Evaluator {
  public:
-  ReloadingLocalEvaluator(std::string device, int threads, SymmetryMode mode, int board_size)
-      : device_(std::move(device)), threads_(threads), mode_(mode), board_size_(board_size) {}
+  // backend: inference.backend ("auto" | "native" | "torch").
+  ReloadingLocalEvaluator(std::string device, int threads, SymmetryMode mode, int board_size,
+                          std::string backend = "auto")
+      : device_(std::move(device)), backend_(std::move(backend)), threads_(threads), mode_(mode),
+        board_size_(board_size) {}
   void SetWeights(const std::string& path) { wanted_ = path; }
   void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override;
   std::string Describe() const override;
 
  private:
-  std::string device_;
+  std::string device_, backend_;
   int threads_;
   SymmetryMode mode_;
   int board_size_;

@@ -310,7 +310,7 @@ Registry MakeRegistry(Config& c) {
       GOMOKU_THROW(ConfigError, "expected auto, cpu, cuda or cuda:N");
   });
   AddInt(r, "inference.threads", "intra-op threads of local inference and of the server", &c.inference.threads, 1, 256);
-  AddString(r, "inference.backend", "the engine's and play's network forward: auto (native on the CPU, LibTorch on CUDA), native (own CPU kernels, one thread) or torch (LibTorch)",
+  AddString(r, "inference.backend", "the network forward of the engine, play, the inference server and a worker's local inference: auto (native on the CPU, LibTorch on CUDA), native (own CPU kernels, one thread) or torch (LibTorch)",
             &c.inference.backend, {"auto", "native", "torch"});
   // The engine's search (common/match/search_player.h).  In-flight counts are int16 per edge:
   // threads x batch + batch stays below 32767.

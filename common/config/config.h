@@ -52,7 +52,7 @@ struct InferenceConfig {
   std::string symmetry = "all8";      // none | random | all8
   std::string device = "auto";        // auto | cpu | cuda | cuda:N
   int threads = 1;                    // intra-op threads for local inference
-  std::string backend = "auto";       // the engine's forward: auto | native | torch (common/match/evaluator_source.h)
+  std::string backend = "auto";       // the forward of the engine, play, the server, a worker's local one: auto | native | torch
 };
 // engine.*: the engine's search (common/match/search_player.h: pbrain, play
 // and the dashboard's browser games; docs/engine.md "Batched search").

@@ -51,11 +51,8 @@ EvaluatorSource::~EvaluatorSource() = default;
 std::unique_ptr<Evaluator> EvaluatorSource::LoadNetwork(const std::string& path, const CheckpointExpect& expect,
                                                         CheckpointInfo* info) const {
   const std::string device = ResolveDevice(device_);
-  const bool native = backend_ == "native" || (backend_ == "auto" && device == "cpu");
-  if (!native) return LoadLocalEvaluator(path, device, threads_, ParseSymmetryMode(symmetry_), expect, info);
-  if (device != "cpu")
-    GOMOKU_THROW(ConfigError, "inference.backend native runs on the CPU, but inference.device is '"
-                                  << device_ << "' (use inference.backend auto or torch for CUDA)");
+  if (!UsesNativeForward(backend_, device))
+    return LoadLocalEvaluator(path, device, threads_, ParseSymmetryMode(symmetry_), expect, info);
   return std::make_unique<SymmetricEvaluator>(LoadNativeForward(path, expect, info), ParseSymmetryMode(symmetry_));
 }
 

@@ -13,6 +13,7 @@
 #include "common/game/encoder.h"
 #include "common/base/errors.h"
 #include "common/net/checkpoint.h"
+#include "common/net/native/native_forward.h"
 #include "common/net/checkpoint_format.h"
 #include "common/net/model.h"
 #include "common/net/cuda/batch_buckets.h"
@@ -99,6 +100,7 @@ void ValidateForwardOptions(const ForwardOptions& options, const std::string& re
   const std::string& p = options.precision;
   if (p != "fp32" && p != "bf16" && p != "fp16")
     GOMOKU_THROW(ConfigError, "server.precision: unknown precision '" << p << "' (expected fp32, bf16 or fp16)");
+  UsesNativeForward(options.backend, resolved_device);  // throws for a bad backend
   if (options.max_batch < 1 || options.max_batch > kMaxForwardBatch)
     GOMOKU_THROW(ConfigError, "forward max_batch " << options.max_batch << " outside [1, " << kMaxForwardBatch
                                                    << "] (server.max_batch x symmetries per position)");
@@ -123,6 +125,7 @@ std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::st
                                           CheckpointInfo* info_out) {
   const std::string resolved = ResolveDevice(device);
   ValidateForwardOptions(options, resolved);
+  if (UsesNativeForward(options.backend, resolved)) return LoadNativeForward(path, expect, info_out);
   CheckpointInfo info;
   PolicyValueNet net = LoadCheckpoint(path, expect, &info);
   CheckpointInfo played = info;

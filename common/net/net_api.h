@@ -97,16 +97,22 @@ struct ForwardOptions {
   int max_batch = 256;             // rows (positions x symmetries) per device forward, in
                                    // [1, 8192]: sizes the pinned/static buffers and the largest
                                    // graph bucket; bigger batches run in chunks (CUDA only)
+  std::string backend = "torch";   // auto | native | torch (inference.backend): native is the
+                                   // project's own CPU forward (native/native_forward.h), one
+                                   // thread whatever `threads` says; auto is native on the CPU,
+                                   // else LibTorch (UsesNativeForward)
 };
 
 // Throws ConfigError naming the setting (server.precision, server.cuda_graphs,
-// max_batch) when `options` is malformed or asks for a CUDA-only feature on a
+// max_batch, inference.backend) when `options` is malformed or asks for a CUDA-only feature on a
 // resolved device that is not CUDA (or in a build without the CUDA path).
 void ValidateForwardOptions(const ForwardOptions& options, const std::string& resolved_device);
 
-// As above, with options.  On a CUDA device in a CUDA build (GOMOKU_WITH_CUDA)
-// this returns a CudaForward (common/net/cuda/cuda_forward.h); otherwise the
-// same TorchForward as the overload above (fp32, after validation).
+// As above, with options.  When options.backend picks the native forward
+// (UsesNativeForward) this returns LoadNativeForward's; else on a CUDA device
+// in a CUDA build (GOMOKU_WITH_CUDA) a CudaForward (common/net/cuda/
+// cuda_forward.h); otherwise the same TorchForward as the overload above
+// (fp32, after validation).
 // Throws ConfigError (ValidateForwardOptions, device), ModelError, IoError.
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const ForwardOptions& options, const CheckpointExpect& expect = {},

@@ -30,6 +30,7 @@
 #include "common/search/evaluator.h"
 #include "common/base/fileio.h"
 #include "common/net/net_api.h"
+#include "common/search/symmetric_batch.h"
 #include "common/wire/wire_client.h"
 #include "common/harness/infer_server_process.h"
 #include "common/harness/temp_dir.h"
@@ -116,7 +117,21 @@ bool WaitRemoteRestored(Fallback& fb, const std::vector<Position>& ps, std::vect
       limit_s);
 }
 
-// The answers of local CPU inference (all 8 symmetries) with `ckpt` to `ps`.
+// `ckpt` in this process through the forward an infer_server of ServerArgs
+// runs with inference.backend `backend` (auto, the default: the native
+// forward, as the server picks it on the CPU), at expect.board_size if set.
+inline std::unique_ptr<Evaluator> LoadServerForward(const std::string& ckpt, SymmetryMode mode,
+                                                    const std::string& backend = "auto",
+                                                    const CheckpointExpect& expect = {}) {
+  ForwardOptions options;
+  options.backend = backend;
+  return std::make_unique<SymmetricEvaluator>(LoadForward(ckpt, "cpu", 1, options, expect), mode);
+}
+
+// The answers of LibTorch's CPU forward (all 8 symmetries) with `ckpt` to
+// `ps`, as the fallback factories of these tests compute them.  The server's
+// native forward computes the same tiny random nets to within 1e-6, inside
+// the 1e-5 the tests allow.
 inline std::vector<EvalResult> LocalAnswers(const std::string& ckpt, const std::vector<Position>& ps) {
   auto local = LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8);
   std::vector<EvalResult> out(ps.size());

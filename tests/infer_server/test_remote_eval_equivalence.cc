@@ -2,7 +2,9 @@
 // proof "E1" of the seed report): >= 256 real self-play positions evaluated
 // (a) locally in one batched forward and (b) one by one through the server
 // while other clients load it with concurrent traffic.  The max abs
-// difference of log-policy and value must stay below 1e-5.
+// difference of log-policy and value must stay below 1e-5.  "Locally" is the
+// forward the server runs (inference.backend: auto, the native forward on
+// the CPU, or torch, LibTorch's): batching changes nothing in either.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -55,12 +57,14 @@ std::vector<Position> SelfPlayPositions(int wanted, Rule rule = Rule::kFreestyle
   return out;
 }
 
-void CompareServerWithLocal(SymmetryMode mode, const char* mode_name) {
+void CompareServerWithLocal(SymmetryMode mode, const char* mode_name, const std::string& backend,
+                            const std::string& forward_logged) {
   ShortTempDir tmp;
-  std::string dir = FreshTestDir(std::string("server/remote-eval-") + mode_name);
+  std::string dir = FreshTestDir(std::string("server/remote-eval-") + mode_name + "-" + backend);
   std::string ckpt = MakeCheckpoint(dir, "a.pt", 31, 1);
   std::string sock = tmp / "infer.sock";
-  auto args = ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", std::string("inference.symmetry=") + mode_name});
+  auto args = ServerArgs(sock, dir + "/run", {"--weights", ckpt, "--set", std::string("inference.symmetry=") + mode_name,
+                                              "--set", "inference.backend=" + backend});
   InferServerProcess server(args, dir + "/server.log");
 
   std::vector<Position> ps = SelfPlayPositions(256);
@@ -71,9 +75,11 @@ void CompareServerWithLocal(SymmetryMode mode, const char* mode_name) {
   CHECK(stones > 256 * 3);  // real mid-game positions, not empty boards
 
   std::vector<EvalResult> local(ps.size());
-  LoadLocalEvaluator(ckpt, "cpu", 1, mode)->Evaluate(ps, local);  // one batched forward
+  LoadServerForward(ckpt, mode, backend)->Evaluate(ps, local);  // one batched forward
 
   REQUIRE(WaitServing(sock, 1));
+  // The server says which forward it runs.
+  CHECK(ReadFileOrThrow(dir + "/server.log").find(forward_logged) != std::string::npos);
   std::atomic<bool> stop{false};
   std::atomic<int64_t> background{0};
   std::vector<std::thread> traffic;
@@ -101,9 +107,9 @@ void CompareServerWithLocal(SymmetryMode mode, const char* mode_name) {
   stop = true;
   for (auto& t : traffic) t.join();
   auto stats = FetchStats(sock, 5);
-  std::printf("server vs local (%s): %zu positions, max |d log-policy| = %.3e, max |d value| = %.3e, background requests %lld, "
+  std::printf("server vs local (%s, %s): %zu positions, max |d log-policy| = %.3e, max |d value| = %.3e, background requests %lld, "
               "server avg batch %.2f\n",
-              mode_name, ps.size(), max_policy, max_value, static_cast<long long>(background.load()),
+              mode_name, backend.c_str(), ps.size(), max_policy, max_value, static_cast<long long>(background.load()),
               stats.value("avg_batch_total", 0.0));
   CHECK(background > 0);
   CHECK(max_policy < 1e-5);
@@ -114,11 +120,15 @@ void CompareServerWithLocal(SymmetryMode mode, const char* mode_name) {
 }  // namespace
 
 TEST_CASE("server answers equal local batched inference (all8)", "[remote][equivalence]") {
-  CompareServerWithLocal(SymmetryMode::kAll8, "all8");
+  CompareServerWithLocal(SymmetryMode::kAll8, "all8", "auto", "native forward, one thread");
 }
 
 TEST_CASE("server answers equal local batched inference (none)", "[remote][equivalence]") {
-  CompareServerWithLocal(SymmetryMode::kNone, "none");
+  CompareServerWithLocal(SymmetryMode::kNone, "none", "auto", "native forward, one thread");
+}
+
+TEST_CASE("server answers equal local batched inference (all8, LibTorch's forward)", "[remote][equivalence]") {
+  CompareServerWithLocal(SymmetryMode::kAll8, "all8", "torch", "LibTorch forward, threads 1");
 }
 
 // Issue 17: a renju server encodes every INFER position under its own rule
@@ -155,10 +165,10 @@ TEST_CASE("renju: the server's planes carry black's forbidden points like local 
   CHECK(with_forbidden >= 8);
 
   std::vector<EvalResult> local(ps.size()), no_plane(ps.size());
-  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(ps, local);
+  LoadServerForward(ckpt, SymmetryMode::kAll8)->Evaluate(ps, local);
   std::vector<Position> as_freestyle = ps;  // the same stones without the renju plane
   for (Position& p : as_freestyle) p.rule = Rule::kFreestyle;
-  LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8)->Evaluate(as_freestyle, no_plane);
+  LoadServerForward(ckpt, SymmetryMode::kAll8)->Evaluate(as_freestyle, no_plane);
 
   REQUIRE(WaitServing(sock, 1));
   HelloParams hello = TestHello(SymmetryMode::kAll8);

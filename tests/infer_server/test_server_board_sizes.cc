@@ -29,11 +29,11 @@ std::string MakeConvCheckpoint(const std::string& dir, const std::string& name, 
   return path;
 }
 
-// Local CPU inference (all 8 symmetries) with `ckpt` played at `size`.
+// The server's forward (all 8 symmetries) with `ckpt` played at `size`, in this process.
 std::vector<EvalResult> LocalAnswersAt(const std::string& ckpt, int size, const std::vector<Position>& ps) {
   CheckpointExpect expect;
   expect.board_size = size;
-  auto local = LoadLocalEvaluator(ckpt, "cpu", 1, SymmetryMode::kAll8, expect);
+  auto local = LoadServerForward(ckpt, SymmetryMode::kAll8, "auto", expect);
   std::vector<EvalResult> out(ps.size());
   local->Evaluate(ps, out);
   return out;

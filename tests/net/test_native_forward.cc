@@ -252,3 +252,48 @@ TEST_CASE("native forward: a checkpoint that does not match is refused by name")
 }
 
 }  // namespace gz
+
+namespace gz {
+namespace {
+
+// inference.backend has one rule (UsesNativeForward) for the engine, play and
+// the inference server; LoadForward's options follow it.
+TEST_CASE("inference.backend: native on the CPU by default, LibTorch when asked; a bad value is refused by name") {
+  CHECK(UsesNativeForward("auto", "cpu"));
+  CHECK_FALSE(UsesNativeForward("auto", "cuda"));
+  CHECK_FALSE(UsesNativeForward("auto", "cuda:1"));
+  CHECK(UsesNativeForward("native", "cpu"));
+  CHECK_FALSE(UsesNativeForward("torch", "cpu"));
+  CHECK_THROWS_WITH(UsesNativeForward("fast", "cpu"),
+                    Catch::Contains("inference.backend") && Catch::Contains("'fast'"));
+  CHECK_THROWS_AS(UsesNativeForward("native", "cuda:0"), ConfigError);
+  CHECK_THROWS_WITH(UsesNativeForward("native", "cuda:0"), Catch::Contains("inference.device is 'cuda:0'"));
+
+  ForwardOptions options;
+  options.backend = "fast";
+  CHECK_THROWS_AS(ValidateForwardOptions(options, "cpu"), ConfigError);
+
+  const std::string path = RandomNet("backend", 9, Rule::kFreestyle, 8, 1, "fc", 6);
+  options.backend = "auto";
+  auto native = LoadForward(path, "cpu", 1, options);
+  CHECK_THAT(native->Describe(), Catch::Contains("native CPU forward"));
+  options.backend = "torch";
+  auto torch_forward = LoadForward(path, "cpu", 1, options);
+  CHECK_THAT(torch_forward->Describe(), Catch::StartsWith("torch cpu"));
+  // The same net either way, and the same generation reported.
+  Board b(9, Rule::kFreestyle);
+  b.Play(40);
+  b.Play(41);
+  std::vector<float> planes(PlaneFloats(9));
+  EncodePosition(b.ToPosition(), 0, planes.data());
+  std::vector<float> lp_native(81), lp_torch(81);
+  float v_native = 0, v_torch = 0;
+  CHECK(native->Forward(planes.data(), 1, lp_native.data(), &v_native) ==
+        torch_forward->Forward(planes.data(), 1, lp_torch.data(), &v_torch));
+  float worst = std::fabs(v_native - v_torch);
+  for (int i = 0; i < 81; ++i) worst = std::max(worst, std::fabs(lp_native[i] - lp_torch[i]));
+  CHECK(worst < kTolerance);
+}
+
+}  // namespace
+}  // namespace gz

@@ -4,8 +4,10 @@
 //
 // Configuration where bit identity holds: max_batch 1 on the server (each
 // position is its own forward, exactly as the worker's local path with
-// parallel_games 1).  With larger batches LibTorch may pick other kernels for
-// other batch sizes and the float summation order changes (~1e-7, see
+// parallel_games 1), and the same forward on both sides: the worker's local
+// inference follows inference.backend as the server does (auto: the native
+// forward on the CPU).  With larger batches a forward may pick other kernels
+// for other batch sizes and the float summation order changes (~1e-7, see
 // test_remote_eval_equivalence); MCTS values then differ in the last bits.  That case is measured below and
 // bounded, not claimed identical (docs/architecture.md).
 #include <catch2/catch.hpp>
@@ -29,14 +31,16 @@ std::string FreshBatchedDir(const std::string& name) { return FreshTestDir("batc
 const char* kGame = " --set board.size=7 --set mcts.simulations=24 --set selfplay.random_opening_moves=1"
                     " --set inference.symmetry=all8 --set inference.device=cpu";
 
-// An infer_server for `ckpt` (generation 0) with `max_batch`; SIGTERMed at scope exit.
+// An infer_server for `ckpt` (generation 0) with `max_batch` and inference.backend
+// `backend`; SIGTERMed at scope exit.
 struct Server {
   ShortTempDir tmp;
   const std::string sock = tmp / "s.sock";
   InferServerProcess process;
-  Server(const std::string& ckpt, const std::string& dir, int max_batch)
+  Server(const std::string& ckpt, const std::string& dir, int max_batch, const std::string& backend = "auto")
       : process({"--weights", ckpt, "--set", "server.max_batch=" + std::to_string(max_batch), "--set", "board.size=7",
-                 "--set", "inference.symmetry=all8", "--set", "inference.device=cpu"},
+                 "--set", "inference.symmetry=all8", "--set", "inference.device=cpu", "--set",
+                 "inference.backend=" + backend},
                 dir + "/server.out", {{"GOMOKU_INFER_SOCK", sock}}) {
     if (!WaitServing(sock, 0)) FAIL("server did not come up");
   }
@@ -49,16 +53,23 @@ GameRecord Load(const std::string& dir, int id, int k) {
 }  // namespace
 
 TEST_CASE("local and server (max_batch 1) self-play give identical game files") {
-  std::string root = FreshBatchedDir("exact");
+  // Both forwards: auto (the native one on the CPU, the default) and LibTorch's.
+  const std::string backend = GENERATE(as<std::string>{}, "auto", "torch");
+  INFO("inference.backend " << backend);
+  std::string root = FreshBatchedDir("exact-" + backend);
   std::string ckpt = root + "/net.pt";
   CreateRandomCheckpoint(ckpt, 7, Rule::kFreestyle, 8, 1, 77, 0, 0);
   std::string local = root + "/local", remote = root + "/remote";
+  const std::string game = kGame + std::string(" --set inference.backend=") + backend;
   REQUIRE(ShellStatus("unset GOMOKU_INFER_SOCK; " + kBin + "/worker --id 5 --games 4 --weights " + ckpt +
-                      " --out " + local + kGame + " > " + root + "/local.log 2>&1") == 0);
+                      " --out " + local + game + " > " + root + "/local.log 2>&1") == 0);
+  // The local games ran on the forward asked for.
+  CHECK(ReadFileOrThrow(root + "/local.log").find(backend == "torch" ? "torch cpu" : "native CPU forward") !=
+        std::string::npos);
   {
-    Server server(ckpt, root, 1);
+    Server server(ckpt, root, 1, backend);
     REQUIRE(ShellStatus("GOMOKU_INFER_SOCK=" + server.sock + " " + kBin + "/worker --id 5 --games 4 --weights " +
-                        ckpt + " --out " + remote + kGame + " > " + root + "/remote.log 2>&1") == 0);
+                        ckpt + " --out " + remote + game + " > " + root + "/remote.log 2>&1") == 0);
   }
   CHECK(ReadFileOrThrow(root + "/remote.log").find("remote batched inference enabled") != std::string::npos);
   CHECK(ReadFileOrThrow(root + "/remote.log").find("falling back") == std::string::npos);

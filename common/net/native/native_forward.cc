@@ -220,6 +220,15 @@ void NativeForward::ForwardChunk(const float* planes, int n, float* log_policy, 
 
 }  // namespace
 
+bool UsesNativeForward(const std::string& backend, const std::string& resolved_device) {
+  if (backend != "auto" && backend != "native" && backend != "torch")
+    GOMOKU_THROW(ConfigError, "inference.backend: unknown backend '" << backend << "' (expected auto, native or torch)");
+  if (backend == "native" && resolved_device != "cpu")
+    GOMOKU_THROW(ConfigError, "inference.backend native runs on the CPU, but inference.device is '"
+                                  << resolved_device << "' (use inference.backend auto or torch for CUDA)");
+  return backend == "native" || (backend == "auto" && resolved_device == "cpu");
+}
+
 std::unique_ptr<BatchForward> LoadNativeForwardWith(const std::string& path, const std::string& kernels,
                                                     const CheckpointExpect& expect, CheckpointInfo* info) {
   const native::Kernels* table = native::KernelsNamed(kernels);

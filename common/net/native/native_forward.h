@@ -21,6 +21,16 @@
 
 namespace gz {
 
+// The one rule for inference.backend ("auto" | "native" | "torch"), wherever a
+// net is loaded for inference (the engine, play, the inference server, a
+// worker's local inference):
+// whether a net on `resolved_device` ("cpu", "cuda", "cuda:N") runs on the
+// native forward.  native: yes; torch: no; auto: yes on the CPU, where it is
+// 2-3x faster per CPU-second (docs/benchmarks.md "The native CPU forward").
+// Throws ConfigError naming inference.backend for another value, or for native
+// on a device that is not the CPU.
+bool UsesNativeForward(const std::string& backend, const std::string& resolved_device);
+
 // The same contract as LoadForward (net_api.h): validates the GZCK header,
 // CRC-32, encoder version, rule and heads, `expect` (board size, channels,
 // blocks) and every tensor's name and shape, throwing ModelError that names
