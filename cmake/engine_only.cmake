@@ -14,15 +14,20 @@
 #
 # Everything links statically (-static): the Linux binaries need nothing, the
 # Windows .exe no DLL (libstdc++, libgcc and winpthreads are inside).
-set(GOMOKU_ENGINE_ISA "avx2" CACHE STRING "instruction-set baseline of the engine-only build: avx2 | generic")
-set_property(CACHE GOMOKU_ENGINE_ISA PROPERTY STRINGS avx2 generic)
+# generic (the default): the x86-64 baseline everywhere but the forward's
+# kernels, whose AVX2+FMA table is picked at run time (common/net/native/
+# kernels.h), so the binary runs on any x86-64 CPU.  avx2 compiles everything
+# for AVX2+FMA: it dies of SIGILL, with no message, on a CPU without them, and
+# was no faster (docs/benchmarks.md "Engine-only builds: generic against AVX2":
+# generic / avx2 1.035 simulations per CPU-second, 2026-12-07).
+set(GOMOKU_ENGINE_ISA "generic" CACHE STRING "instruction-set baseline of the engine-only build: generic | avx2")
+set_property(CACHE GOMOKU_ENGINE_ISA PROPERTY STRINGS generic avx2)
 
 find_package(Threads REQUIRED)
 include(${CMAKE_CURRENT_LIST_DIR}/header_only_deps.cmake)
 
 add_compile_options(-Wall -Wextra -Wno-unused-parameter -Wno-restrict)
 if(GOMOKU_ENGINE_ISA STREQUAL "avx2")
-  # Gomocup guarantees AVX2 on its machines.
   add_compile_options(-mavx2 -mfma)
 elseif(NOT GOMOKU_ENGINE_ISA STREQUAL "generic")
   message(FATAL_ERROR "GOMOKU_ENGINE_ISA: unknown value '${GOMOKU_ENGINE_ISA}' (expected avx2 or generic)")

@@ -4,7 +4,9 @@
 // At end of input the searches already queued finish, then it exits.
 // Search settings and the net: exactly as pbrain-gomoku-zero's
 // (engine/engine_settings.h), so the analysis is the engine's search.
+#include <algorithm>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -29,7 +31,11 @@ void Reply(const std::string& line) {
 constexpr const char* kAnalyzeFlags =
     "  --max-visits N     simulations of a query without maxVisits (400)\n"
     "  --leaves N         leaves gathered from each tree per round, virtual loss (8)\n"
-    "  --max-searches N   trees searched at once; later turns wait (64)\n";
+    "  --max-searches N   trees searched at once; later turns wait (64)\n"
+    "  --max-memory-mb N  memory for the search trees of all queries together, in MB (1536; lowered to fit\n"
+    "                     an address-space limit such as ulimit -v); a search that reaches it answers\n"
+    "                     with the visits it has and \"memoryLimited\": true\n"
+    "  --search-memory-mb N  the same for one search (default: --max-memory-mb)\n";
 
 }  // namespace
 
@@ -39,11 +45,12 @@ int main(int argc, char** argv) {
 #endif
   gz::EngineCommandLine cl;
   gz::AnalysisEngineOptions options;
+  int64_t memory_mb = 0, search_memory_mb = 0;
   try {
     const std::string usage = std::string("usage: analyze [flags]  (JSON analysis queries on stdin, responses on stdout)\n") +
                               gz::EngineFlagsHelp() + kAnalyzeFlags;
     std::set<std::string> flags = gz::EngineValueFlags();
-    flags.insert({"--max-visits", "--leaves", "--max-searches"});
+    flags.insert({"--max-visits", "--leaves", "--max-searches", "--max-memory-mb", "--search-memory-mb"});
     gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, flags, {}});
     if (args.help) {
       std::cout << usage;
@@ -53,9 +60,14 @@ int main(int argc, char** argv) {
     options.limits.default_max_visits = static_cast<int>(args.get_int("--max-visits", 400));
     options.leaves_per_search = static_cast<int>(args.get_int("--leaves", 8));
     options.max_searches = static_cast<int>(args.get_int("--max-searches", 64));
+    memory_mb = args.get_int("--max-memory-mb", 1536);
+    search_memory_mb = args.get_int("--search-memory-mb", 0);
     GOMOKU_CHECK(options.limits.default_max_visits >= 1 && options.leaves_per_search >= 1 &&
                      options.leaves_per_search <= 256 && options.max_searches >= 1,
                  "--max-visits, --leaves (<= 256) and --max-searches must be >= 1");
+    GOMOKU_CHECK(memory_mb >= 1 && memory_mb <= (int64_t{1} << 30) && search_memory_mb >= 0 &&
+                     search_memory_mb <= memory_mb,
+                 "--max-memory-mb must be >= 1 and --search-memory-mb between 0 (the total) and --max-memory-mb");
   } catch (const gz::GomokuError& e) {
     std::cerr << "analyze: " << e.what() << "\n" << gz::EngineFlagsHelp() << kAnalyzeFlags;
     return 2;
@@ -80,6 +92,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   options.version = gz::kEngineVersion;
+  // Memory: measured once the net is loaded, so an address-space limit
+  // (ulimit -v) leaves room for what is already mapped.
+  const int64_t memory = gz::AnalysisMemoryBudget(memory_mb << 20);
+  options.total_tree_bytes = std::max(gz::AnalysisEngineOptions::kMinTreeBytes, gz::TreeBytesForMemory(memory));
+  options.search_tree_bytes =
+      search_memory_mb > 0 ? std::min(options.total_tree_bytes, gz::TreeBytesForMemory(search_memory_mb << 20)) : 0;
+  options.search_tree_bytes = options.search_tree_bytes > 0
+                                  ? std::max(gz::AnalysisEngineOptions::kMinTreeBytes, options.search_tree_bytes)
+                                  : 0;
+  spdlog::info("analyze: memory budget {} MB (requested {} MB): trees {} MB in all, {} MB a search", memory >> 20,
+               memory_mb, options.total_tree_bytes >> 20,
+               (options.search_tree_bytes > 0 ? options.search_tree_bytes : options.total_tree_bytes) >> 20);
   gz::AnalysisEngine engine(source, settings.config.mcts, settings.config.run.seed, Reply, options);
   spdlog::info("analyze: ready ({})", source.Describe());
   std::thread reader([&engine] {

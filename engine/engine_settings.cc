@@ -7,6 +7,7 @@
 #include "common/base/fileio.h"
 #include "common/match/classical_player.h"
 #include "common/match/search_player.h"
+#include "common/match/shipped_nets.h"
 #include "common/net/play_settings.h"
 
 namespace gz {
@@ -56,7 +57,8 @@ EngineSettings LoadEngineSettingsFile(const std::string& path) {
     const json& v = it.value();
     if (key == "weights" || key == "log_file") {
       if (!v.is_string()) GOMOKU_THROW(ConfigError, path << ": key '" << key << "' must be a string");
-      (key == "weights" ? s.weights : s.log_file) = ResolveRelative(v.get<std::string>(), dir);
+      if (key == "weights" && v.get<std::string>() == kBaselineWeights) s.baseline = true;
+      else (key == "weights" ? s.weights : s.log_file) = ResolveRelative(v.get<std::string>(), dir);
     } else if (key == "league_nets") {
       if (!v.is_array()) GOMOKU_THROW(ConfigError, path << ": key 'league_nets' must be a list of checkpoint paths");
       for (const json& e : v) {
@@ -89,9 +91,14 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
     std::string next_to_binary = (fs::path(executable_dir) / kEngineSettingsFileName).string();
     if (FileExists(next_to_binary)) s = LoadEngineSettingsFile(next_to_binary);
   }
-  if (!cl.weights.empty()) {  // --weights: that net plays every game
+  if (cl.weights == kBaselineWeights) {  // --weights none: the rollout baseline, asked for
+    s.weights.clear();
+    s.league_nets.clear();
+    s.baseline = true;
+  } else if (!cl.weights.empty()) {  // --weights: that net plays every game
     s.weights = cl.weights;
     s.league_nets.clear();
+    s.baseline = false;
   }
   if (!cl.player.empty()) {
     s.classical_nodes = ParsePlayer(cl.player, "--player");
@@ -104,6 +111,9 @@ EngineSettings ResolveEngineSettings(const EngineCommandLine& cl, const std::str
   if (cl.max_simulations > 0) s.max_simulations = cl.max_simulations;
   if (!cl.log_file.empty()) s.log_file = cl.log_file;
   for (const std::string& o : cl.overrides) s.config.ApplyOverride(o);
+  if (cl.shipped_nets_by_default && s.source_file.empty() && !s.baseline && s.weights.empty() &&
+      s.league_nets.empty() && s.classical_nodes == 0)
+    s.league_nets = ShippedLeagueNets(ShippedNetDirs(executable_dir));
   AdoptEnginePlaySettings(s);
   s.config.Validate();
   return s;
@@ -166,7 +176,8 @@ EngineCommandLine EngineCommandLineFrom(const CliArgs& args) {
 }
 
 const char* EngineFlagsHelp() {
-  return "  --weights PATH         checkpoint to play with (default: none = pure-MCTS rollout baseline)\n"
+  return "  --weights PATH|none    checkpoint to play with; none = the pure-MCTS rollout baseline (default: the\n"
+         "                         settings file's; pbrain-gomoku-zero without one: the shipped nets in nets/)\n"
          "  --player net|classical:N  the net (default) or the classical player, N nodes a move, no net\n"
          "  --settings PATH        engine settings JSON (default: pbrain-gomoku-zero.json next to the binary)\n"
          "  --max-simulations N    cap on new MCTS simulations per move\n"

@@ -8,7 +8,8 @@
 //
 // The settings file is a strict JSON object (unknown keys are ConfigErrors):
 //   {
-//     "weights": "best.ckpt",        // checkpoint; relative = relative to the file; "" = baseline
+//     "weights": "best.ckpt",        // checkpoint; relative = relative to the file; "none" = the
+//                                    // rollout baseline
 //     "league_nets": ["a.pt", ...],  // more checkpoints, one picked per game by rule and size
 //                                    // (common/match/evaluator_source.h); relative = relative to the file
 //     "player": "net",               // "net" (weights / league_nets / baseline) or "classical:N":
@@ -43,9 +44,15 @@ namespace gz {
 
 constexpr const char* kEngineSettingsFileName = "pbrain-gomoku-zero.json";
 constexpr int kDefaultEngineMaxSimulations = 200000;
+// --weights none: the pure-MCTS rollout baseline, only when asked for.
+constexpr const char* kBaselineWeights = "none";
 
 struct EngineSettings {
-  std::string weights;      // "" = pure-MCTS baseline (rollout evaluator) unless league_nets
+  std::string weights;      // "" = no net of its own (league_nets, or see `baseline`)
+  // --weights none / "weights": "none": the pure-MCTS rollout baseline was
+  // asked for.  Without it and without any net, pbrain-gomoku-zero plays the
+  // classical player instead (the baseline is a yardstick, not a player).
+  bool baseline = false;
   std::vector<std::string> league_nets;  // picked per game with `weights` (EvaluatorSource)
   int max_simulations = kDefaultEngineMaxSimulations;
   int64_t classical_nodes = 0;  // player "classical:N": N; 0 = player "net"
@@ -61,6 +68,11 @@ struct EngineCommandLine {
   int max_simulations = -1;   // --max-simulations; -1 = not given
   std::string log_file;       // --log-file
   std::vector<std::string> overrides;  // --set key=value
+  // No settings file, --weights or --player: play the shipped nets
+  // (ShippedLeagueNets next to the executable or in the source tree), as
+  // pbrain-gomoku-zero does wherever it is started from; false keeps the
+  // rollout baseline (analyze, and play, which picks its own net).
+  bool shipped_nets_by_default = false;
 };
 
 // Reads one settings file.  Throws ConfigError / IoError naming the file and key.

@@ -1,39 +1,58 @@
 // The Gomocup (Piskvork) protocol state machine: one command line in, zero or
 // more reply lines out.  It owns the game state (board, rule, limits) and asks
-// a MovePlayer (move_player.h: the net's search or the classical player) for moves; it does no I/O itself, so the binary, the unit
-// tests and other drivers share it.
+// a MovePlayer (move_player.h: the net's search or the classical player) for
+// moves; it does no I/O itself, so the binary, the unit tests and other
+// drivers share it.  Its sections live in three files: gomocup_session.cc
+// (commands, blocks, thinking), gomocup_yixin.cc (Yixin-Board's extensions),
+// gomocup_swap2.cc (SWAP2BOARD and yxswap2step1/2/3); the text of the protocol
+// is protocol_text.h.
 //
 // Coordinates are 0-based "X,Y" with X = column and Y = row; the board stores
-// row * size + col.  Replies never contain a line break.  Commands:
-//   START n -> OK | ERROR      RESTART -> OK      RECTSTART w,h -> OK (w == h) | ERROR
-//   BEGIN -> move              TURN X,Y -> move   BOARD / X,Y,f ... / DONE -> move
+// row * size + col (Yixin-Board sends row,col: every point goes back in the
+// order it came, so both agree).  Replies never contain a line break.
+//   START n | START w h -> OK | ERROR (w != h)   RESTART -> OK
+//   RECTSTART w,h -> OK (w == h) | ERROR         BEGIN -> move
+//   TURN X,Y -> move                             BOARD / X,Y,f ... / DONE -> move
 //   SWAP2BOARD / X,Y ... / DONE -> the swap2 answer (three stones, SWAP, one or
 //     two stones; docs/engine.md "Swap2")
 //   TAKEBACK X,Y -> OK         INFO key value -> (nothing)
 //   ABOUT -> name="..", ...    END -> (nothing; Handle returns false)
 //   anything else -> UNKNOWN ...; bad coordinates / occupied points -> ERROR ...
-// A move reply is preceded by one `MESSAGE ...` line with the evaluation; a
-// solver-proven result reads `MESSAGE proven win|loss in N plies: line`.
-// Yixin-Board's extensions (docs/engine.md "Analysis"):
-//   YXSHOWINFO -> MESSAGE INFO MAX_THREAD_NUM n / MESSAGE INFO MAX_HASH_SIZE n,
-//     and analysis output from then on (also after INFO show_detail n > 0):
-//     before each move reply the yixin_output.h lines of the final tree, and
-//     while searching the same lines through the live output at most every
-//     250 ms
+// Where a move is owed (BEGIN, TURN, BOARD's DONE) the reply is always a
+// move: a failed search, a position our rule calls finished, an unexpected
+// exception all answer FallbackMove's point with a MESSAGE (a Gomocup manager
+// forfeits an ERROR there).  A move reply is preceded by one `MESSAGE ...`
+// line with the evaluation; a solver-proven result reads
+// `MESSAGE proven win|loss in N plies: line`.  START keeps the search tree
+// (the player reuses it when the next position extends the last) and the
+// YXBLOCK points (unless the size changes).
+// Yixin-Board's extensions (docs/engine.md "Yixin-Board"):
+//   YXSHOWINFO -> MESSAGE INFO MAX_THREAD_NUM n / MESSAGE INFO MAX_HASH_SIZE n
+//   INFO show_detail b: analysis output, bit 1 the MESSAGE REALTIME marks,
+//     bit 2 the INFO blocks (yixin_output.h), before each move reply and
+//     while searching through the live output at most every 250 ms
 //   YXBOARD / X,Y,f ... / DONE -> (nothing; sets the position, as BOARD, without thinking)
 //   YXNBEST n -> analysis lines for the n best moves, then the best move; the
-//     position stays as it was (nothing is played)
+//     position stays as it was (nothing is played); YXSEARCHDEFEND as YXNBEST 5
+//   YXBALANCEONE s -> X,Y      YXBALANCETWO s -> X1,Y1 X2,Y2 (gomocup_yixin.cc)
+//   YXSWAP2STEP1 -> MESSAGE SWAP2 MOVE1 X Y / MOVE2 / MOVE3;  after a YXBOARD
+//     of 3 stones YXSWAP2STEP2 -> MESSAGE SWAP2 SWAP1 YES|NO or MOVE4 + MOVE5;
+//     of 5 stones YXSWAP2STEP3 -> MESSAGE SWAP2 SWAP2 YES|NO
 //   YXSTOP -> (nothing; the input reader raised the interrupt flag, which
 //     ended a running search: its move reply was the answer)
 //   YXHASHCLEAR -> (nothing; the search tree is dropped)
 //   YXSHOWFORBID -> FORBID XXYY...XXYY. (black's renju forbidden points when
 //     black is to move under renju, else `FORBID .`)
-//   YXBLOCK / X,Y ... / DONE -> (nothing; those points are not played by any
-//     search until YXBLOCKRESET or START)     YXBLOCKRESET -> (nothing)
+//   YXBLOCK / X,Y ... / DONE, YXBLOCKUNDO / X,Y ... / DONE -> (nothing; those
+//     points are (no longer) played by any search)   YXBLOCKRESET -> (nothing)
+//   YXQUERYDATABASE* / X,Y ... / DONE -> (nothing: no database)
+//   YXDRAW, YXRESIGN -> (nothing; logged)
 //   INFO thread_num / max_node map to search threads / the simulation cap
 //     (the net's search; the classical player has one thread and N nodes);
 //     hash_size, max_depth, pondering, caution_factor (and Yixin's other
 //     keys) are logged as ignored
+//   Yixin's database, hash-file and soosorv commands are read whole (their
+//     block up to DONE, or their argument line) and answered with one ERROR
 //   any other YX... or a malformed one -> ERROR <command>: ..., board unchanged
 // Thread-safety: none; one thread (the stop and interrupt flags may be
 // raised by another; the live output is called from search threads while
@@ -49,6 +68,7 @@
 #include <vector>
 
 #include "common/game/board.h"
+#include "engine/protocol_text.h"
 #include "engine/time_control.h"
 #include "common/match/move_player.h"
 
@@ -59,22 +79,24 @@ constexpr const char* kEngineVersion = "0.1.0";
 constexpr const char* kEngineAuthor = "gomoku-zero developers";
 constexpr const char* kEngineCountry = "Unknown";
 
-// "X,Y" (blanks allowed around the numbers) -> (x, y); nullopt if malformed.
-std::optional<std::pair<int, int>> ParseCoordinates(const std::string& text);
-std::string FormatCoordinates(int move, int size);  // "X,Y"
+
 
 class GomocupSession {
  public:
-  GomocupSession(MovePlayer& player, int max_simulations);
+  // `player` plays; `backup` (optional, e.g. the classical player; outlives
+  // the session) plays a game whose size `player` cannot (a missing or
+  // broken net): START then answers a MESSAGE and OK instead of ERROR.
+  GomocupSession(MovePlayer& player, int max_simulations, MovePlayer* backup = nullptr);
 
   // Raised by the input reader on END; a running search then stops at once.
   void set_stop_flag(const std::atomic<bool>* stop) { stop_ = stop; }
-  // Raised by the input reader on YXSTOP; lowered when that line is handled.
-  void set_interrupt_flag(std::atomic<bool>* interrupt) { interrupt_ = interrupt; }
+  // Up while the input reader holds a command that ends a running search
+  // (line_input.h: anything but INFO).
+  void set_interrupt_flag(const std::atomic<bool>* interrupt) { interrupt_ = interrupt; }
   // Where analysis lines go while a search runs (the binary: stdout, one
   // flushed line each).  Unset: only the final analysis, with the replies.
   void set_live_output(std::function<void(const std::string&)> live) { live_ = std::move(live); }
-  bool yixin_mode() const { return yixin_; }
+  int show_detail() const { return show_detail_; }
   const std::vector<int>& blocked() const { return blocked_; }
 
   // Handles one command line (terminator already stripped) that arrived at
@@ -83,12 +105,17 @@ class GomocupSession {
   bool Handle(const std::string& line, std::chrono::steady_clock::time_point received,
               std::vector<std::string>& replies);
 
+  // Did the last Handle search (a move, analysis, swap2)?  A search that END
+  // ended owes nothing: the binary then prints none of its replies.
+  bool searched() const { return searched_; }
   const std::optional<Board>& board() const { return board_; }
   Rule rule() const { return rule_; }
   // The decision behind the last move reply, if any.
   const std::optional<MoveDecision>& last_decision() const { return last_decision_; }
 
  private:
+  // Does this line owe a move reply (BEGIN, TURN, a BOARD block's DONE)?
+  bool OwesMove(const std::string& line) const;
   bool Dispatch(const std::string& line, std::chrono::steady_clock::time_point received,
                 std::vector<std::string>& replies);
   void Start(const std::string& args, std::vector<std::string>& replies);
@@ -103,19 +130,50 @@ class GomocupSession {
   bool YixinInfo(const std::string& key, const std::string& value);
   void Yixin(const std::string& command, const std::string& args, std::chrono::steady_clock::time_point received,
              std::vector<std::string>& replies);
+  // The block being read, line by line, up to DONE.
+  enum class Block {
+    kNone,
+    kBoard,        // BOARD: a position, then a move
+    kYxBoard,      // YXBOARD: a position, no reply
+    kYxBlock,      // YXBLOCK: points no search plays
+    kYxBlockUndo,  // YXBLOCKUNDO: points searches may play again
+    kSwap2,        // SWAP2BOARD
+    kSkipped,      // an extension we do not have, read whole (gomocup_yixin.cc)
+    kArgumentLine  // one argument line (a file name) of such an extension
+  };
+  void OpenBlock(Block kind, const std::string& name, const std::string& args);
+  void BlockLine(const std::string& command, const std::string& line, std::chrono::steady_clock::time_point received,
+                 std::vector<std::string>& replies);
   void BoardLine(const std::string& line);
+  void PointLine(const std::string& line);  // a point of YXBLOCK(UNDO) / SWAP2BOARD
   // The BOARD / YXBOARD block's position, or nullopt after replying with the
   // error (the board unchanged).
   std::optional<Board> BlockPosition(std::vector<std::string>& replies);
   void BoardDone(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
   void YxBoardDone(std::vector<std::string>& replies);
-  void YxBlockDone(std::vector<std::string>& replies);
+  void YxBlockDone(bool add, std::vector<std::string>& replies);
+  void SkippedDone(std::vector<std::string>& replies);
   void ShowForbid(std::vector<std::string>& replies) const;
-  void Swap2Line(const std::string& line);
+  void YxBalance(int stones, const std::string& args, std::chrono::steady_clock::time_point received,
+                 std::vector<std::string>& replies);
+  // One swap2 decision (gomocup_swap2.cc): `stones` in the order placed (0,
+  // 3 or 5); the stones to add, or swap; the position after them.
+  struct Swap2Decision {
+    bool swap = false;
+    std::vector<int> stones;
+    Board result{15};
+    std::string message;  // MESSAGE swap2: the values behind it
+  };
+  std::optional<Swap2Decision> Swap2Decide(const std::vector<int>& stones, std::chrono::steady_clock::time_point received,
+                                           const std::string& name, std::vector<std::string>& replies);
   void Swap2Done(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
+  void YxSwap2Step(int step, std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
   // The search's view of `board` (white or black to move) under a share of
   // this turn's time: a move and the value for its side.
   MoveDecision Evaluate(const Board& board, std::chrono::steady_clock::time_point deadline);
+  // Answers FallbackMove's move with a MESSAGE naming `why` (logged), and
+  // plays it when `play`: where a move is owed and no search can give one.
+  void AnswerFallback(const std::string& why, bool play, std::vector<std::string>& replies);
   SearchLimits LimitsUntil(std::chrono::steady_clock::time_point deadline) const;
   // Searches the board; replies (analysis lines in Yixin mode), the MESSAGE
   // and the move; plays it when `play`.  `lines`: PV blocks reported.
@@ -125,17 +183,18 @@ class GomocupSession {
   int ParsePoint(const std::string& args, std::string* error) const;
   void NewGame(int size);
 
-  MovePlayer& player_;
+  MovePlayer& main_player_;
+  MovePlayer* backup_;
+  MovePlayer* player_;  // main_player_, or backup_ for a game it cannot play
   int max_simulations_;
   const int default_max_simulations_;
   const std::atomic<bool>* stop_ = nullptr;
-  std::atomic<bool>* interrupt_ = nullptr;
+  const std::atomic<bool>* interrupt_ = nullptr;
   std::function<void(const std::string&)> live_;
-  bool yixin_ = false;              // YXSHOWINFO or INFO show_detail seen: analysis output on
+  bool continuous_ = false;         // INFO rule with bit 2 (not the value 2): Gomocup's continuous game
+  bool searched_ = false;
+  int show_detail_ = 0;             // INFO show_detail bits (yixin_output.h): analysis output
   std::vector<int> blocked_;        // YXBLOCK points
-  bool in_yxblock_block_ = false;
-  std::vector<int> yxblock_points_;
-  std::string block_command_ = "BOARD";  // the position block being read: BOARD or YXBOARD
 
   std::optional<Board> board_;
   Rule rule_ = Rule::kFreestyle;
@@ -143,11 +202,11 @@ class GomocupSession {
   std::vector<int> history_;  // stones in the order they were placed (for TAKEBACK's last move)
   std::optional<MoveDecision> last_decision_;
 
-  bool in_board_block_ = false;
-  bool in_swap2_block_ = false;
-  std::vector<int> swap2_stones_;  // the SWAP2BOARD block's points, in order (black, white, black, ...)
-  std::vector<std::pair<int, int>> board_stones_;  // (point, field) of the BOARD block
-  std::string board_error_;                        // first problem in the BOARD block
+  Block block_ = Block::kNone;
+  std::string block_name_;                         // the command that opened it, for errors
+  std::vector<std::pair<int, int>> board_stones_;  // (point, field) of a BOARD / YXBOARD block
+  std::vector<int> block_points_;                  // YXBLOCK(UNDO) / SWAP2BOARD points, in order
+  std::string board_error_;                        // first problem in the block
 };
 
 }  // namespace gz

@@ -41,6 +41,24 @@ bool IsCommand(const std::string& line, const char* word) {
 
 bool IsEndCommand(const std::string& line) { return IsCommand(line, "END"); }
 
+bool InterruptRule::Interrupts(const std::string& line) {
+  size_t b = 0;
+  while (b < line.size() && std::isspace(static_cast<unsigned char>(line[b]))) ++b;
+  size_t e = b;
+  while (e < line.size() && !std::isspace(static_cast<unsigned char>(line[e]))) ++e;
+  std::string word = line.substr(b, e - b);
+  for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (in_query_) {
+    if (word == "DONE") in_query_ = false;
+    return false;
+  }
+  if (word.rfind("YXQUERYDATABASE", 0) == 0) {
+    in_query_ = true;
+    return false;
+  }
+  return word != "INFO" && word != "END";
+}
+
 StdinLineReader::StdinLineReader(int fd)
     : shared_(std::make_shared<Shared>()), thread_(&StdinLineReader::Run, fd, shared_) {}
 
@@ -51,6 +69,12 @@ StdinLineReader::~StdinLineReader() {
 void StdinLineReader::Shared::Push(InputLine line) {
   {
     std::lock_guard<std::mutex> lock(mu);
+    if (!line.eof && IsEndCommand(line.text)) stop.store(true);
+    line.interrupts = !line.eof && rule.Interrupts(line.text);
+    if (line.interrupts) {
+      ++queued_interrupts;
+      interrupt.store(true);
+    }
     queue.push_back(std::move(line));
   }
   cv.notify_one();
@@ -63,17 +87,10 @@ void StdinLineReader::Run(int fd, std::shared_ptr<Shared> shared) {
     ssize_t n = ::read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    for (std::string& text : splitter.Feed(std::string_view(buf, static_cast<size_t>(n)))) {
-      if (IsEndCommand(text)) shared->stop.store(true);
-      if (IsCommand(text, "YXSTOP")) shared->interrupt.store(true);
+    for (std::string& text : splitter.Feed(std::string_view(buf, static_cast<size_t>(n))))
       shared->Push(InputLine{std::move(text), EngineClock::now(), false});
-    }
   }
-  if (auto tail = splitter.Finish()) {
-    if (IsEndCommand(*tail)) shared->stop.store(true);
-    if (IsCommand(*tail, "YXSTOP")) shared->interrupt.store(true);
-    shared->Push(InputLine{std::move(*tail), EngineClock::now(), false});
-  }
+  if (auto tail = splitter.Finish()) shared->Push(InputLine{std::move(*tail), EngineClock::now(), false});
   shared->Push(InputLine{"", EngineClock::now(), true});
 }
 
@@ -82,6 +99,8 @@ InputLine StdinLineReader::Next() {
   shared_->cv.wait(lock, [this] { return !shared_->queue.empty(); });
   InputLine line = std::move(shared_->queue.front());
   shared_->queue.pop_front();
+  if (line.interrupts && --shared_->queued_interrupts == 0)
+    shared_->interrupt.store(false);
   return line;
 }
 

@@ -48,15 +48,32 @@ struct InputLine {
   std::string text;
   EngineClock::time_point received;
   bool eof = false;  // no more input; `text` is empty
+  bool interrupts = false;  // InterruptRule: it ended a running search
+};
+
+// Which input lines end a running search: every command but the ones a GUI
+// sends while the engine thinks without asking it to stop -- INFO (dhbloo's
+// Yixin-Board sends `INFO time_left` again mid-search) and Yixin-Board's
+// database queries with their point lines up to DONE (sent after every board
+// change).  One per input stream: it follows those blocks.  Not thread-safe.
+class InterruptRule {
+ public:
+  bool Interrupts(const std::string& line);
+
+ private:
+  bool in_query_ = false;  // inside a YXQUERYDATABASE... block
 };
 
 // Reads a file descriptor (stdin) on its own thread.  When it sees END it
-// also raises `stop_flag` so a running search can return at once, and on
-// YXSTOP (Yixin-Board's "stop thinking") `interrupt_flag`, which the session
-// lowers when it handles that YXSTOP line (end of input
-// does not: commands already queued, e.g. from a piped script, are still
-// played normally).
-// Thread-safety: Next() is for one consumer thread; stop_flag() may be read
+// also raises `stop_flag`, so a running search returns at once and nothing is
+// printed after it.  `interrupt_flag` is up while a command that
+// interrupts (InterruptRule) is queued and not yet taken by Next(): a GUI's
+// RESTART, START, BOARD, YXSTOP, ... ends the running search at once (its
+// one move line is still printed, the GUI drops it), and the command is then
+// handled in order.
+// End of input does not interrupt: commands already queued (a piped script)
+// are played normally.
+// Thread-safety: Next() is for one consumer thread; the flags may be read
 // from any thread.  The reader thread shares its state through a shared_ptr
 // and is detached by the destructor (it may be blocked in read() forever when
 // the manager keeps the pipe open after END), so destruction never blocks.
@@ -70,7 +87,7 @@ class StdinLineReader {
   // Blocks until a line (or EOF) is available.
   InputLine Next();
   const std::atomic<bool>& stop_flag() const { return shared_->stop; }
-  std::atomic<bool>& interrupt_flag() { return shared_->interrupt; }
+  const std::atomic<bool>& interrupt_flag() const { return shared_->interrupt; }
 
  private:
   struct Shared {
@@ -79,6 +96,8 @@ class StdinLineReader {
     std::mutex mu;
     std::condition_variable cv;
     std::deque<InputLine> queue;  // guarded by mu
+    int queued_interrupts = 0;    // queued lines that interrupt (guarded by mu); interrupt == (> 0)
+    InterruptRule rule;           // the reader thread's
     void Push(InputLine line);
   };
   static void Run(int fd, std::shared_ptr<Shared> shared);

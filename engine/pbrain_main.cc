@@ -1,20 +1,24 @@
 // pbrain-gomoku-zero: the Gomocup (Piskvork) protocol engine.
 //
-// Commands on stdin, replies on stdout (one flushed line each), logs on stderr
-// and optionally a log file.  See docs/engine.md.
+// Commands on stdin, replies on stdout (one flushed line each).  Logs go to a
+// file with --log-file (or the settings' log_file), and to stderr only when
+// GOMOKU_LOG_LEVEL is set: the GUIs never read a brain's stderr, and a full
+// pipe would block the engine mid-game.  See docs/engine.md.
 #include <cctype>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/base/errors.h"
 #include "common/base/logging.h"
+#include "common/match/classical_player.h"
+#include "common/match/shipped_nets.h"
 #include "engine/engine_settings.h"
 #include "engine/gomocup_session.h"
 #include "engine/line_input.h"
-#include "common/match/shipped_nets.h"
 
 namespace {
 
@@ -24,19 +28,15 @@ void Reply(const std::string& line) {
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) std::_Exit(1);
 }
 
-// Without usable settings the engine still speaks the protocol and explains
-// the problem at START instead of dying silently under a manager.
-int RunBrokenSettings(const std::string& problem) {
-  gz::StdinLineReader reader;
-  for (;;) {
-    gz::InputLine in = reader.Next();
-    if (in.eof || gz::IsEndCommand(in.text)) return 0;
-    std::string word = in.text.substr(0, in.text.find(' '));
-    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (word == "INFO") continue;
-    Reply("ERROR engine settings: " + problem);
-  }
+std::string OneLine(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
 }
+
+// The classical player's nodes a move when it stands in for a net that
+// cannot play (a broken settings file or net): about 0.1 s a move here.
+constexpr int64_t kBackupClassicalNodes = 10000;
 
 }  // namespace
 
@@ -44,43 +44,69 @@ int main(int argc, char** argv) {
 #if defined(SIGPIPE)  // Windows has none: a write to a closed pipe fails, and Reply exits then
   std::signal(SIGPIPE, SIG_IGN);
 #endif
+  // Before anything may log: spdlog's built-in logger writes to stdout, where
+  // the manager reads moves.
+  gz::InitLogging("pbrain", "", gz::LogConsole::kWhenAsked);
   gz::EngineCommandLine cl;
+  std::vector<std::string> ignored;
   try {
     const std::string usage = std::string("usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n") +
                               gz::EngineFlagsHelp();
-    gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, gz::EngineValueFlags(), {}});
+    gz::CliSpec spec{usage, gz::EngineValueFlags(), {}};
+    spec.ignore_unknown = true;  // GUIs pass flags of their own (Yixin-Board: --force-utf8)
+    gz::CliArgs args = gz::ParseCli(argc, argv, spec);
     if (args.help) {
       std::cout << usage;
       return 0;
     }
+    ignored = args.ignored;
     cl = gz::EngineCommandLineFrom(args);
   } catch (const gz::GomokuError& e) {
     std::cerr << "pbrain-gomoku-zero: " << e.what() << "\n" << gz::EngineFlagsHelp();
     return 2;
   }
+  cl.shipped_nets_by_default = true;
 
+  // The reader runs from here on, so a GUI's first commands wait in its queue
+  // (not in a pipe) while the nets load.
+  gz::StdinLineReader reader;
+  std::string settings_problem;  // shown to the GUI as a MESSAGE: play goes on with the defaults
   gz::EngineSettings settings;
   try {
     settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
   } catch (const gz::GomokuError& e) {
-    gz::InitLogging("pbrain");
-    spdlog::error("engine: {}", e.what());
-    std::string problem = e.what();
-    for (char& c : problem)
-      if (c == '\n' || c == '\r') c = ' ';
-    return RunBrokenSettings(problem);
+    settings_problem = OneLine(e.what());
+    // The built-in settings: the shipped nets (else the classical backup
+    // plays every game, see GomocupSession), no settings file.
+    settings = gz::EngineSettings{};
+    settings.log_file = cl.log_file;
+    try {
+      settings.league_nets = gz::ShippedLeagueNets(gz::ShippedNetDirs(gz::ExecutableDir()));
+      gz::AdoptEnginePlaySettings(settings);
+      settings.config.Validate();
+    } catch (const gz::GomokuError&) {
+      settings = gz::EngineSettings{};
+      settings.log_file = cl.log_file;
+    }
   }
-  gz::InitLogging("pbrain", settings.log_file);
+  // No net anywhere and none asked for: the classical player, not the
+  // rollout baseline (that plays only with --weights none).
+  if (settings.weights.empty() && settings.league_nets.empty() && settings.classical_nodes == 0 && !settings.baseline)
+    settings.classical_nodes = kBackupClassicalNodes;
+  if (!settings.log_file.empty()) gz::InitLogging("pbrain", settings.log_file, gz::LogConsole::kWhenAsked);
+  for (const std::string& a : ignored) spdlog::warn("engine: ignoring unknown argument '{}'", a);
+  if (!settings_problem.empty()) spdlog::error("engine: {}; playing with the built-in settings", settings_problem);
   if (!settings.source_file.empty()) spdlog::info("engine: settings from {}", settings.source_file);
   spdlog::info("engine: search settings {}", settings.config.DescribePlaySettings());
 
   gz::EnginePlayer engine = gz::MakeEnginePlayer(settings);
-  gz::GomocupSession session(*engine.player, settings.max_simulations);
-  gz::StdinLineReader reader;
+  gz::ClassicalPlayer backup(kBackupClassicalNodes);
+  gz::GomocupSession session(*engine.player, settings.max_simulations, &backup);
   session.set_stop_flag(&reader.stop_flag());
   session.set_interrupt_flag(&reader.interrupt_flag());
   session.set_live_output(Reply);  // Yixin-Board's analysis lines while searching
   spdlog::info("engine: ready ({})", engine.player->Describe());
+  if (!settings_problem.empty()) Reply("MESSAGE engine settings: " + settings_problem + "; playing with the built-in settings");
 
   std::vector<std::string> replies;
   for (;;) {
@@ -91,11 +117,13 @@ int main(int argc, char** argv) {
     }
     replies.clear();
     bool keep_going = session.Handle(in.text, in.received, replies);
-    for (const std::string& r : replies) Reply(r);
-    if (!keep_going) {
+    // END arrived while this command searched: the search stopped at once,
+    // and its move is owed to nobody (the manager reads nothing after END).
+    if (!keep_going || (reader.stop_flag().load() && session.searched())) {
       spdlog::info("engine: END received");
       break;
     }
+    for (const std::string& r : replies) Reply(r);
   }
   std::fflush(stdout);
   return 0;

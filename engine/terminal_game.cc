@@ -179,7 +179,10 @@ int TerminalGame::Run(std::istream& in, std::ostream& out) {
     out << "\n" << DrawBoard(board_);
     if (board_.terminal()) {
       Outcome o = board_.outcome();
-      if (o == Outcome::kDraw) out << "draw: the board is full\n";
+      if (o == Outcome::kDraw)
+        out << (board_.num_points() == board_.move_count() ? "draw: the board is full\n"
+                : board_.rule() == Rule::kRenju                 ? "draw: renju ends at 25 empty points (or black cannot move)\n"
+                                                                : "draw\n");
       else {
         const int8_t winner = o == Outcome::kBlackWins ? kBlack : kWhite;
         out << (winner == options_.human ? "you win" : "the engine wins") << " (" << ColourName(winner) << ")\n";

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/gomocup_session.h"
+#include "engine/protocol_text.h"
 
 namespace gz {
 
@@ -21,9 +21,15 @@ std::string YixinEvalText(const MoveReport& m) {
 std::vector<std::string> YixinReporter::Lines(const TreeReport& r, double seconds) {
   std::vector<std::string> out;
   if (r.moves.empty()) return out;
+  const int n = std::min<int>(lines_, static_cast<int>(r.moves.size()));
+  if (show_ & kShowRealtime) Realtime(r, n, out);
+  if (show_ & kShowDetail) Detail(r, n, seconds, out);
+  return out;
+}
+
+void YixinReporter::Realtime(const TreeReport& r, int n, std::vector<std::string>& out) {
   if (first_) out.push_back("MESSAGE REALTIME REFRESH");
   first_ = false;
-  const int n = std::min<int>(lines_, static_cast<int>(r.moves.size()));
   for (int i = 0; i < n; ++i) {
     const std::string at = FormatCoordinates(r.moves[i].move, size_);
     out.push_back("MESSAGE REALTIME POS " + at);
@@ -38,6 +44,9 @@ std::vector<std::string> YixinReporter::Lines(const TreeReport& r, double second
     best_ = r.moves.front().move;
     out.push_back("MESSAGE REALTIME BEST " + FormatCoordinates(best_, size_));
   }
+}
+
+void YixinReporter::Detail(const TreeReport& r, int n, double seconds, std::vector<std::string>& out) const {
   const long long ms = std::llround(seconds * 1000.0);
   const long long speed = seconds > 0 ? std::llround(r.root_visits / seconds) : 0;
   for (int i = 0; i < n; ++i) {
@@ -57,10 +66,10 @@ std::vector<std::string> YixinReporter::Lines(const TreeReport& r, double second
     out.push_back("INFO SPEED " + std::to_string(speed));
     out.push_back("INFO EVAL " + YixinEvalText(m));
     out.push_back(std::string("INFO WINRATE ") + rate);
-    out.push_back("INFO BESTLINE " + line);
+    // Never a key without a value: dhbloo's Yixin-Board crashes on one.
+    out.push_back("INFO BESTLINE " + (line.empty() ? FormatCoordinates(m.move, size_) : line));
     out.push_back("INFO PV DONE");
   }
-  return out;
 }
 
 }  // namespace gz

@@ -20,6 +20,10 @@
 // (Yixin-Board sends row,col: the engine's board is the GUI's transposed,
 // and every coordinate it returns -- moves, lines, FORBID -- is transposed
 // back the same way, so both agree; docs/engine.md "Analysis").
+// What is printed follows Yixin-Board's `INFO show_detail` bits (as Rapfi
+// reads them): bit 1 the MESSAGE REALTIME marks, bit 2 the INFO blocks.  The
+// original Yixin-Board sends 1 and takes every line it does not know (INFO
+// ones included) for the engine's move; dhbloo's line sends 3.
 // Thread-safety: none.
 #pragma once
 
@@ -35,16 +39,25 @@ int YixinEval(double winrate);
 // "+M7" / "-M7" for a proof, else the score of the win rate.
 std::string YixinEvalText(const MoveReport& m);
 
+constexpr int kShowRealtime = 1;  // INFO show_detail bit: MESSAGE REALTIME lines
+constexpr int kShowDetail = 2;    // INFO show_detail bit: INFO PV blocks
+
 class YixinReporter {
  public:
-  // `size`: the board's side; `lines`: how many PV blocks (YXNBEST n, else 1).
-  YixinReporter(int size, int lines) : size_(size), lines_(lines < 1 ? 1 : lines) {}
+  // `size`: the board's side; `lines`: how many PV blocks (YXNBEST n, else 1);
+  // `show`: the show_detail bits (kShowRealtime | kShowDetail).
+  YixinReporter(int size, int lines, int show = kShowRealtime | kShowDetail)
+      : size_(size), lines_(lines < 1 ? 1 : lines), show_(show) {}
   // The lines of one report of `r`, `seconds` into the search.
   std::vector<std::string> Lines(const TreeReport& r, double seconds);
 
  private:
+  void Realtime(const TreeReport& r, int n, std::vector<std::string>& out);
+  void Detail(const TreeReport& r, int n, double seconds, std::vector<std::string>& out) const;
+
   int size_;
   int lines_;
+  int show_;
   bool first_ = true;
   int best_ = -1;
   std::vector<int> lost_;  // LOSE marks already sent

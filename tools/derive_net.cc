@@ -26,7 +26,7 @@ namespace {
 const char* kUsage = R"(derive_net: a net of another rule / heads / size, started from a trained one.
 
 Usage:
-  derive_net --from CKPT --out NEW.pt [--rule freestyle|standard|renju|caro]
+  derive_net --from CKPT --out NEW.pt [--rule freestyle|standard|renju|caro|caro-overline]
              [--heads fc|conv] [--board-size N] [--seed S]
              [--fit-positions N] [--fit-steps N] [--fit-heads-only]
 

@@ -9,6 +9,11 @@
 // the brain forfeited nothing (time, crash, illegal move) and its peak stayed
 // under --memory-limit-mb.  tools/test_windows_engine.sh runs it on the
 // Windows build under wine (docs/engine.md, "Builds without LibTorch").
+// --format NAME runs one of the Gomocup manager's six pre-submission formats
+// as the manager runs it instead (tools/gomocup_manager.h): its position
+// checks, then games (against --opponent, by default the brain itself) driven
+// as the manager drives them and judged move by move by the manager's referee
+// (tools/manager_referee.h) under the exact rule value.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,6 +31,7 @@
 #include "common/match/engine_player.h"
 #include "common/match/game.h"
 #include "common/match/openings.h"
+#include "tools/gomocup_manager.h"
 #include "tools/gomocup_protocol.h"
 #include "tools/process_memory.h"
 
@@ -50,7 +56,15 @@ const char* kUsage =
     "  --size N              board size of the protocol script and of --rules entries without one (default 15)\n"
     "  --opening-length N    stones of the opening set's openings (default 2)\n"
     "  --stderr PATH         the brains' stderr, appended (default: inherited)\n"
-    "  --no-protocol         skip the protocol script\n";
+    "  --no-protocol         skip the protocol script\n"
+    "  --format NAME         a Gomocup manager pre-submission format: freestyle20, fastgame, freestyle15,\n"
+    "                        standard, renju, caro (size, exact INFO rule, and its time controls unless\n"
+    "                        --turn-ms / --match-ms say otherwise); runs its position checks, then --games\n"
+    "                        games (default 1) against --opponent (default: the brain itself) driven as the\n"
+    "                        manager drives them (BOARD first, CRLF, SIGSTOP between moves, the tree's USS\n"
+    "                        after each move against --memory-limit-mb) and judged by the manager's referee\n"
+    "  --opening MOVES       --format games: the opening in letters (default b2e2e3, the manager's self-play)\n"
+    "  --no-position-checks  --format: skip the position checks\n";
 
 // An engine player whose process the memory sampler watches and whose moves
 // are timed; everything else is the EngineMatchPlayer's.
@@ -180,13 +194,87 @@ void PlayMatch(const CliArgs& args, const EngineCommand& engine, const EngineLim
                        std::to_string(memory_limit / mb) + " MB");
 }
 
+// --format: the position checks, then the games; appends failures.
+void RunFormat(const CliArgs& args, const EngineCommand& engine, EngineLimits limits, int64_t memory_limit,
+               const std::string& stderr_path, std::vector<std::string>* failures) {
+  const ManagerFormat& format = FindManagerFormat(args.get("--format"));
+  const int64_t mb = 1 << 20;
+  limits.turn_ms = static_cast<int>(args.get_int("--turn-ms", format.turn_ms));
+  limits.match_ms = static_cast<int>(args.get_int("--match-ms", format.match_ms));
+  limits.info_rule = format.rule;
+  std::printf("format %s: %dx%d, INFO rule %d, turn %d ms, match %d ms, max_memory %lld MB, tolerance %d ms\n",
+              format.title.c_str(), format.size, format.size, format.rule, limits.turn_ms, limits.match_ms,
+              static_cast<long long>(limits.max_memory / mb), limits.grace_ms);
+  if (!args.has("--no-position-checks")) {
+    for (const PositionCheck& check : format.checks) {
+      std::string reply;
+      const std::string why = RunPositionCheck(engine, format, check, limits, stderr_path, &reply);
+      std::printf("position check %s %s: %s (reply %s, expected %s)\n", format.name.c_str(), check.moves.c_str(),
+                  why.empty() ? "PASSED" : "FAILED", reply.empty() ? "none" : reply.c_str(), check.Expected().c_str());
+      if (!why.empty()) failures->push_back("position check " + format.name + " " + check.moves + ": " + why);
+    }
+  }
+  const int games = static_cast<int>(args.get_int("--games", 1));
+  if (games <= 0) return;
+  const EngineCommand opponent_command = args.has("--opponent") ? ParseEngineCommand(args.get("--opponent")) : engine;
+  EngineLimits opponent_limits = limits;
+  opponent_limits.turn_ms = static_cast<int>(args.get_int("--opponent-turn-ms", limits.turn_ms));
+  ManagedBrain brain("brain", engine, limits, memory_limit, stderr_path);
+  ManagedBrain opponent("opponent", opponent_command, opponent_limits, 0, stderr_path);
+  const auto opening = ParseLetterMoves(args.get("--opening", kManagerSelfPlayOpening));
+  int wins = 0, losses = 0, draws = 0, forfeits = 0;
+  for (int g = 0; g < games; ++g) {
+    // Games 2k and 2k+1 swap colours: the brain takes the stones of the side
+    // to move after the opening first.
+    const bool brain_first = g % 2 == 0;
+    const int first_colour = opening.size() % 2 == 0 ? 1 : 2;
+    const int brain_colour = brain_first ? first_colour : 3 - first_colour;
+    ManagedBrain& black = brain_colour == 1 ? brain : opponent;
+    ManagedBrain& white = brain_colour == 1 ? opponent : brain;
+    const auto start = std::chrono::steady_clock::now();
+    const ManagerGame r = PlayManagerGame(black, white, format.size, format.rule, opening);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r.winner == 0) ++draws;
+    else if (r.winner == brain_colour) ++wins;
+    else ++losses;
+    const bool brain_lost_by_rule = !r.loser_name.empty() && r.loser_name == brain.name();
+    if (brain_lost_by_rule) {
+      ++forfeits;
+      failures->push_back("game " + std::to_string(g + 1) + ": " + r.reason);
+    }
+    const std::string by =
+        r.reason.empty() ? "" : std::string(" by ") + (r.loser_name == brain.name() ? "brain" : "opponent") + ": ";
+    std::printf("game %d (%s, brain %s): %s, %s%s%s, %zu stones, %.0f s; brain slowest move %lld ms, tree peak "
+                "%.1f MB\n",
+                g + 1, format.title.c_str(), brain_colour == 1 ? "black" : "white",
+                r.winner == 0 ? "draw" : (r.winner == brain_colour ? "brain won" : "brain lost"), ManagerEndName(r.end),
+                by.c_str(), r.reason.c_str(), r.moves.size(), seconds, static_cast<long long>(brain.slowest_ms()),
+                brain.peak_memory() / double(mb));
+    std::fflush(stdout);
+  }
+  std::printf("summary %s: %d games, brain +%d -%d =%d, forfeits %d, ERROR lines where a move was owed %d (skipped "
+              "lines %d%s%s), slowest move %lld ms (turn %d), peak memory %.1f MB (%s of the process tree after each "
+              "move), limit %.0f MB\n",
+              format.name.c_str(), games, wins, losses, draws, forfeits, brain.error_lines(), brain.skipped_lines(),
+              brain.error_lines() ? ", last: " : "", brain.last_error_line().c_str(),
+              static_cast<long long>(brain.slowest_ms()), limits.turn_ms, brain.peak_memory() / double(mb),
+              brain.memory_fell_back_to_rss() ? "USS, RSS where smaps_rollup is missing," : "USS",
+              memory_limit / double(mb));
+  if (brain.error_lines() > 0)
+    failures->push_back(std::to_string(brain.error_lines()) + " ERROR lines where a move was owed (last: " +
+                        brain.last_error_line() + ")");
+  if (brain.peak_memory() > memory_limit)
+    failures->push_back("peak memory " + std::to_string(brain.peak_memory() / mb) + " MB over the limit of " +
+                        std::to_string(memory_limit / mb) + " MB");
+}
+
 int Run(int argc, char** argv) {
   CliArgs args = ParseCli(argc, argv,
                           CliSpec{kUsage,
                                   {"--engine", "--opponent", "--games", "--turn-ms", "--match-ms", "--opponent-turn-ms",
                                    "--max-memory-mb", "--memory-limit-mb", "--grace-ms", "--rules", "--size",
-                                   "--opening-length", "--stderr"},
-                                  {"--no-protocol"}});
+                                   "--opening-length", "--stderr", "--format", "--opening"},
+                                  {"--no-protocol", "--no-position-checks"}});
   if (args.help) {
     std::cout << kUsage;
     return 0;
@@ -209,7 +297,7 @@ int Run(int argc, char** argv) {
 
   if (!args.has("--no-protocol")) {
     ProtocolCheckOptions p;
-    p.size = size;
+    p.size = args.has("--format") ? FindManagerFormat(args.get("--format")).size : size;
     p.turn_ms = std::min(limits.turn_ms, 2000);
     p.grace_ms = limits.grace_ms;
     p.max_memory = limits.max_memory;
@@ -217,7 +305,9 @@ int Run(int argc, char** argv) {
     for (const std::string& f : RunProtocolChecks(engine, p, std::cout)) failures.push_back("protocol: " + f);
   }
 
-  if (args.has("--opponent") && games > 0)
+  if (args.has("--format"))
+    RunFormat(args, engine, limits, memory_limit, stderr_path, &failures);
+  else if (args.has("--opponent") && games > 0)
     PlayMatch(args, engine, limits, games, leagues, memory_limit, stderr_path, &failures);
   for (const std::string& f : failures) std::printf("FAIL %s\n", f.c_str());
   std::printf("%s\n", failures.empty() ? "gomocup_check: passed" : "gomocup_check: FAILED");

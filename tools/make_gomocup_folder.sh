@@ -6,7 +6,7 @@
 #   OUT/pbrain-gomoku-zero.json   its settings: {"weights": "<checkpoint file name>"}
 #   OUT/<checkpoint>              the weights: CHECKPOINT, else the newest shipped
 #                                 15x15 freestyle net of nets/ (--baseline: none, the
-#                                 pure-MCTS baseline, settings {}; --classical N: none,
+#                                 pure-MCTS baseline, settings {"weights": "none"}; --classical N: none,
 #                                 the classical player with N nodes a move, settings
 #                                 {"player": "classical:N"}, docs/engine.md "The
 #                                 classical player")
@@ -96,7 +96,11 @@ if [ "$flavour" != torch ] && [ "$bundle" = 1 ]; then usage; fi
 build_engine_only() {  # build-folder [cmake args...]
   local dir="$root/$1"
   shift
-  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGOMOKU_WITH_TORCH=OFF "$@" >/dev/null
+  # The ISA is passed every time, so a build folder configured before generic became the
+  # default (cached avx2) builds the generic brain too; GOMOKU_ENGINE_ISA=avx2 in the
+  # environment asks for the AVX2-only one (cmake/engine_only.cmake).
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DGOMOKU_WITH_TORCH=OFF \
+    -DGOMOKU_ENGINE_ISA="${GOMOKU_ENGINE_ISA:-generic}" "$@" >/dev/null
   cmake --build "$dir" -j "${JOBS:-$(nproc)}" --target pbrain-gomoku-zero >/dev/null
 }
 exe_name=pbrain-gomoku-zero
@@ -141,7 +145,7 @@ if [ -n "$checkpoint" ]; then
 elif [ -n "$classical" ]; then
   printf '{"player": "classical:%s"}\n' "$classical" > "$out/pbrain-gomoku-zero.json"
 else
-  printf '{}\n' > "$out/pbrain-gomoku-zero.json"
+  printf '{"weights": "none"}\n' > "$out/pbrain-gomoku-zero.json"
 fi
 
 # Libraries the brain needs, as the loader resolves them here (none: static).
@@ -179,8 +183,8 @@ fi
   echo
   case "$flavour" in
     torch) echo "  pbrain-gomoku-zero        the brain (Linux x86-64; Gomocup new protocol on stdin/stdout)" ;;
-    lite) echo "  pbrain-gomoku-zero        the brain (Linux x86-64, static, AVX2; Gomocup new protocol on stdin/stdout)" ;;
-    windows) echo "  pbrain-gomoku-zero.exe    the brain (Windows x86-64, static, AVX2; Gomocup new protocol)" ;;
+    lite) echo "  pbrain-gomoku-zero        the brain (Linux x86-64, static; Gomocup new protocol on stdin/stdout)" ;;
+    windows) echo "  pbrain-gomoku-zero.exe    the brain (Windows x86-64, static; Gomocup new protocol)" ;;
   esac
   echo "  pbrain-gomoku-zero.json   settings read at start (relative paths: this folder)"
   if [ -n "$weights" ]; then
@@ -195,12 +199,12 @@ fi
     echo "  (no checkpoint: the pure-MCTS baseline, every size 5..22)"
   fi
   echo
-  echo "Rules: INFO rule 0 freestyle, 1 exactly five, 4 renju, 8 caro; bit 2 (continuous game) accepted."
+  echo "Rules: INFO rule 0 freestyle, 1 exactly five, 4 renju, 8 caro (an overline wins), 9 caro with exactly five; bit 2 (continuous game) accepted."
   echo "Swap2: SWAP2BOARD answered (three stones / SWAP / one or two stones / SWAP or the sixth)."
   echo
   if [ "$flavour" != torch ]; then
     echo "Nothing to install: the brain is linked statically and runs the net on its own CPU"
-    echo "forward (no LibTorch); the processor needs AVX2 and FMA."
+    echo "forward (no LibTorch) on any x86-64 processor, with AVX2 and FMA where it has them."
     echo "Memory: it keeps its search tree within a third of INFO max_memory (512 MiB without one)."
   elif [ "$bundle" = 1 ]; then
     echo "Shared libraries: bundled in lib/ (the C library and the loader are the machine's)."

@@ -1,5 +1,7 @@
 #include "tools/process_memory.h"
 
+#include <signal.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -56,6 +58,54 @@ int64_t ProcessTreeRssBytes(int root) {
     for (auto it = b; it != e; ++it) todo.push_back(it->second);
   }
   return total;
+}
+
+std::vector<int> ProcessTreePids(int root) {
+  std::vector<int> out;
+  if (root <= 0 || !std::filesystem::exists("/proc/" + std::to_string(root))) return out;
+  const std::multimap<int, int> children = ChildrenByParent();
+  std::vector<int> todo = {root};
+  while (!todo.empty()) {
+    const int pid = todo.back();
+    todo.pop_back();
+    out.push_back(pid);
+    auto [b, e] = children.equal_range(pid);
+    for (auto it = b; it != e; ++it) todo.push_back(it->second);
+  }
+  return out;
+}
+
+int64_t ProcessTreeUssBytes(int root, bool* used_rss) {
+  int64_t total = 0;
+  for (int pid : ProcessTreePids(root)) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/smaps_rollup");
+    int64_t uss = 0;
+    bool found = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("Private_Clean:", 0) == 0 || line.rfind("Private_Dirty:", 0) == 0) {
+        uss += std::stoll(line.substr(line.find(':') + 1)) * 1024;
+        found = true;
+      }
+    }
+    if (!found) {
+      uss = StatusKb(pid, "VmRSS");
+      if (used_rss) *used_rss = true;
+    }
+    total += uss;
+  }
+  return total;
+}
+
+int SuspendTree(int root) {
+  int n = 0;
+  for (int pid : ProcessTreePids(root)) n += ::kill(pid, SIGSTOP) == 0 ? 1 : 0;
+  return n;
+}
+
+int ResumeTree(int root) {
+  int n = 0;
+  for (int pid : ProcessTreePids(root)) n += ::kill(pid, SIGCONT) == 0 ? 1 : 0;
+  return n;
 }
 
 TreeMemoryPeak::TreeMemoryPeak(int period_ms) {

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "common/base/periodic_thread.h"
 
@@ -18,6 +19,20 @@ namespace gz {
 int64_t ProcessTreeRssBytes(int root);
 // VmHWM (the kernel's peak resident set) of one process, in bytes; 0 when gone.
 int64_t ProcessPeakRssBytes(int pid);
+// `root` and its descendants now (empty when root <= 0 or gone).
+std::vector<int> ProcessTreePids(int root);
+// What the Gomocup manager sums against max_memory after each move: the
+// unique set size (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup)
+// of root and every descendant, in bytes; a process whose smaps_rollup cannot
+// be read (older kernels) counts its VmRSS instead.  *used_rss (optional) is
+// set when any process fell back to RSS.
+int64_t ProcessTreeUssBytes(int root, bool* used_rss = nullptr);
+// SIGSTOP / SIGCONT to root and every descendant, as the manager suspends a
+// brain between its moves (psutil suspend; under wine the Windows process is
+// the wine process the brain command started, and its children).  Returns
+// the number of processes signalled.
+int SuspendTree(int root);
+int ResumeTree(int root);
 
 // Samples ProcessTreeRssBytes of the process set with Watch() every
 // `period_ms` on a thread of its own (from construction to destruction) and

@@ -17,8 +17,14 @@
 #      not played by its league's net fails.
 # Extra arguments go to gomocup_check (e.g. --turn-ms 5000 --match-ms 120000
 # --games 20 for the tournament measurements of docs/benchmarks.md).
+# --formats LIST (e.g. all, or renju,caro) runs instead, for each of the Gomocup
+# manager's pre-submission formats (tools/gomocup_manager.h), gomocup_check
+# --format F on the .exe: its position checks, sent as the manager sends them,
+# then the extra arguments' --games (default 0) games the manager's way against
+# the .exe itself, every move judged by the manager's referee.
 #
-# usage: tools/test_windows_engine.sh [--zip ZIP] [--build-dir DIR] [--bin-dir DIR] [--keep DIR] [gomocup_check args]
+# usage: tools/test_windows_engine.sh [--zip ZIP] [--build-dir DIR] [--bin-dir DIR] [--keep DIR]
+#                                     [--formats all|F,F...] [gomocup_check args]
 # Needs: g++-mingw-w64-x86-64-posix (for the build), wine64.
 set -euo pipefail
 
@@ -27,6 +33,7 @@ zip=""
 build_dir="$root/build-win"
 bin_dir="$root/build/bin"
 keep=""
+formats=""
 check_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -34,6 +41,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir="$2"; shift ;;
     --bin-dir) bin_dir="$2"; shift ;;
     --keep) keep="$2"; shift ;;
+    --formats) formats="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) check_args+=("$1") ;;
   esac
@@ -84,8 +92,22 @@ mkdir -p "$WINEPREFIX"
 "$wine" wineboot --init >/dev/null 2>&1 || true
 t2=$(date +%s)
 
+if [ -n "$formats" ]; then
+  [ "$formats" = all ] && formats="freestyle20,fastgame,freestyle15,standard,renju,caro"
+  status=0
+  games=(--games 0)
+  for a in "${check_args[@]}"; do [ "$a" = --games ] && games=(); done
+  for f in ${formats//,/ }; do
+    "$bin_dir/gomocup_check" --engine "$wine $work/engine/pbrain-gomoku-zero.exe" --format "$f" "${games[@]}" \
+      --no-protocol --stderr "$work/engines.log" "${check_args[@]}" || status=1
+  done
+  [ $status -eq 0 ] && echo "test_windows_engine: passed"
+  echo "test_windows_engine: build+zip $((t1 - t0)) s, unpack+wine prefix $((t2 - t1)) s, checks $(( $(date +%s) - t2 )) s"
+  exit $status
+fi
+
 # A net's league from its name (NAME-SIZExSIZE-RULE-DATE.pt): "RULE SIZE", nothing for other files.
-league_of() { echo "$1" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z]*\)-[0-9-]*\.pt$/\2 \1/p'; }
+league_of() { echo "$1" | sed -n 's/.*-\([0-9]*\)x[0-9]*-\([a-z][a-z-]*[a-z]\)-[0-9-]*\.pt$/\2 \1/p'; }
 # The leagues of the folder's nets, one game each (gomocup_check --rules RULE:SIZE,...).
 leagues="$(for f in $(ls "$work/engine"); do league_of "$f"; done | sort -u | tr ' ' ':' | paste -sd, -)"
 [ -n "$leagues" ] || { echo "$0: the ZIP holds no net" >&2; exit 1; }
@@ -93,6 +115,9 @@ games="$(echo "$leagues" | tr ',' '\n' | wc -l)"
 echo "test_windows_engine: leagues $leagues"
 
 set +e
+# The brains log to stderr only when asked (a GUI never reads it): the checks
+# below read which net played each game there.
+export GOMOKU_LOG_LEVEL=info
 "$bin_dir/gomocup_check" --engine "$wine $work/engine/pbrain-gomoku-zero.exe" \
   --opponent "$bin_dir/pbrain-gomoku-zero --settings $work/engine/pbrain-gomoku-zero.json" \
   --stderr "$work/engines.log" --games "$games" --rules "$leagues" \
@@ -110,6 +135,27 @@ for net in $(cd "$work/engine" && ls *.pt); do
     status=1
   fi
 done
+unset GOMOKU_LOG_LEVEL
+set +e
+# The conformance table of docs/engine.md ("What the GUIs send") on the .exe:
+# the same rows as the Linux entry test_gui_conformance, the engine started
+# through wine, this machine's paths under wine's Z: drive.
+tests_engine="$(dirname "$bin_dir")/tests/tests_engine"
+if [ -x "$tests_engine" ]; then
+  GZ_ENGINE_COMMAND="$wine $work/engine/pbrain-gomoku-zero.exe" GZ_ENGINE_PATH_PREFIX="Z:" \
+    "$tests_engine" --filenames-as-tags "[#test_gui_conformance]" > "$work/conformance.log" 2>&1
+  if [ $? -ne 0 ]; then
+    echo "FAIL the conformance table under wine:"
+    tail -n 60 "$work/conformance.log"
+    status=1
+  else
+    echo "test_windows_engine: conformance table passed ($(grep -o 'All tests passed.*' "$work/conformance.log"))"
+  fi
+else
+  echo "FAIL no $tests_engine (build the tests first)"
+  status=1
+fi
+set -e
 [ $status -eq 0 ] && echo "test_windows_engine: passed"
 t3=$(date +%s)
 echo "test_windows_engine: build+zip $((t1 - t0)) s, unpack+wine prefix $((t2 - t1)) s, checks $((t3 - t2)) s"

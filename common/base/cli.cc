@@ -67,6 +67,8 @@ CliArgs ParseCli(int argc, char** argv, const CliSpec& spec) {
     } else if (spec.switches.count(arg)) {
       if (has_inline) GOMOKU_THROW(ConfigError, "flag " << arg << " takes no value");
       a.switches.insert(arg);
+    } else if (spec.ignore_unknown) {
+      a.ignored.push_back(argv[i]);
     } else if (arg.rfind("-", 0) == 0 || !spec.allow_positional) {
       GOMOKU_THROW(ConfigError, "unknown argument '" << arg << "' (see --help)");
     } else {

@@ -4,7 +4,7 @@
 // and `--help`; a binary that writes a log file names it with `--log-file`
 // (kLogFileFlag).  Other flags are declared by the binary: value flags take the
 // next argument (`--id 3`) or `--id=3`; switches take none.  Unknown flags are
-// ConfigErrors naming the flag.
+// ConfigErrors naming the flag (unless CliSpec::ignore_unknown).
 #pragma once
 
 #include <map>
@@ -22,6 +22,10 @@ struct CliSpec {
   std::set<std::string> value_flags;  // e.g. {"--id", "--run-dir"}
   std::set<std::string> switches;     // e.g. {"--json"}
   bool allow_positional = false;
+  // Unknown flags and positional arguments go to CliArgs::ignored instead of
+  // being ConfigErrors: for a program started by GUIs that pass flags of
+  // their own (Yixin-Board's `--force-utf8`).  The caller logs them.
+  bool ignore_unknown = false;
 };
 
 struct CliArgs {
@@ -30,6 +34,7 @@ struct CliArgs {
   std::map<std::string, std::string> values;
   std::set<std::string> switches;
   std::vector<std::string> positional;
+  std::vector<std::string> ignored;  // CliSpec::ignore_unknown: the unknown arguments, as given
   bool help = false;
 
   bool has(const std::string& flag) const { return values.count(flag) || switches.count(flag); }

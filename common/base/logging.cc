@@ -22,9 +22,10 @@ spdlog::level::level_enum ParseLogLevel(const std::string& text) {
                                                     "error, critical or off)");
 }
 
-void InitLogging(const std::string& name, const std::string& log_file) {
+void InitLogging(const std::string& name, const std::string& log_file, LogConsole console) {
   std::vector<spdlog::sink_ptr> sinks;
-  sinks.push_back(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  if (console == LogConsole::kAlways || std::getenv("GOMOKU_LOG_LEVEL"))
+    sinks.push_back(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
   if (!log_file.empty()) sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file, false));
   auto logger = std::make_shared<spdlog::logger>(name, sinks.begin(), sinks.end());
   logger->set_pattern("%Y-%m-%d %H:%M:%S.%e [%n] [%l] %v");

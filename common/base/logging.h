@@ -15,7 +15,11 @@ namespace gz {
 // Throws ConfigError when GOMOKU_LOG_LEVEL is set to no level name (a
 // misspelt level must not silently turn logging off, as spdlog's own parser
 // would).
-void InitLogging(const std::string& name, const std::string& log_file = "");
+// `console`: kAlways logs to stderr too; kWhenAsked only when
+// GOMOKU_LOG_LEVEL is set (the engine under a GUI: Yixin-Board and Piskvork
+// never read a brain's stderr, and a full pipe would block the engine).
+enum class LogConsole { kAlways, kWhenAsked };
+void InitLogging(const std::string& name, const std::string& log_file = "", LogConsole console = LogConsole::kAlways);
 
 // "trace" | "debug" | "info" | "warn" | "error" | "critical" | "off" -> the
 // level; anything else throws ConfigError naming GOMOKU_LOG_LEVEL and `text`.

@@ -236,8 +236,8 @@ void CheckDistStore(const std::string& s) {
 Registry MakeRegistry(Config& c) {
   Registry r;
   AddInt(r, "board.size", "board side, 5..22", &c.board.size, kMinBoardSize, kMaxBoardSize);
-  AddString(r, "board.rule", "freestyle (5+ wins), standard (exactly 5), renju (black: exactly 5, no overline, double four or double three) or caro (exactly 5 not blocked at both ends)",
-            &c.board.rule, {"freestyle", "standard", "renju", "caro"});
+  AddString(r, "board.rule", "freestyle (5+ wins), standard (exactly 5), renju (black: exactly 5, no overline, double four or double three; a draw at 25 empty points), caro (exactly 5, not closed at both ends by the opponent or the edge; Gomocup rule 9) or caro-overline (6+, or as caro; Gomocup rule 8)",
+            &c.board.rule, {"freestyle", "standard", "renju", "caro", "caro-overline"});
   AddInt(r, "net.channels", "residual tower width", &c.net.channels, 1, 1024);
   AddInt(r, "net.blocks", "residual blocks", &c.net.blocks, 0, 64);
   AddString(r, "net.heads", "fc (fixed board size) or conv (convolutional policy, pooled value: any size 5..22)",

@@ -46,6 +46,7 @@ std::string GameRecord::ToNpzBytes() const {
   a["rule"] = MakeNpyScalar<int64_t>(static_cast<int64_t>(rule));
   a["encoder_version"] = MakeNpyScalar<int64_t>(kEncoderVersion);
   if (rule == Rule::kRenju) a["renju_version"] = MakeNpyScalar<int64_t>(kRenjuRulesVersion);  // renju.h
+  if (IsCaro(rule)) a["caro_version"] = MakeNpyScalar<int64_t>(kCaroRulesVersion);             // board.h
   a["format_version"] = MakeNpyScalar<int64_t>(kGameFormatVersion);
   return WriteNpz(a);
 }
@@ -82,7 +83,16 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
     const int64_t rv = m.count("renju_version") ? Scalar(m, "renju_version", what) : 1;
     if (rv != kRenjuRulesVersion)
       GOMOKU_THROW(IoError, what << ": renju game of renju rules version " << rv << ", this build plays version "
-                                 << kRenjuRulesVersion << " (its forbidden points differ; see common/game/renju.h)");
+                                 << kRenjuRulesVersion
+                                 << " (its forbidden points or its draws differ; see common/game/renju.h)");
+  }
+  if (IsCaro(r.rule)) {
+    // Absent: written when the board's edge closed no end (board.h kCaroRulesVersion 1).
+    const int64_t cv = m.count("caro_version") ? Scalar(m, "caro_version", what) : 1;
+    if (cv != kCaroRulesVersion)
+      GOMOKU_THROW(IoError, what << ": caro game of caro rules version " << cv << ", this build plays version "
+                                 << kCaroRulesVersion << " (fives that touch the edge are judged otherwise; see "
+                                 << "common/game/board.h)");
   }
   auto mv = m.find("moves");
   if (mv == m.end() || mv->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'moves'");

@@ -15,6 +15,7 @@ const char* RuleName(Rule r) {
     case Rule::kStandard: return "standard";
     case Rule::kRenju: return "renju";
     case Rule::kCaro: return "caro";
+    case Rule::kCaroOverline: return "caro-overline";
   }
   return "freestyle";
 }
@@ -24,7 +25,9 @@ Rule ParseRule(const std::string& s) {
   if (s == "standard") return Rule::kStandard;
   if (s == "renju") return Rule::kRenju;
   if (s == "caro") return Rule::kCaro;
-  GOMOKU_THROW(ConfigError, "unknown rule '" << s << "' (expected freestyle, standard, renju or caro)");
+  if (s == "caro-overline") return Rule::kCaroOverline;
+  GOMOKU_THROW(ConfigError,
+               "unknown rule '" << s << "' (expected freestyle, standard, renju, caro or caro-overline)");
 }
 
 uint64_t Position::Hash() const {
@@ -45,6 +48,7 @@ Board::Board(int size, Rule rule) : size_(size), rule_(rule) {
     GOMOKU_THROW(ConfigError, "board size " << size << " out of range [" << kMinBoardSize << ", "
                                             << kMaxBoardSize << "]");
   cells_.assign(size * size, kEmpty);
+  if (moves_before_draw() <= 0) outcome_ = Outcome::kDraw;  // renju on 5x5
 }
 
 bool Board::ForbiddenHere(int move) const { return IsForbiddenForBlack(*this, move); }
@@ -66,14 +70,15 @@ int Board::LineLength(int move, int8_t colour, int dr, int dc) const {
 }
 
 bool Board::BlockedBothEnds(int move, int8_t colour, int dr, int dc) const {
-  const int8_t opponent = Opponent(colour);
   for (int sgn = -1; sgn <= 1; sgn += 2) {
     int r = move / size_ + sgn * dr, c = move % size_ + sgn * dc;
     while (r >= 0 && r < size_ && c >= 0 && c < size_ && cells_[r * size_ + c] == colour) {
       r += sgn * dr;
       c += sgn * dc;
     }
-    if (r < 0 || r >= size_ || c < 0 || c >= size_ || cells_[r * size_ + c] != opponent) return false;
+    // As the Gomocup manager judges caro: the edge and any stone end a run's
+    // side (kBlocked points too); only an empty point leaves it open.
+    if (r >= 0 && r < size_ && c >= 0 && c < size_ && cells_[r * size_ + c] == kEmpty) return false;
   }
   return true;
 }
@@ -84,7 +89,8 @@ bool Board::MakesFive(int move, int8_t colour) const {
   for (const auto& d : kDirs) {
     int len = LineLength(move, colour, d[0], d[1]);
     if (!(exact ? len == kWinLength : len >= kWinLength)) continue;
-    if (rule_ != Rule::kCaro || !BlockedBothEnds(move, colour, d[0], d[1])) return true;
+    // Caro blocks only an exact five; caro-overline's overline always wins.
+    if (!IsCaro(rule_) || len > kWinLength || !BlockedBothEnds(move, colour, d[0], d[1])) return true;
   }
   return false;
 }
@@ -104,7 +110,7 @@ void Board::Play(int move) {
   ++move_count_;
   if (wins)
     outcome_ = to_move_ == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
-  else if (move_count_ == num_points())
+  else if (moves_before_draw() <= 0)  // the board full, or renju's 25 empty points
     outcome_ = Outcome::kDraw;
   to_move_ = Opponent(to_move_);
   if (rule_ == Rule::kRenju) [[unlikely]]
@@ -125,17 +131,21 @@ bool Board::BlackIsStuck() const {
 void Board::RecomputeOutcome() {
   outcome_ = Outcome::kOngoing;
   move_count_ = 0;
+  blocked_ = 0;
   for (int m = 0; m < num_points(); ++m) {
     if (cells_[m] == kEmpty) continue;
     ++move_count_;
     int8_t c = cells_[m];
-    if (c == kBlocked) continue;
+    if (c == kBlocked) {
+      ++blocked_;
+      continue;
+    }
     cells_[m] = kEmpty;
     bool five = MakesFive(m, c);
     cells_[m] = c;
     if (five) outcome_ = c == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
   }
-  if (outcome_ == Outcome::kOngoing && move_count_ == num_points()) outcome_ = Outcome::kDraw;
+  if (outcome_ == Outcome::kOngoing && moves_before_draw() <= 0) outcome_ = Outcome::kDraw;
   if (BlackIsStuck()) outcome_ = Outcome::kDraw;
 }
 

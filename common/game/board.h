@@ -4,6 +4,7 @@
 // need external synchronisation.  Copying is cheap (one small vector).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,13 +17,46 @@ enum class Rule : uint8_t {
   kRenju = 2,      // black: exactly five wins, and overline / double four / double
                    // three points are forbidden (common/game/renju.h); white:
                    // five or more wins, no restriction
-  kCaro = 3,       // Gomocup's caro (INFO rule bit 8): exactly five wins unless
-                   // the opponent's stones block it at both ends (the board's
-                   // edge is no block); an overline does not win
+  kCaro = 3,       // the Gomocup manager's rule 9 (caro with exactly five):
+                   // exactly five wins unless both its ends are closed (by
+                   // the opponent's stones or the board's edge, as the
+                   // manager's referee counts them); an overline does not win
+  kCaroOverline = 4,  // the manager's rule 8 (the Gomocup caro league): an
+                      // overline (6+) always wins; exactly five wins unless
+                      // both its ends are closed (the opponent or the edge)
 };
-constexpr Rule kLastRule = Rule::kCaro;  // the highest value: file and wire readers check against it
+// Which reading of caro a game file or net was made under: 1 (before
+// 2026-12-07) the board's edge closed no end of a five; 2 the edge closes an
+// end, as the Gomocup manager judges rules 8 and 9.  Game files of another
+// version are refused (their outcomes differ); nets of version 1 still load
+// (the same planes and legal moves; only fives that touch the edge changed),
+// so the shipped caro net plays on.
+constexpr int kCaroRulesVersion = 2;
+constexpr int kCaroOldestNetVersion = 1;
+constexpr Rule kLastRule = Rule::kCaroOverline;  // the highest value: file and wire readers check against it
 const char* RuleName(Rule r);
-Rule ParseRule(const std::string& s);  // "freestyle" | "standard" | "renju" | "caro"; throws ConfigError
+// "freestyle" | "standard" | "renju" | "caro" | "caro-overline"; throws ConfigError.
+Rule ParseRule(const std::string& s);
+// Both caro rules: a five blocked at both ends by the opponent is no five.
+inline bool IsCaro(Rule r) { return r == Rule::kCaro || r == Rule::kCaroOverline; }
+
+// Renju as the Gomocup manager judges it: the manager asks for no further move
+// once at most 25 points are empty, so a game that reaches 25 empty points
+// without a five is a draw (a five made with the 26th-last empty point still
+// wins).  It holds on every board size; on 5x5 the empty board is drawn.  The
+// manager counts the moves made: kBlocked points (never in a renju game; the
+// threat tests' walls) count as neither stones nor empty points.
+constexpr int kRenjuDrawEmpties = 25;
+// The number of empty points at which a game under `rule` is drawn: 25 under
+// renju, 0 (the full board) otherwise.
+inline int DrawEmpties(Rule r) { return r == Rule::kRenju ? kRenjuDrawEmpties : 0; }
+// Moves still to be played before a game under `rule` on `points` points, with
+// `stones` black and white stones and `empties` empty points, is drawn for want
+// of room: the empty points, and under renju at most points - 25 - stones.
+// A win needs its five within them.
+inline int MovesBeforeDraw(Rule rule, int points, int stones, int empties) {
+  return std::min(empties, points - DrawEmpties(rule) - stones);
+}
 
 // Stone colours as stored in boards and game files.
 constexpr int8_t kEmpty = 0;
@@ -69,6 +103,11 @@ class Board {
   int move_count() const { return move_count_; }
   Outcome outcome() const { return outcome_; }
   bool terminal() const { return outcome_ != Outcome::kOngoing; }
+  // MovesBeforeDraw for this board: >= 1 while the game is on.  A win needs
+  // its five within them (the solvers prune on it).
+  int moves_before_draw() const {
+    return MovesBeforeDraw(rule_, num_points(), move_count_ - blocked_, num_points() - move_count_);
+  }
   int8_t at(int move) const { return cells_[move]; }
   int8_t at(int row, int col) const { return cells_[row * size_ + col]; }
   const std::vector<int8_t>& cells() const { return cells_; }
@@ -84,7 +123,8 @@ class Board {
   // or (renju, black to move) a forbidden point; the message names the point
   // and the reason ("... is forbidden for black under renju: double-three").
   // Under renju, when the move leaves black to move with every empty point
-  // forbidden, the game ends in a draw (black cannot move).
+  // forbidden, or leaves kRenjuDrawEmpties or fewer points empty without a
+  // five, the game ends in a draw.
   void Play(int move);
   // Removes the stone at `move` (must be the last stone of the colour that just
   // moved is NOT required; any stone).  Used by the engine's TAKEBACK.  The
@@ -96,7 +136,8 @@ class Board {
   // Would placing `colour` at `move` make a winning line?  (Rule-aware:
   // exactly five for standard and for black under renju, five or more for
   // freestyle and for white under renju, under caro exactly five not blocked
-  // at both ends by the opponent.)  Ignores forbidden points: a black exact
+  // at both ends by the opponent, under caro-overline six or more, or exactly
+  // five not blocked at both ends.)  Ignores forbidden points: a black exact
   // five is never forbidden anyway.
   bool MakesFive(int move, int8_t colour) const;
 
@@ -112,7 +153,7 @@ class Board {
 
  private:
   int LineLength(int move, int8_t colour, int dr, int dc) const;
-  // Caro: the cells just beyond both ends of `colour`'s run through `move`
+  // Caro rules: the cells just beyond both ends of `colour`'s run through `move`
   // (counted as `colour`) along (dr, dc) both hold the opponent's stones.
   bool BlockedBothEnds(int move, int8_t colour, int dr, int dc) const;
   void RecomputeOutcome();
@@ -128,7 +169,8 @@ class Board {
   std::vector<int8_t> cells_;
   int8_t to_move_ = kBlack;
   int last_move_ = kNoMove;
-  int move_count_ = 0;
+  int move_count_ = 0;  // stones and kBlocked points
+  int blocked_ = 0;     // kBlocked points (FromStones only)
   Outcome outcome_ = Outcome::kOngoing;
 };
 

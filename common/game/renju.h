@@ -40,14 +40,21 @@
 
 namespace gz {
 
-// The reading of the renju rules that ForbiddenPoints implements, recorded in
-// renju game files and renju checkpoints (readers refuse any other):
+// The reading of the renju rules this build plays, recorded in renju game
+// files and renju checkpoints:
 //   1  (before 2026-12-06) a three counted even when the only point that makes
 //      its straight four also completes a five on another line;
-//   2  the RIF text: such a point makes no three (see above).
-// Data and nets of version 1 saw other forbidden points (the encoder's plane,
-// the legal moves) and are refused rather than mixed in.
-constexpr int kRenjuRulesVersion = 2;
+//   2  the RIF text: such a point makes no three (see above);
+//   3  as 2, and a game that reaches 25 empty points without a five is a draw
+//      (board.h kRenjuDrawEmpties, as the Gomocup manager judges renju).
+// Game files of another version are refused: their outcomes (the value
+// targets) or forbidden points differ.  Nets of version 1 saw other forbidden
+// points (the encoder's plane, the legal moves) and are refused; nets of
+// version 2 saw the same planes and legal moves as version 3 (only games past
+// 25 empty points ended later, a rare tail) and still load, so the shipped
+// renju net (version 2) plays on.
+constexpr int kRenjuRulesVersion = 3;
+constexpr int kRenjuOldestNetVersion = 2;  // the oldest version a renju net may carry
 
 enum class ForbiddenReason : uint8_t {
   kNone = 0,         // black may play here

@@ -107,7 +107,9 @@ class Grid {
     g_ = &GeometryFor(b.size());
     standard_ = b.rule() == Rule::kStandard;
     renju_ = b.rule() == Rule::kRenju;
-    caro_ = b.rule() == Rule::kCaro;
+    caro_ = IsCaro(b.rule());
+    overline_wins_caro_ = b.rule() == Rule::kCaroOverline;
+    draw_empties_ = DrawEmpties(b.rule());
     if (renju_) board_cells_.assign(b.num_points(), kEmpty);
     cells_.assign(g_->padded, kWall);
     count_[0].assign(g_->windows.size(), 0);
@@ -116,10 +118,14 @@ class Grid {
     stamp_ = 0;
     hash_ = 0;
     for (int m = 0; m < b.num_points(); ++m) cells_[g_->to_padded[m]] = kEmpty;
+    empties_ = b.num_points();
+    blocked_ = 0;
     for (int m = 0; m < b.num_points(); ++m) {
       if (b.at(m) == kBlocked) {  // nobody's point: a wall inside the board
         const int p = g_->to_padded[m];
         cells_[p] = kWall;
+        --empties_;
+        ++blocked_;
         hash_ ^= Zobrist()[0][p] ^ Zobrist()[1][p];
         if (renju_) board_cells_[m] = kBlocked;
       } else if (b.at(m) != kEmpty) {
@@ -134,6 +140,11 @@ class Grid {
 
   bool renju() const { return renju_; }
 
+  // Moves still to be played before the game is drawn for want of empty
+  // points (Board::moves_before_draw: renju draws at 25 empty points).  An
+  // attacker without a five point needs three (four, block, five).
+  int MovesBeforeDraw() const { return std::min(empties_, empties_ + blocked_ - draw_empties_); }
+
   // Renju: is the empty padded point p forbidden for black right now?
   bool ForbiddenForBlack(int p) {
     return renju_ && ForbiddenReasonOnCells(g_->n, &board_cells_, g_->to_board[p]) != ForbiddenReason::kNone;
@@ -141,6 +152,7 @@ class Grid {
 
   void Place(int p, int8_t c) {
     cells_[p] = c;
+    --empties_;
     if (renju_) board_cells_[g_->to_board[p]] = c;
     hash_ ^= Zobrist()[c - 1][p];
     auto& cnt = count_[c - 1];
@@ -149,6 +161,7 @@ class Grid {
   void Unplace(int p) {
     const int8_t c = cells_[p];
     cells_[p] = kEmpty;
+    ++empties_;
     if (renju_) board_cells_[g_->to_board[p]] = kEmpty;
     hash_ ^= Zobrist()[c - 1][p];
     auto& cnt = count_[c - 1];
@@ -161,9 +174,12 @@ class Grid {
     int hi = p + d, lo = p - d;
     for (; cells_[hi] == c; hi += d) ++len;
     for (; cells_[lo] == c; lo -= d) ++len;
-    // Caro: exactly five, and not the opponent's stones at both ends (a wall
-    // -- the edge, or a blocked point -- is no block).
-    if (caro_) return len == kWinLength && !(cells_[hi] == Opponent(c) && cells_[lo] == Opponent(c));
+    // Caro: exactly five, and not closed at both ends (an end is closed by the
+    // opponent's stone or a wall -- the edge, a blocked point -- as the Gomocup
+    // manager judges it); caro-overline: or six or more.
+    if (caro_)
+      return (overline_wins_caro_ && len > kWinLength) ||
+             (len == kWinLength && !(cells_[hi] != kEmpty && cells_[lo] != kEmpty));
     // Exactly five under standard, and for black under renju.
     return (standard_ || (renju_ && c == kBlack)) ? len == kWinLength : len >= kWinLength;
   }
@@ -239,7 +255,11 @@ class Grid {
   const Geometry* g_ = nullptr;
   bool standard_ = false;
   bool renju_ = false;
-  bool caro_ = false;
+  bool caro_ = false;                // either caro rule
+  bool overline_wins_caro_ = false;  // Rule::kCaroOverline
+  int draw_empties_ = 0;             // DrawEmpties(rule)
+  int empties_ = 0;                  // empty board points (walls excluded)
+  int blocked_ = 0;                  // kBlocked board points (walls inside the board)
   std::vector<int8_t> board_cells_;  // renju only: the cells unpadded, for the forbidden-point judge
   std::vector<int8_t> cells_;
   std::array<std::vector<uint8_t>, 2> count_;

@@ -34,8 +34,8 @@ struct SolverCore {
   // attacker and the solver's `salt_tag`) after checking the colour and the
   // budget (GomokuError naming `query`).  True when the root decides it, with
   // `*res` filled (status, line, nodes): a terminal board (loss, 0 nodes); the
-  // attacker has a five point (kWin, the lowest, 1 node); caro (kUnknown, see
-  // threats.h "Caro"); the defender has two five points (loss).  Otherwise
+  // attacker has a five point (kWin, the lowest, 1 node); either caro rule
+  // (kUnknown, see threats.h "Caro"); the defender has two five points (loss).  Otherwise
   // false and `*forced` is the defender's single five point (padded) or -1.
   template <class Result, class Status>
   bool DecidedAtRoot(const char* query, const Board& board, int8_t who, int64_t node_budget, uint64_t salt_tag,
@@ -60,7 +60,7 @@ struct SolverCore {
       res->line = {grid.geo().to_board[*std::min_element(root_fives.begin(), root_fives.end())]};
       return true;
     }
-    if (board.rule() == Rule::kCaro) {
+    if (IsCaro(board.rule())) {
       res->status = Status::kUnknown;
       return true;
     }

@@ -100,6 +100,8 @@ struct ThreatSolver::Impl : SolverCore<VcfEntry> {
   VcfStatus Attack(int forced, int depth, std::vector<int>* pv) {
     if (nodes >= budget) return VcfStatus::kUnknown;
     ++nodes;
+    // Renju: the game is drawn before a four, its block and the five fit.
+    if (grid.MovesBeforeDraw() < 3) return VcfStatus::kNoVcf;
     const uint64_t key = grid.hash() ^ salt;
     Entry& e = table[key & mask];
     int hint = -1;

@@ -24,13 +24,21 @@
 //                    for the defender obliges the attacker's next move to block
 //                    it, and that block must itself be a four for the VCF to go on.
 //
-// Caro (Rule::kCaro): a five blocked by the opponent at both ends is no five,
-// so a five point can be stopped by a stone at either end of its run as well
-// as on it, and two five points can fall to one stone.  The single-reply
-// search below does not model that, so under caro Vcf (and VctSolver::Vct)
-// prove only a five point at the root and answer kUnknown otherwise: never a
-// wrong proof, no proof deeper than one move.  FivePoints and FourMoves are
-// exact under caro (they go through the same five test).
+// Caro (Rule::kCaro, Rule::kCaroOverline): an exact five blocked by the
+// opponent at both ends is no five, so a five point can be stopped by a stone
+// at either end of its run as well as on it, and two five points can fall to
+// one stone.  (Under caro-overline a point that makes six or more is a five
+// point whatever the ends hold, as under freestyle, but the exact fives still
+// behave as above.)  The single-reply search below does not model that, so
+// under both caro rules Vcf (and VctSolver::Vct) prove only a five point at
+// the root and answer kUnknown otherwise: never a wrong proof, no proof deeper
+// than one move.  FivePoints and FourMoves are exact under both (they go
+// through the same five test).
+//
+// Renju's draw at 25 empty points (board.h kRenjuDrawEmpties): a line is a
+// win only if its five is played before the draw, so the searches answer
+// "no VCF / no VCT" at a node with too few moves left for a four, its block
+// and the five (Board::moves_before_draw).
 //
 // Design note -- how `mcts.solver` is meant to use this at expansion (the
 // search change owns the wiring; nothing in common/search calls this yet):

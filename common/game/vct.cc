@@ -81,6 +81,8 @@ struct VctSolver::Impl : SolverCore<VctEntry> {
   Res Attack(int forced, int left, int ply, std::vector<int>* pv) {
     if (nodes >= budget) return {VctStatus::kUnknown, false};
     ++nodes;
+    // Renju: the game is drawn before a four, its block and the five fit.
+    if (grid.MovesBeforeDraw() < 3) return {VctStatus::kNoVct, true};
     const uint64_t key = grid.hash() ^ salt;
     {
       const Entry& e = table[key & mask];
@@ -170,6 +172,10 @@ struct VctSolver::Impl : SolverCore<VctEntry> {
     if (k >= 2) return {VctStatus::kWin, true};
     if (k == 1) return Reply(f[0], left, ply, pv);
     if (left == 0) return {VctStatus::kNoVct, false};
+    // Renju: after a three the win takes d's reply, a's winning four, its
+    // block and the five; the draw at 25 empty points may come first.  (Also
+    // what makes the replies left out below harmless.)
+    if (grid.MovesBeforeDraw() < 4) return {VctStatus::kNoVct, true};
     // A three (or a forced block): a's winning fours.
     std::vector<int> wins;           // padded q
     std::vector<int> break_set;      // freestyle/standard: points common to all break sets

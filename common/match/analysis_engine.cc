@@ -5,9 +5,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 #include "common/base/errors.h"
 #include "common/match/analysis_report.h"
@@ -36,7 +43,33 @@ json ProofJson(const ProofInfo& p, int size) {
 
 double Round4(double x) { return std::round(x * 10000.0) / 10000.0; }
 
+// The error line of one turn's search.
+std::string TurnError(const std::string& id, int turn, const std::string& field, const std::string& message) {
+  json o = json::parse(QueryErrorLine(id, field, message));
+  o["turnNumber"] = turn;
+  return o.dump();
+}
+
 }  // namespace
+
+int64_t TreeBytesForMemory(int64_t memory_bytes) { return std::max<int64_t>(0, memory_bytes) / 3; }
+
+int64_t AnalysisMemoryBudget(int64_t requested) {
+  constexpr int64_t kMin = int64_t{1} << 20;
+  int64_t budget = requested;
+#if defined(__linux__)
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    int64_t mapped = 0;  // /proc/self/statm: the first field is the address space in pages
+    std::ifstream statm("/proc/self/statm");
+    int64_t pages = 0;
+    if (statm >> pages) mapped = pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+    const int64_t left = static_cast<int64_t>(limit.rlim_cur) - mapped;
+    budget = std::min(budget, left / 4 * 3);
+  }
+#endif
+  return std::max(budget, kMin);
+}
 
 struct AnalysisEngine::Search {
   std::shared_ptr<const AnalysisQuery> query;
@@ -49,6 +82,7 @@ struct AnalysisEngine::Search {
   bool started = false;
   bool excluded_done = false;
   bool terminated = false;
+  bool memory_limited = false;  // its tree reached the memory budget: it ends with what it has
   Clock::time_point start, last_report;
 
   Search(std::shared_ptr<const AnalysisQuery> q, int t, const MctsParams& params, uint64_t seed)
@@ -68,6 +102,11 @@ AnalysisEngine::AnalysisEngine(EvaluatorSource& source, const MctsParams& params
   params_.forced_playouts_k = 0.0f;
   GOMOKU_CHECK(options_.leaves_per_search >= 1 && options_.max_searches >= 1,
                "analysis: leaves_per_search and max_searches must be >= 1");
+  search_tree_bytes_ = options_.search_tree_bytes > 0 ? std::min(options_.search_tree_bytes, options_.total_tree_bytes)
+                                                      : options_.total_tree_bytes;
+  GOMOKU_CHECK(options_.total_tree_bytes >= AnalysisEngineOptions::kMinTreeBytes &&
+                   search_tree_bytes_ >= AnalysisEngineOptions::kMinTreeBytes,
+               "analysis: the tree memory budgets must be >= " << AnalysisEngineOptions::kMinTreeBytes << " bytes");
 }
 
 AnalysisEngine::~AnalysisEngine() = default;
@@ -79,7 +118,9 @@ void AnalysisEngine::Emit(const std::string& line) {
 
 AnalysisEngine::Stats AnalysisEngine::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  Stats s = stats_;
+  s.seeds = next_seed_.load();
+  return s;
 }
 
 void AnalysisEngine::Submit(const std::string& line) {
@@ -126,7 +167,8 @@ void AnalysisEngine::Submit(const std::string& line) {
   }
   auto query = std::make_shared<const AnalysisQuery>(std::move(p.query));
   std::vector<std::unique_ptr<Search>> made;
-  for (int t : query->analyze_turns) made.push_back(std::make_unique<Search>(query, t, params_, seed_ + next_seed_++));
+  for (int t : query->analyze_turns)
+    made.push_back(std::make_unique<Search>(query, t, params_, seed_ + next_seed_.fetch_add(1)));
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& s : made) queued_.push_back(std::move(s));
@@ -157,12 +199,7 @@ bool AnalysisEngine::Admit(std::vector<std::unique_ptr<Search>>& active) {
           ++it;
           continue;
         }
-        json o;
-        o["id"] = (*it)->id();
-        o["turnNumber"] = (*it)->turn;
-        o["isDuringSearch"] = false;
-        o["noResults"] = true;
-        Emit(o.dump());
+        Emit(NoResults(**it));
         it = queued_.erase(it);
       }
     }
@@ -206,6 +243,7 @@ std::string AnalysisEngine::Response(Search& s, bool during) {
   root["winrate"] = Round4(r.winrate);
   root["currentPlayer"] = s.board.to_move() == kBlack ? "B" : "W";
   o["rootInfo"] = root;
+  if (s.memory_limited) o["memoryLimited"] = true;
   if (r.proof) o["proof"] = ProofJson(*r.proof, size);
   if (s.query->include_policy) {
     const std::vector<float> priors = s.mcts.RootPriors(/*raw=*/true);
@@ -217,41 +255,84 @@ std::string AnalysisEngine::Response(Search& s, bool during) {
   return o.dump();
 }
 
+std::string AnalysisEngine::NoResults(const Search& s) {
+  json o;
+  o["id"] = s.id();
+  o["turnNumber"] = s.turn;
+  o["isDuringSearch"] = false;
+  o["noResults"] = true;
+  return o.dump();
+}
+
+void AnalysisEngine::OutOfMemory(Search& s) {
+  // The tree may be half-updated: the search is dropped (its memory with it)
+  // after this answer; the budget should have kept this from happening.
+  spdlog::error("analyze: out of memory in search '{}' turn {}", s.id(), s.turn);
+  s.mcts = Mcts(params_, 0);
+  Emit(TurnError(s.id(), s.turn, "", "out of memory: the search was dropped (lower --max-memory-mb)"));
+  s.query.reset();  // answered; dropped in the back-up loop
+}
+
 void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
   const auto now = Clock::now();
-  // Gather: every tree's leaves, grouped by what evaluates them.
+  // Gather: every tree's leaves, grouped by what evaluates them.  Each leaf
+  // may add one expansion (a node and an edge per legal move) to its tree, so
+  // a tree gathers only as many as fit its budget and the total's, counting
+  // the leaves the trees before it took this round.
   std::map<std::pair<int, int>, std::vector<Search*>> groups;
+  int64_t committed = 0;
+  for (auto& sp : active)
+    if (sp->started) committed += static_cast<int64_t>(sp->mcts.TreeBytes());
   for (auto& sp : active) {
     Search& s = *sp;
+    if (!s.query) continue;
+    const int64_t expansion =
+        static_cast<int64_t>(Mcts::ExpansionBytes(std::max(1, s.board.num_points() - s.board.move_count())));
     if (!s.started) {
       if (const std::string why = source_.CheckSize(s.board.size()); !why.empty()) {
-        json o = json::parse(QueryErrorLine(s.id(), "boardSize", why));
-        o["turnNumber"] = s.turn;
-        Emit(o.dump());
+        Emit(TurnError(s.id(), s.turn, "boardSize", why));
         s.query.reset();  // answered; dropped below
         continue;
       }
+      if (committed + expansion > options_.total_tree_bytes) continue;  // waits until a search ends
       s.mcts.Reset(s.board);
       s.mcts.StartMove(/*add_noise=*/false, s.query->max_visits);
       s.start = s.last_report = now;
       s.started = true;
+      committed += static_cast<int64_t>(s.mcts.TreeBytes());
     }
-    if (!s.query || s.terminated || s.mcts.MoveDone()) continue;
+    if (s.terminated || s.memory_limited || s.mcts.MoveDone()) continue;
+    const int64_t tree = static_cast<int64_t>(s.mcts.TreeBytes());
+    const int64_t room =
+        std::max<int64_t>(0, std::min(search_tree_bytes_ - tree, options_.total_tree_bytes - committed)) / expansion;
     // One leaf until the root is expanded and its avoided moves are gone.
-    s.mcts.SelectLeaves(s.batch, s.excluded_done ? options_.leaves_per_search : 1);
+    const int leaves = static_cast<int>(std::min<int64_t>(s.excluded_done ? options_.leaves_per_search : 1, room));
+    if (leaves <= 0) {
+      // A tree with root visits ends with them; a root that does not fit
+      // yet (a restart without the solver) waits for room.
+      if (s.excluded_done) s.memory_limited = true;
+      continue;
+    }
+    try {
+      s.mcts.SelectLeaves(s.batch, leaves);
+    } catch (const std::bad_alloc&) {
+      OutOfMemory(s);
+      continue;
+    }
+    committed += static_cast<int64_t>(s.batch.size()) * expansion;
     if (!s.batch.empty()) groups[{s.board.size(), static_cast<int>(s.board.rule())}].push_back(&s);
   }
   // Evaluate: one call per board size and rule for all trees' leaves.
   std::vector<Position> positions;
   std::vector<EvalResult> results;
   for (auto& [key, searches] : groups) {
-    positions.clear();
-    for (Search* s : searches) {
-      auto ps = s->batch.positions();
-      positions.insert(positions.end(), ps.begin(), ps.end());
-    }
-    results.assign(positions.size(), EvalResult{});
     try {
+      positions.clear();
+      for (Search* s : searches) {
+        auto ps = s->batch.positions();
+        positions.insert(positions.end(), ps.begin(), ps.end());
+      }
+      results.assign(positions.size(), EvalResult{});
       Evaluator& evaluator = source_.ForGame(key.first, static_cast<Rule>(key.second));
       evaluator.Evaluate(positions, results);
     } catch (const std::exception& e) {
@@ -259,9 +340,7 @@ void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
       for (Search* s : searches) {
         s->mcts.CancelBatch(s->batch);
         s->terminated = true;
-        json o = json::parse(QueryErrorLine(s->id(), "", std::string("evaluation failed: ") + e.what()));
-        o["turnNumber"] = s->turn;
-        Emit(o.dump());
+        Emit(TurnError(s->id(), s->turn, "", std::string("evaluation failed: ") + e.what()));
         s->query.reset();  // marks the search as answered
       }
       continue;
@@ -269,7 +348,11 @@ void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
     size_t at = 0;
     for (Search* s : searches) {
       const size_t n = static_cast<size_t>(s->batch.size());
-      s->mcts.ExpandAndBackupBatch(s->batch, std::span<const EvalResult>(results.data() + at, n));
+      try {
+        s->mcts.ExpandAndBackupBatch(s->batch, std::span<const EvalResult>(results.data() + at, n));
+      } catch (const std::bad_alloc&) {
+        OutOfMemory(*s);
+      }
       at += n;
     }
     std::lock_guard<std::mutex> lock(mu_);
@@ -288,22 +371,29 @@ void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
       it = active.erase(it);
       continue;
     }
+    if (!s.started) {  // waiting for tree memory
+      if (s.terminated) {
+        Emit(NoResults(s));
+        it = active.erase(it);
+      } else {
+        ++it;
+      }
+      continue;
+    }
     if (!s.excluded_done && s.mcts.RootVisits() >= 1) {
       if (!s.avoid.empty() && s.mcts.ExcludeRootMoves(s.avoid) == 0 && params_.solver) {
         // The threat solver restricted the root to avoided moves (a VCF's
         // first move, a forced block): search this turn without the solver.
         MctsParams plain = params_;
         plain.solver = false;
-        s.mcts = Mcts(plain, seed_ + next_seed_++);
+        s.mcts = Mcts(plain, seed_ + next_seed_.fetch_add(1));
         s.mcts.Reset(s.board);
         s.mcts.StartMove(/*add_noise=*/false, s.query->max_visits);
         ++it;
         continue;
       }
       if (!s.avoid.empty() && s.mcts.ExcludeRootMoves(s.avoid) == 0) {
-        json o = json::parse(QueryErrorLine(s.id(), "avoidMoves", "every legal move of this turn is avoided"));
-        o["turnNumber"] = s.turn;
-        Emit(o.dump());
+        Emit(TurnError(s.id(), s.turn, "avoidMoves", "every legal move of this turn is avoided"));
         it = active.erase(it);
         continue;
       }
@@ -311,19 +401,27 @@ void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
     }
     const bool timed_out = s.query->max_time_ms > 0 &&
                            after - s.start >= std::chrono::milliseconds(s.query->max_time_ms) && s.excluded_done;
-    const bool done = s.terminated || timed_out || (s.excluded_done && s.mcts.MoveDone());
+    const bool done = s.terminated || timed_out || s.memory_limited || (s.excluded_done && s.mcts.MoveDone());
     if (done) {
-      Emit(Response(s, /*during=*/false));
+      try {
+        Emit(Response(s, /*during=*/false));
+      } catch (const std::bad_alloc&) {
+        Emit(TurnError(s.id(), s.turn, "", "out of memory while writing the response"));
+      }
       {
         std::lock_guard<std::mutex> lock(mu_);
         ++stats_.searches;
+        if (s.memory_limited) ++stats_.memory_limited;
       }
       it = active.erase(it);
       continue;
     }
     if (s.query->report_every_s > 0 && s.excluded_done &&
         after - s.last_report >= std::chrono::duration<double>(s.query->report_every_s)) {
-      Emit(Response(s, /*during=*/true));
+      try {
+        Emit(Response(s, /*during=*/true));
+      } catch (const std::bad_alloc&) {
+      }  // a report is skipped; the final response will say what it can
       s.last_report = after;
     }
     ++it;

@@ -20,7 +20,20 @@
 //   -1 where illegal.
 //   During the search (reportDuringSearchEvery) responses carry
 //   isDuringSearch true; the last one of each turn false.  A search ends at
-//   maxVisits simulations, maxTimeMs, a proven win at the root, or terminate.
+//   maxVisits simulations, maxTimeMs, a proven win at the root, terminate, or
+//   when its tree reaches the memory budget (below): that final response
+//   carries "memoryLimited": true and the visits the tree holds.
+//
+// Memory: the engine never grows past its budget, whatever maxVisits asks
+// (KataGo's maxVisits 10,000,000 on a 15x15 board would be ~36 GB of tree).
+// A search's nodes and edges (Mcts::TreeBytes) may hold at most
+// options.search_tree_bytes, and all running searches' together
+// options.total_tree_bytes; every round a search gathers only as many leaves
+// as fit (Mcts::ExpansionBytes each), and a search that fits none ends with
+// what it has.  A turn whose root does not fit waits until a search ends.
+// TreeBytesForMemory turns a process memory budget into these numbers.
+// Should an allocation still fail, the search it belongs to answers
+// {"id", "turnNumber", "error": "out of memory ..."} and the others go on.
 //   {"id", "action": "query_version", "version", "protocol"}
 //   {"id", "action": "clear_cache"} (no cache is kept between queries)
 //   {"id", "action": "terminate", "terminateId", "turnNumbers"?}: the
@@ -34,6 +47,7 @@
 // from both, one call at a time.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -49,12 +63,30 @@
 
 namespace gz {
 
+// The bytes of tree (Mcts::TreeBytes) that fit a memory budget of
+// `memory_bytes`: a third of it, since a growing vector briefly holds its old
+// and its new (twice as large) storage, so a tree of T bytes may map 3T.
+int64_t TreeBytesForMemory(int64_t memory_bytes);
+
+// The analysis engine's memory budget in bytes: `requested`, lowered where the
+// address space is limited (RLIMIT_AS, e.g. `ulimit -v`; Linux) to three
+// quarters of what the limit leaves beyond what the process has mapped now
+// (the rest is for batches, responses and the allocator's slack).  Elsewhere,
+// or without a limit, `requested`.  Never below 1 MiB.
+int64_t AnalysisMemoryBudget(int64_t requested);
+
 struct AnalysisEngineOptions {
   int leaves_per_search = 8;  // leaves gathered from each tree per round (virtual loss)
   int max_searches = 64;      // trees searched at once; later turns wait in arrival order
   int pv_length = 20;         // moves of each moveInfo's pv
   std::string version = "0.1.0";  // query_version's answer (the binary passes kEngineVersion)
   QueryLimits limits;
+  // Tree bytes (Mcts::TreeBytes) of all running searches together and of one
+  // search (0: the total); both >= kMinTreeBytes.  The defaults are
+  // TreeBytesForMemory of 1.5 GiB (analyze's --max-memory-mb 1536).
+  int64_t total_tree_bytes = int64_t{512} << 20;
+  int64_t search_tree_bytes = 0;
+  static constexpr int64_t kMinTreeBytes = int64_t{1} << 16;  // room for a root on the largest board
 };
 
 class AnalysisEngine {
@@ -78,6 +110,8 @@ class AnalysisEngine {
     int64_t forwards = 0;     // Evaluator calls
     int64_t positions = 0;    // positions evaluated
     int64_t searches = 0;     // searches finished
+    int64_t memory_limited = 0;  // searches ended by the memory budget
+    uint64_t seeds = 0;       // Mcts seeds handed out (one per search, one per solver-less restart)
   };
   Stats stats() const;
 
@@ -89,6 +123,10 @@ class AnalysisEngine {
   bool Admit(std::vector<std::unique_ptr<Search>>& active);
   void Round(std::vector<std::unique_ptr<Search>>& active);
   std::string Response(Search& s, bool during);
+  // The answer of a turn terminated before it started.
+  static std::string NoResults(const Search& s);
+  // Answers a search whose allocation failed with an error line and marks it dropped.
+  void OutOfMemory(Search& s);
 
   EvaluatorSource& source_;
   MctsParams params_;
@@ -107,7 +145,10 @@ class AnalysisEngine {
   std::vector<Termination> terminations_;       // guarded by mu_
   bool closed_ = false;                         // guarded by mu_
   Stats stats_;                                 // guarded by mu_
-  uint64_t next_seed_ = 0;
+  // Seeds are drawn by Submit (the input thread, or several) and by Round
+  // (a restart without the solver): atomic, so no two searches share one.
+  std::atomic<uint64_t> next_seed_{0};
+  int64_t search_tree_bytes_ = 0;  // options_.search_tree_bytes resolved
 };
 
 }  // namespace gz

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "common/base/errors.h"
+
 namespace gz {
 namespace {
 
@@ -149,11 +151,14 @@ ParsedQuery ParseObject(const json& o, const QueryLimits& limits, ParsedQuery r)
   q.id = r.id;
   q.board_size = static_cast<int>(IntegerField(o, "boardSize", limits.min_board_size, limits.max_board_size, 15));
   if (const json* rule = Field(o, "rule")) {
+    // Every rule the engine plays, by its name (board.h RuleName).
     const std::string s = rule->is_string() ? Lower(rule->get<std::string>()) : "";
-    if (s == "freestyle") q.rule = Rule::kFreestyle;
-    else if (s == "standard") q.rule = Rule::kStandard;
-    else if (s == "renju") q.rule = Rule::kRenju;
-    else throw Refusal{"rule", "expected \"freestyle\", \"standard\" or \"renju\", got " + rule->dump()};
+    try {
+      q.rule = ParseRule(s);
+    } catch (const ConfigError&) {
+      throw Refusal{"rule", "expected \"freestyle\", \"standard\", \"renju\", \"caro\" or \"caro-overline\", got " +
+                                rule->dump()};
+    }
   }
   q.initial_stones = StoneList(o, "initialStones", q.board_size);
   q.moves = StoneList(o, "moves", q.board_size);

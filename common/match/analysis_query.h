@@ -9,6 +9,8 @@
 //   {"id": "x", "action": "query_version" | "clear_cache" | "terminate_all"}
 //   {"id": "x", "action": "terminate", "terminateId": "q1", "turnNumbers": [2]}
 //
+// "rule" is any rule the engine plays, by its RuleName ("freestyle",
+// "standard", "renju", "caro", "caro-overline"; any case), default freestyle.
 // Points are "X,Y" strings or [X, Y] arrays, 0-based, X the column (as in the
 // Gomocup engine).  Colours "B"/"W" (or "black"/"white", any case).  Moves
 // must alternate from the side to move after the initial stones (black when

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -49,6 +51,20 @@ std::string Printable(const std::string& line) {
   for (char c : line.substr(0, 60)) out += (c >= 32 && c < 127) ? c : '?';
   if (line.size() > 60) out += "...";
   return out;
+}
+
+// Python's int() on one side of "x,y": blanks around, an optional sign, digits.
+std::optional<int> PythonInt(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n\f\v"), e = s.find_last_not_of(" \t\r\n\f\v");
+  if (b == std::string::npos) return std::nullopt;
+  std::string t = s.substr(b, e - b + 1);
+  int sign = 1;
+  if (t[0] == '+' || t[0] == '-') {
+    sign = t[0] == '-' ? -1 : 1;
+    t = t.substr(1);
+  }
+  if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return sign * std::stoi(t);
 }
 
 }  // namespace
@@ -124,7 +140,13 @@ Forfeit EngineMatchPlayer::Crashed(const std::string& when) {
 
 std::optional<Forfeit> EngineMatchPlayer::Send(const std::string& line) {
   try {
-    process_->WriteLine(line);
+    if (limits_.as_manager) {
+      std::string crlf;
+      for (char c : line) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+      process_->Write(crlf + "\r\n");
+    } else {
+      process_->WriteLine(line);
+    }
     return std::nullopt;
   } catch (const IoError&) {
     return Crashed("before '" + line + "' could be sent");
@@ -164,9 +186,13 @@ std::optional<Forfeit> EngineMatchPlayer::NewGame(int size, Rule rule) {
     if (*line == "OK") break;
     return Forfeit{"start", "START " + std::to_string(size) + " answered '" + Printable(*line) + "'"};
   }
-  for (const std::string& info :
-       {"INFO timeout_turn " + std::to_string(limits_.turn_ms), "INFO timeout_match " + std::to_string(limits_.match_ms),
-        "INFO max_memory " + std::to_string(limits_.max_memory), "INFO rule " + std::to_string(GomocupRuleValue(rule))})
+  const int rule_value = limits_.info_rule >= 0 ? limits_.info_rule : GomocupRuleValue(rule);
+  std::vector<std::string> infos = {"INFO timeout_turn " + std::to_string(limits_.turn_ms),
+                                    "INFO timeout_match " + std::to_string(limits_.match_ms),
+                                    "INFO max_memory " + std::to_string(limits_.max_memory)};
+  if (limits_.as_manager) infos.push_back("INFO game_type 1");  // the manager's order: game_type before rule
+  infos.push_back("INFO rule " + std::to_string(rule_value));
+  for (const std::string& info : infos)
     if (auto f = Send(info)) return Forfeit{"start", f->reason};
   return std::nullopt;
 }
@@ -193,7 +219,7 @@ MoveReply EngineMatchPlayer::Move(const Board& board, const std::vector<int>& hi
   std::optional<Forfeit> f;
   if (told_position_ && history.size() == known_moves_ + 1) {
     f = Send("TURN " + FormatPoint(history.back(), size));
-  } else if (history.empty()) {
+  } else if (history.empty() && !limits_.as_manager) {
     f = Send("BEGIN");
   } else {
     // The position so far, in the order played: 1 = the engine's stones.
@@ -217,6 +243,13 @@ MoveReply EngineMatchPlayer::Move(const Board& board, const std::vector<int>& hi
   return r;
 }
 
+Forfeit EngineMatchPlayer::NoMove(std::chrono::milliseconds allowed, int64_t limit_ms) {
+  if (process_->eof()) return Crashed("instead of moving");
+  return Forfeit{"timeout", "no move within " + std::to_string(allowed.count()) + " ms (" +
+                                (limit_ms < limits_.turn_ms ? "match time left " : "turn ") + std::to_string(limit_ms) +
+                                " ms + grace " + std::to_string(limits_.grace_ms) + " ms)"};
+}
+
 MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point deadline,
                                       std::chrono::milliseconds allowed, int64_t limit_ms) {
   static const std::regex kMove(R"(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*)");
@@ -225,14 +258,12 @@ MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point dead
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     auto line = process_->ReadLine(std::max(left, std::chrono::milliseconds(0)));
     if (!line) {
-      if (process_->eof())
-        r.forfeit = Crashed("instead of moving");
-      else
-        r.forfeit = Forfeit{"timeout", "no move within " + std::to_string(allowed.count()) + " ms (" +
-                                           (limit_ms < limits_.turn_ms ? "match time left " : "turn ") +
-                                           std::to_string(limit_ms) + " ms + grace " +
-                                           std::to_string(limits_.grace_ms) + " ms)"};
+      r.forfeit = NoMove(allowed, limit_ms);
       return r;
+    }
+    if (limits_.as_manager) {
+      if (ReadsAsManager(*line, board, &r)) return r;
+      continue;
     }
     if (StartsWith(*line, "MESSAGE") || StartsWith(*line, "DEBUG") || StartsWith(*line, "SUGGEST")) continue;
     std::smatch m;
@@ -258,10 +289,43 @@ MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point dead
   }
 }
 
+
+bool EngineMatchPlayer::ReadsAsManager(const std::string& line, const Board& board, MoveReply* r) {
+  std::string lower = line;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (StartsWith(lower, "message")) return false;
+  const size_t comma = line.find(',');
+  std::optional<int> x, y;
+  if (comma != std::string::npos && line.find(',', comma + 1) == std::string::npos) {
+    x = PythonInt(line.substr(0, comma));
+    y = PythonInt(line.substr(comma + 1));
+  }
+  if (!x || !y) {
+    ++skipped_lines_;
+    if (StartsWith(line, "ERROR")) {
+      ++error_lines_;
+      last_error_line_ = Printable(line);
+    }
+    return false;
+  }
+  const int size = board.size();
+  const std::string where = "move " + std::to_string(*x) + "," + std::to_string(*y);
+  if (*x < 0 || *y < 0 || *x >= size || *y >= size)
+    r->forfeit = Forfeit{"crash", where + " is off the " + std::to_string(size) + "x" + std::to_string(size) + " board"};
+  else if (board.at(*y * size + *x) != kEmpty)
+    r->forfeit = Forfeit{"illegal", where + " is on an occupied point"};
+  else
+    r->move = *y * size + *x;
+  return true;
+}
+
 void EngineMatchPlayer::EndGame() noexcept {
   if (!process_) return;
   try {
-    process_->WriteLine("END");
+    if (limits_.as_manager)
+      process_->Write("END\r\n");
+    else
+      process_->WriteLine("END");
     process_->CloseStdin();
     if (!process_->WaitExit(std::chrono::milliseconds(1000)))
       spdlog::debug("match: {} did not exit within 1 s of END; killed", name());
@@ -276,7 +340,8 @@ int GomocupRuleValue(Rule rule) {
     case Rule::kFreestyle: return 0;
     case Rule::kStandard: return 1;
     case Rule::kRenju: return 4;
-    case Rule::kCaro: return 9;  // caro (8) with exactly five (1): what engines that know caro expect
+    case Rule::kCaro: return 9;           // caro (8) with exactly five (1): the manager's rule 9
+    case Rule::kCaroOverline: return 8;   // caro alone: the manager's rule 8, an overline wins
   }
   return 0;
 }

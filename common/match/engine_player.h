@@ -10,7 +10,8 @@
 // to the clock, and a move may take min(turn, time left) + grace.
 // A reply that is not "x,y", a point off the board or occupied, no reply
 // within that time, or a process that exits forfeits the game (the kind and
-// reason are returned, docs/ratings.md).
+// reason are returned, docs/ratings.md).  EngineLimits::as_manager drives
+// the brain exactly as the Gomocup manager does instead (tools/gomocup_check).
 // Thread-safety: none.
 #pragma once
 
@@ -47,6 +48,19 @@ struct EngineLimits {
   int grace_ms = 2000;  // a reply later than min(turn, time left) + grace forfeits
   int match_ms = 0;     // sent as INFO timeout_match; 0 = no match clock (and no INFO time_left)
   int64_t max_memory = 0;  // bytes, sent as INFO max_memory; 0 = no limit
+  // As the Gomocup manager (GomocupJudge's new_protocol.py) drives a brain:
+  // every line ends in CRLF, INFO game_type 1 follows the time controls, the
+  // first move is asked with BOARD ... DONE even on the empty board (never
+  // BEGIN), and a move is read as the manager reads it: MESSAGE lines and any
+  // line that is not "x,y" (Python's int() on each side: blanks and a sign
+  // allowed) are skipped until the time runs out; a point off the board
+  // (negative included) forfeits as "crash", an occupied one as "illegal";
+  // forbidden points and the end of the game are left to the caller's referee
+  // (the Board passed to Move is read only for its stones and side to move).
+  bool as_manager = false;
+  // Sent as INFO rule instead of GomocupRuleValue(rule) when >= 0 (the
+  // manager's exact rule values, e.g. 8 for caro with overlines).
+  int info_rule = -1;
 };
 
 class EngineMatchPlayer : public MatchPlayer {
@@ -64,13 +78,23 @@ class EngineMatchPlayer : public MatchPlayer {
   int pid() const { return process_ ? static_cast<int>(process_->pid()) : -1; }
   // Match-clock time charged this game (every move's request-to-reply time).
   std::chrono::milliseconds used() const { return used_; }
+  // EngineLimits::as_manager: lines skipped while a move was owed, and those of
+  // them that began with ERROR, since construction.
+  int skipped_lines() const { return skipped_lines_; }
+  int error_lines() const { return error_lines_; }
+  const std::string& last_error_line() const { return last_error_line_; }
 
  private:
-  std::optional<Forfeit> Send(const std::string& line);
+  std::optional<Forfeit> Send(const std::string& line);  // CRLF-terminated lines under as_manager
+  // as_manager: one reply line read as the manager reads it; true when it
+  // decided the move (*r: the point, or the forfeit), false when skipped.
+  bool ReadsAsManager(const std::string& line, const Board& board, MoveReply* r);
   // Next reply line that is not MESSAGE / DEBUG / SUGGEST before the deadline.
   MoveReply ReadMove(const Board& board, std::chrono::steady_clock::time_point deadline,
                      std::chrono::milliseconds allowed, int64_t limit_ms);
   Forfeit Crashed(const std::string& when);
+  // No move before the deadline: a crash when the process is gone, else a timeout.
+  Forfeit NoMove(std::chrono::milliseconds allowed, int64_t limit_ms);
 
   EngineCommand command_;
   EngineLimits limits_;
@@ -79,6 +103,9 @@ class EngineMatchPlayer : public MatchPlayer {
   size_t known_moves_ = 0;  // history length the brain has seen (its own reply included)
   bool told_position_ = false;
   std::chrono::milliseconds used_{0};  // this game's thinking time so far
+  int skipped_lines_ = 0;
+  int error_lines_ = 0;
+  std::string last_error_line_;
 };
 
 // The Gomocup INFO rule value of a rule: 0 freestyle, 1 exactly five

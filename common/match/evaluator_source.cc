@@ -57,15 +57,18 @@ std::unique_ptr<Evaluator> EvaluatorSource::LoadNetwork(const std::string& path,
 }
 
 int EvaluatorSource::Pick(int size, Rule rule) const {
-  // Best first: the game's rule and trained for the size; the game's rule;
-  // any rule trained for the size; any rule.  Ties: list order.
-  int best = -1, best_rank = 4;
+  // Best first: the game's rule and trained for the size; the game's rule; a
+  // kin rule (both caro rules) trained for the size; a kin rule; any rule
+  // trained for the size; any rule.  Ties: list order.
+  int best = -1, best_rank = 6;
   for (int i = 0; i < static_cast<int>(nets_.size()); ++i) {
     const Net& n = nets_[static_cast<size_t>(i)];
     if (!n.evaluator || !CheckpointPlaysSize(n.info, size)) continue;
     const bool same_rule = n.info.rule == RuleName(rule);
+    const bool kin_rule = IsCaro(rule) && (n.info.rule == RuleName(Rule::kCaro) ||
+                                           n.info.rule == RuleName(Rule::kCaroOverline));
     const bool same_size = n.info.board_size == size;
-    const int rank = same_rule ? (same_size ? 0 : 1) : (same_size ? 2 : 3);
+    const int rank = (same_rule ? 0 : kin_rule ? 2 : 4) + (same_size ? 0 : 1);
     if (rank < best_rank) {
       best = i;
       best_rank = rank;

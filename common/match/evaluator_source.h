@@ -12,9 +12,10 @@
 // League nets (docs/engine.md "Nets for every league"): besides `weights`
 // the source may hold more checkpoints, and each game is played by the one
 // that fits it best: of the game's rule and trained for its size, else of its
-// rule and playing the size (conv heads), else (with a warning) any net that
-// plays the size; ties go to the earlier one (`weights` first, then the list
-// order).  The rule is known only when the game's first search starts (INFO
+// rule and playing the size (conv heads), else (with a warning) a net of a
+// kin rule (the caro net for caro-overline: the same game but for overlines),
+// else any net that plays the size; ties go to the earlier one (`weights`
+// first, then the list order).  The rule is known only when the game's first search starts (INFO
 // rule comes after START), so the pick is made by ForGame.
 //
 // Networks are loaded at construction, so START answers quickly; a load

@@ -71,9 +71,12 @@ GameResult PlayGame(MatchPlayer& black, MatchPlayer& white, int size, Rule rule,
       const Outcome o = board.outcome();
       g.winner = o == Outcome::kBlackWins ? kBlack : o == Outcome::kWhiteWins ? kWhite : 0;
       g.end = g.winner == 0 ? "full" : "five";
-      g.reason = g.winner == 0 ? (board.move_count() == board.num_points() ? "the board is full"
-                                                                            : "black has only forbidden points left")
-                               : std::string(ColourName(g.winner)) + " made five";
+      const int empties = board.num_points() - board.move_count();
+      g.reason = g.winner != 0   ? std::string(ColourName(g.winner)) + " made five"
+                 : empties == 0 ? "the board is full"
+                 : empties <= DrawEmpties(board.rule())
+                     ? "renju: " + std::to_string(empties) + " empty points are left (a draw, as the Gomocup manager judges)"
+                     : "black has only forbidden points left";
     }
   }
   black.EndGame();

@@ -22,7 +22,8 @@ namespace gz {
 
 struct GameResult {
   int8_t winner = 0;             // kBlack, kWhite, 0 = draw
-  std::string end;               // "five", "full", "forfeit", or "stopped" (the stop flag; not a result)
+  std::string end;               // "five", "full" (any draw: the full board, renju's 25 empty points, black
+                                 // unable to move), "forfeit", or "stopped" (the stop flag; not a result)
   std::string forfeit_kind;      // when end == "forfeit": illegal | malformed | timeout | crash | start
   std::string forfeit_by;        // the loser's name when end == "forfeit"
   std::string reason;            // one line

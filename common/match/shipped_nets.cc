@@ -17,6 +17,22 @@ namespace gz {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The .pt files of `dir`, newest first (names end in their date); none when
+// it is no directory.
+std::vector<std::string> NetNamesNewestFirst(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return names;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".pt") names.push_back(entry.path().filename().string());
+  std::sort(names.rbegin(), names.rend());
+  return names;
+}
+
+}  // namespace
+
 std::vector<std::string> ShippedNetDirs(const std::string& executable_dir) {
   // build/bin/<binary> in a checkout; <folder>/<binary> in an engine folder;
   // then the checkout the binary was built from (a build folder elsewhere),
@@ -30,12 +46,7 @@ std::vector<std::string> ShippedNetDirs(const std::string& executable_dir) {
 
 std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule) {
   for (const std::string& dir : dirs) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir, ec))
-      if (entry.path().extension() == ".pt") names.push_back(entry.path().filename().string());
-    std::sort(names.rbegin(), names.rend());  // newest first: names end in their date
+    const std::vector<std::string> names = NetNamesNewestFirst(dir);
     std::string any_size;  // the newest conv net of the rule made for another size
     for (const std::string& name : names) {
       const std::string path = (fs::path(dir) / name).string();
@@ -51,6 +62,29 @@ std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, con
     if (!any_size.empty()) return any_size;
   }
   return "";
+}
+
+std::vector<std::string> ShippedLeagueNets(const std::vector<std::string>& dirs) {
+  for (const std::string& dir : dirs) {
+    const std::vector<std::string> names = NetNamesNewestFirst(dir);
+    std::vector<std::string> nets;
+    std::vector<std::pair<std::string, int>> seen;  // (rule, size) already taken
+    for (const std::string& name : names) {
+      const std::string path = (fs::path(dir) / name).string();
+      try {
+        const CheckpointInfo info = ReadCheckpointInfo(path);
+        const std::pair<std::string, int> key{info.rule, info.board_size};
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        if (info.rule == "freestyle" && info.board_size == 15) nets.insert(nets.begin(), path);
+        else nets.push_back(path);
+      } catch (const GomokuError&) {
+        // A damaged file in nets/ is skipped.
+      }
+    }
+    if (!nets.empty()) return nets;
+  }
+  return {};
 }
 
 std::string ExecutableDir() {

@@ -20,6 +20,13 @@ std::vector<std::string> ShippedNetDirs(const std::string& executable_dir);
 // the newest of the rule); "" when there is none.
 std::string NewestShippedNet(const std::vector<std::string>& dirs, int size, const std::string& rule);
 
+// The newest shipped net of every (rule, trained size) in the first of `dirs`
+// that has any: what the bare engine plays (EvaluatorSource picks one per
+// game by rule and size).  The newest 15x15 freestyle net comes first (the
+// pick's tie-break: it plays a rule without a net of its own), then the rest
+// by name.  Empty when no directory has a readable net.
+std::vector<std::string> ShippedLeagueNets(const std::vector<std::string>& dirs);
+
 // Directory of the running executable (/proc/self/exe), "." if unknown.
 std::string ExecutableDir();
 

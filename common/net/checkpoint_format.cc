@@ -138,16 +138,31 @@ void ReadHeads(const json& j, uint32_t format_version, const std::string& path, 
 // The play settings the net ships with (format version 3 on): strings, kept as
 // written; booleans and numbers, kept as their JSON text.
 // A renju net saw the forbidden points of one reading of the rules (renju.h
-// kRenjuRulesVersion) in its input plane and its legal moves; a net of another
-// reading is refused.  Absent: made before the field existed (version 1).
+// kRenjuRulesVersion) in its input plane and its legal moves; a net of a
+// reading with other forbidden points (before kRenjuOldestNetVersion) or of a
+// newer build is refused.  Absent: made before the field existed (version 1).
 void ReadRenjuVersion(const json& j, const std::string& path, const CheckpointInfo& info) {
   if (info.rule != RuleName(Rule::kRenju)) return;
   const int64_t v = j.contains("renju_version") ? IntField(j, "renju_version", 0, 1 << 30, path) : 1;
-  if (v != kRenjuRulesVersion)
+  if (v < kRenjuOldestNetVersion || v > kRenjuRulesVersion)
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is a renju net of renju rules version " << v
-                                            << "; this build plays version " << kRenjuRulesVersion
+                                            << "; this build plays version " << kRenjuRulesVersion << " and loads nets of "
+                                            << kRenjuOldestNetVersion << " to " << kRenjuRulesVersion
                                             << " (its forbidden points differ, see common/game/renju.h): "
                                             << "train a new checkpoint");
+}
+
+// A caro net of the reading before the edge closed an end (board.h
+// kCaroRulesVersion 1; absent: made before the field) still loads; a newer
+// one than this build is refused.
+void ReadCaroVersion(const json& j, const std::string& path, const CheckpointInfo& info) {
+  if (info.rule != RuleName(Rule::kCaro) && info.rule != RuleName(Rule::kCaroOverline)) return;
+  const int64_t v = j.contains("caro_version") ? IntField(j, "caro_version", 0, 1 << 30, path) : 1;
+  if (v < kCaroOldestNetVersion || v > kCaroRulesVersion)
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' is a caro net of caro rules version " << v
+                                            << "; this build plays version " << kCaroRulesVersion << " and loads nets of "
+                                            << kCaroOldestNetVersion << " to " << kCaroRulesVersion
+                                            << " (see common/game/board.h): train a new checkpoint");
 }
 
 void ReadPlaySettings(const json& j, uint32_t format_version, const std::string& path, CheckpointInfo* info) {
@@ -244,6 +259,7 @@ CheckpointHeader ParseHeaderJson(std::string_view text, uint32_t json_len, const
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "': " << e.what());
   }
   ReadRenjuVersion(j, path, info);
+  ReadCaroVersion(j, path, info);
 
   const json& tensors = Field(j, "tensors", path);
   if (!tensors.is_array() || tensors.size() > static_cast<size_t>(kMaxTensors))
@@ -316,6 +332,8 @@ std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<Checkp
             {"tensors", list}};
   if (CheckpointFormatVersionFor(info) >= 2) j["heads"] = info.heads;
   if (info.rule == RuleName(Rule::kRenju)) j["renju_version"] = kRenjuRulesVersion;
+  if (info.rule == RuleName(Rule::kCaro) || info.rule == RuleName(Rule::kCaroOverline))
+    j["caro_version"] = kCaroRulesVersion;
   if (!info.play.empty()) {
     // Values go in as JSON scalars where they read as one ("true", "0.2"),
     // else as strings; the reader turns both back into --set text.

@@ -3,7 +3,8 @@
 //
 // The module is put in eval mode and moved to `device` at construction; each
 // Forward runs under c10::InferenceMode.  Thread-safety: one caller at a time
-// (BatchForward contract).  Owns the module.
+// (BatchForward contract).  Owns the module, whose subnormal weights it
+// flushes to zero at construction (FlushSubnormalWeights).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,12 @@
 #include "common/net/net_api.h"
 
 namespace gz {
+
+// Sets every subnormal float of `net`'s parameters and buffers to zero and
+// returns how many there were.  Subnormal operands take a slow microcode path
+// on many x86 cores (common/net/native/float_mode.h).  For nets loaded to
+// infer: a training module would lose them too.
+int64_t FlushSubnormalWeights(PolicyValueNet& net);
 
 class TorchForward : public BatchForward {
  public:

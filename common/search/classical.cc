@@ -98,8 +98,10 @@ struct ClassicalSearch::Impl {
     ++nodes;
     WindowBoard& b = *board;
     const int8_t me = b.to_move(), opp = Opponent(me);
+    // Drawn: the board is full, or (renju) 25 points are empty (board.h).
+    if (b.MovesBeforeDraw() <= 0) return 0;
     if (!b.FivePoints(me, 1).empty()) return kWin - ply;
-    if (b.empties() == 0) return 0;
+    if (b.MovesBeforeDraw() == 1) return 0;  // no five: any move draws
     std::vector<int> moves;
     bool forced = false;
     const std::vector<int> blocks = b.FivePoints(opp, 2);

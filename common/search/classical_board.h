@@ -91,6 +91,8 @@ class WindowBoard {
   Rule rule() const { return rule_; }
   int8_t at(int p) const { return cells_[p]; }
   int empties() const { return empties_; }
+  // Board::moves_before_draw for this position (renju: the draw at 25 empty points).
+  int MovesBeforeDraw() const { return gz::MovesBeforeDraw(rule_, g_.n * g_.n, stones_, empties_); }
   int stones() const { return stones_; }
   uint64_t hash() const { return hash_ ^ (to_move_ == kWhite ? 0x9d2c5680a1b2c3d4ULL : 0); }
   int fours(int8_t c) const { return fours_[c - 1]; }
@@ -129,8 +131,9 @@ class WindowBoard {
 
   // Would `c` at empty `p` make a winning line (the rule's five)?
   bool MakesFive(int p, int8_t c) const {
-    const bool caro = rule_ == Rule::kCaro;  // exactly five, not the opponent at both ends (board.h)
-    const bool exact = caro || rule_ == Rule::kStandard || (rule_ == Rule::kRenju && c == kBlack);
+    // Caro: exactly five, not the opponent at both ends; caro-overline: or six or more (board.h).
+    const bool caro = IsCaro(rule_);
+    const bool exact = rule_ == Rule::kCaro || rule_ == Rule::kStandard || (rule_ == Rule::kRenju && c == kBlack);
     static const int kSteps[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
     const int n = g_.n, r = p / n, col = p % n;
     for (const auto& d : kSteps) {
@@ -140,12 +143,12 @@ class WindowBoard {
           const int rr = r + sgn * k * d[0], cc = col + sgn * k * d[1];
           const bool on = rr >= 0 && rr < n && cc >= 0 && cc < n;
           if (!on || cells_[rr * n + cc] != c) {
-            blocked_ends += on && cells_[rr * n + cc] == Opponent(c);
+            blocked_ends += !on || cells_[rr * n + cc] != kEmpty;  // the edge closes an end too (board.h)
             break;
           }
           ++len;
         }
-      if (caro && blocked_ends == 2) continue;
+      if (caro && blocked_ends == 2 && len == 5) continue;
       if (exact ? len == 5 : len >= 5) return true;
     }
     return false;

@@ -147,10 +147,13 @@ NodeVerdict NodeSolver::Analyse(const Board& board, int ply) {
   const VcfResult mine = Vcf(board, s);
   if (mine.proven_win() && board.IsLegal(mine.line.front()))
     return win(mine.line.front(), board.MakesFive(mine.line.front(), s) ? "five" : "vcf");
-  // Caro: a five point can also be stopped at either end of its run, so
-  // "block the five point" and "two five points lose" do not hold; the
+  // Caro (both rules): a five point can also be stopped at either end of its
+  // run, so "block the five point" and "two five points lose" do not hold; the
   // solvers prove only fives there (threats.h "Caro").
-  if (board.rule() == Rule::kCaro) return v;
+  if (IsCaro(board.rule())) return v;
+  // Renju one move before the draw at 25 empty points: whatever s plays (no
+  // five, step 1) draws, so o's fives threaten nothing.
+  if (board.moves_before_draw() < 2) return v;
 
   // 2, 3. The opponent's five points must be blocked.  Its VCF query finds
   // them too (a one-move line), so quiet positions cost two queries in all.

@@ -1,7 +1,8 @@
 // What the threat solver (common/game/threats.h) proves about a position
 // before MCTS expands it (`mcts.solver`, docs/search.md).
 //
-// Under caro only step 1 applies (threats.h "Caro").
+// Under both caro rules only step 1 applies (threats.h "Caro"), and under
+// renju with one move left before the draw at 25 empty points (board.h) too.
 // For the side to move s (opponent o), in this order:
 //   1. s has a five point: proven win; the only move is the (lowest) five.
 //   2. o has two or more five points: proven loss (s cannot block them all);

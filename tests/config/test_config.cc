@@ -50,6 +50,8 @@ TEST_CASE("out-of-range and wrong-type values name the key") {
   CHECK(e.find("board.rule") != std::string::npos);
   c.ApplyOverride("board.rule=caro");  // issue 51: caro is a rule
   CHECK(c.rule() == Rule::kCaro);
+  c.ApplyOverride("board.rule=caro-overline");  // Gomocup's rule 8
+  CHECK(c.rule() == Rule::kCaroOverline);
   c.ApplyOverride("board.rule=renju");  // issue 17: renju is a rule
   CHECK(c.rule() == Rule::kRenju);
   c.ApplyOverride("board.rule=freestyle");

@@ -75,20 +75,28 @@ TEST_CASE("a renju game of another renju rules version is refused by name") {
   arrays["renju_version"] = MakeNpyScalar<int64_t>(1);
   CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "old.npz"),
                     Catch::Contains("old.npz") && Catch::Contains("renju rules version 1"));
+  // Version 2 games ended later (no draw at 25 empty points): other value targets.
+  REQUIRE(kRenjuRulesVersion == 3);
+  arrays["renju_version"] = MakeNpyScalar<int64_t>(2);
+  CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "v2.npz"), Catch::Contains("renju rules version 2"));
   arrays.erase("renju_version");  // written before the field existed
   CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "older.npz"), Catch::Contains("renju rules version 1"));
   // Other rules carry no such field.
   CHECK(ReadNpz(MakeGame().ToNpzBytes(), "std").count("renju_version") == 0);
 }
 
-TEST_CASE("a caro game plays to its end and its file reads back; an unknown rule is refused") {
+TEST_CASE("caro games play to their end and their files read back; an unknown rule is refused") {
+  for (Rule rule : {Rule::kCaro, Rule::kCaroOverline}) {
+    const GameRecord played = PlayedGame(9, rule, 3, 20, 1, 1);
+    const GameRecord r = GameRecord::FromNpzBytes(played.ToNpzBytes(), RuleName(rule));
+    CHECK(r.rule == rule);
+    CHECK(r.moves == played.moves);
+  }
   const GameRecord played = PlayedGame(9, Rule::kCaro, 3, 20, 1, 1);
-  const GameRecord r = GameRecord::FromNpzBytes(played.ToNpzBytes(), "caro");
-  CHECK(r.rule == Rule::kCaro);
-  CHECK(r.moves == played.moves);
   auto arrays = ReadNpz(played.ToNpzBytes(), "caro");
+  REQUIRE(kLastRule == Rule::kCaroOverline);
   arrays["rule"] = MakeNpyScalar<int64_t>(static_cast<int64_t>(kLastRule) + 1);
-  CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "future.npz"), Catch::Contains("bad rule 4"));
+  CHECK_THROWS_WITH(GameRecord::FromNpzBytes(WriteNpz(arrays), "future.npz"), Catch::Contains("bad rule 5"));
 }
 
 TEST_CASE("every truncation of a game file is rejected with IoError") {

@@ -2,9 +2,12 @@
 // the rollout baseline: query parsing and refusals that name the field and
 // id, responses and their fields, proofs, avoided moves, terminate,
 // reports during the search, many queries sharing one evaluation per round,
-// and the `analyze` binary over pipes.
+// the memory budgets (a maxVisits 10,000,000 query answers, in process under a
+// small budget and the real binary under `ulimit -v`), seeds drawn by
+// concurrent submitters, and the `analyze` binary over pipes.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -72,6 +75,15 @@ std::vector<json> With(const std::vector<json>& lines, const std::string& id) {
   return out;
 }
 
+// `n` queries "<prefix>0".. of one black stone each (at column i of row 7).
+std::vector<std::string> RowQueries(const std::string& prefix, int n, int max_visits) {
+  std::vector<std::string> queries;
+  for (int i = 0; i < n; ++i)
+    queries.push_back(R"({"id":")" + prefix + std::to_string(i) + R"(","moves":[["B",")" + std::to_string(i) +
+                      R"(,7"]],"maxVisits":)" + std::to_string(max_visits) + "}");
+  return queries;
+}
+
 // Black's four-three (as in test_yixin_protocol): black to move wins in 5 plies.
 const char* kFourThree =
     R"({"id":"proof","initialStones":[["B","3,5"],["B","4,5"],["B","5,5"],["B","6,6"],["B","6,7"],)"
@@ -107,6 +119,15 @@ TEST_CASE("analysis query: a full query parses into the position and limits it n
   CHECK(PositionAtTurn(q, 0).to_move() == kWhite);
 }
 
+TEST_CASE("analysis query: every rule the engine plays is accepted by its name") {
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju, Rule::kCaro, Rule::kCaroOverline}) {
+    const ParsedQuery p = ParseAnalysisQuery(std::string(R"({"id":"r","rule":")") + RuleName(rule) + R"("})");
+    REQUIRE(p.ok());
+    CHECK(p.query.rule == rule);
+  }
+  CHECK(ParseAnalysisQuery(R"({"id":"r","rule":"Caro-Overline"})").query.rule == Rule::kCaroOverline);
+}
+
 TEST_CASE("analysis query: every malformed query is refused naming the field and the id") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"moves":[]})", "id"},
@@ -114,7 +135,8 @@ TEST_CASE("analysis query: every malformed query is refused naming the field and
       {R"({"id":7})", "id"},
       {R"({"id":"a","boardSize":4})", "boardSize"},
       {R"({"id":"a","boardSize":"15"})", "boardSize"},
-      {R"({"id":"a","rule":"caro"})", "rule"},
+      {R"({"id":"a","rule":"gomoku"})", "rule"},
+      {R"({"id":"a","rule":8})", "rule"},
       {R"({"id":"a","moves":"7,7"})", "moves"},
       {R"({"id":"a","moves":[["B","7,7"],["B","8,8"]]})", "moves[1]"},
       {R"({"id":"a","moves":[["B","7,7"],["W","7,7"]]})", "moves[1]"},
@@ -259,11 +281,7 @@ TEST_CASE("analysis engine: concurrent queries share one evaluation per round") 
   AnalysisEngineOptions options;
   options.leaves_per_search = 8;
   EngineHarness h(options);
-  std::vector<std::string> queries;
-  for (int i = 0; i < 8; ++i)
-    queries.push_back(R"({"id":"q)" + std::to_string(i) + R"(","moves":[["B",")" + std::to_string(i) +
-                      R"(,7"]],"maxVisits":200})");
-  const auto lines = h.RunAll(queries);
+  const auto lines = h.RunAll(RowQueries("q", 8, 200));
   CHECK(lines.size() == 8);
   const auto st = h.engine.stats();
   CHECK(st.searches == 8);
@@ -290,4 +308,103 @@ TEST_CASE("analysis engine: the analyze binary answers queries over pipes and ex
   CHECK(out[1].contains("error"));
   CHECK(With(out, "proof").at(0)["proof"]["plies"] == 5);
   CHECK(With(out, "b").at(0)["rootInfo"]["visits"] == 30);
+}
+
+TEST_CASE("analysis engine: a maxVisits 10,000,000 query stops at the search's tree budget and answers") {
+  AnalysisEngineOptions options;
+  options.total_tree_bytes = int64_t{8} << 20;
+  options.search_tree_bytes = int64_t{1} << 20;
+  EngineHarness h(options);
+  const auto lines = h.RunAll({R"({"id":"huge","moves":[["B","7,7"]],"maxVisits":10000000})",
+                               R"({"id":"small","maxVisits":50})"});
+  const auto huge = With(lines, "huge");
+  REQUIRE(huge.size() == 1);
+  INFO(huge[0]["rootInfo"].dump());
+  CHECK(huge[0]["isDuringSearch"] == false);
+  CHECK(huge[0]["memoryLimited"] == true);
+  CHECK(!huge[0]["moveInfos"].empty());
+  // Every visit below the root expanded a leaf of >= 150 legal moves at
+  // these depths (> 2.4 KB), so 1 MiB of tree holds a few hundred visits.
+  const int visits = huge[0]["rootInfo"]["visits"].get<int>();
+  CHECK(visits > 50);
+  CHECK(static_cast<size_t>(visits) <= (size_t{1} << 20) / Mcts::ExpansionBytes(150));
+  // A query inside its budget is not marked.
+  const auto small = With(lines, "small");
+  REQUIRE(small.size() == 1);
+  CHECK(small[0]["rootInfo"]["visits"] == 50);
+  CHECK(!small[0].contains("memoryLimited"));
+  const auto st = h.engine.stats();
+  CHECK(st.searches == 2);
+  CHECK(st.memory_limited == 1);
+}
+
+TEST_CASE("analysis engine: concurrent searches share the total tree budget") {
+  AnalysisEngineOptions options;
+  options.total_tree_bytes = int64_t{1} << 20;  // the four trees together: one search's budget
+  options.search_tree_bytes = int64_t{1} << 20;
+  EngineHarness h(options);
+  const auto lines = h.RunAll(RowQueries("m", 4, 10000000));
+  REQUIRE(lines.size() == 4);
+  int total_visits = 0;
+  for (const json& l : lines) {
+    INFO(l.dump().substr(0, 300));
+    REQUIRE(l.contains("rootInfo"));
+    CHECK(l["memoryLimited"] == true);
+    CHECK(l["rootInfo"]["visits"].get<int>() >= 1);
+    total_visits += l["rootInfo"]["visits"].get<int>();
+  }
+  // The four trees never held more than 1 MiB at once, but each ended before
+  // the next ones grew: together no more than four budgets' worth.
+  CHECK(static_cast<size_t>(total_visits) <= 4 * (size_t{1} << 20) / Mcts::ExpansionBytes(150));
+  CHECK(h.engine.stats().memory_limited == 4);
+}
+
+TEST_CASE("analysis engine: searches submitted from several threads each draw their own seed") {
+  EngineHarness h;
+  std::thread runner([&] { h.engine.Run(); });
+  constexpr int kThreads = 4, kQueries = 50, kTurns = 3;
+  std::vector<std::thread> submitters;
+  std::atomic<int> go{0};
+  for (int t = 0; t < kThreads; ++t)
+    submitters.emplace_back([&, t] {
+      while (go.load() == 0) std::this_thread::yield();  // start together
+      for (int q = 0; q < kQueries; ++q)
+        h.engine.Submit(R"({"id":"s)" + std::to_string(t) + "_" + std::to_string(q) +
+                        R"(","moves":[["B","7,7"],["W","8,8"]],"analyzeTurns":[0,1,2],"maxVisits":2})");
+    });
+  go.store(1);
+  for (auto& s : submitters) s.join();
+  h.engine.CloseInput();
+  runner.join();
+  const auto st = h.engine.stats();
+  CHECK(st.searches == kThreads * kQueries * kTurns);
+  // One seed per search and nothing lost between the submitting threads
+  // (a plain counter incremented by several threads can lose increments).
+  CHECK(st.seeds == static_cast<uint64_t>(kThreads * kQueries * kTurns));
+  CHECK(h.lines.size() == static_cast<size_t>(kThreads * kQueries * kTurns));
+}
+
+TEST_CASE("analysis engine: the analyze binary answers a maxVisits 10,000,000 query under ulimit -v 2000000") {
+  // 2 GB of address space, the binary's default memory budget: without the
+  // budget the tree grows until an allocation fails (bad_alloc, the process
+  // dies); with it the search ends at the budget and answers.
+  const std::string analyze = gz::testing::BinPath("analyze");
+  ChildProcess child({"/bin/sh", "-c", "ulimit -v 2000000 && exec \"$0\" \"$@\"", analyze, "--settings",
+                      gz::testing::DefaultsOnlySettings()},
+                     gz::testing::PipedTestChild(gz::testing::TestTmpPath("analyze_ulimit.stderr")));
+  child.WriteLine(R"({"id":"huge","moves":[["B","7,7"]],"maxVisits":10000000})");
+  child.WriteLine(R"({"id":"after","maxVisits":20})");
+  child.CloseStdin();
+  std::vector<json> out;
+  while (auto l = child.ReadLine(300000ms)) out.push_back(json::parse(*l));
+  CHECK((child.WaitExit(60000ms) == std::optional<int>(0)));
+  const auto huge = With(out, "huge");
+  REQUIRE(huge.size() == 1);
+  INFO(huge[0].dump().substr(0, 300));
+  REQUIRE(huge[0].contains("rootInfo"));
+  CHECK(huge[0]["memoryLimited"] == true);
+  CHECK(huge[0]["rootInfo"]["visits"].get<int>() > 1000);
+  CHECK(huge[0]["rootInfo"]["visits"].get<int>() < 10000000);
+  REQUIRE(With(out, "after").size() == 1);
+  CHECK(With(out, "after")[0]["rootInfo"]["visits"] == 20);
 }

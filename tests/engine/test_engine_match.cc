@@ -115,10 +115,13 @@ TEST_CASE("checkpoint engine: plays only the size it was trained for") {
                  PipedTestChild(TestTmpPath("engine_match.stderr")));
   e.WriteLine("INFO timeout_turn 300");
   e.WriteLine("START 15");
-  std::string r = Reply(e, 60000ms);
-  INFO(r);
-  REQUIRE(r.starts_with("ERROR"));
-  REQUIRE(r.find("9x9") != std::string::npos);
+  // Not its size: the game goes to the classical player, said in a MESSAGE.
+  const auto said = e.ReadLine(60000ms);
+  REQUIRE(said.has_value());
+  INFO(*said);
+  REQUIRE(said->starts_with("MESSAGE board size 15 is not supported"));
+  REQUIRE(said->find("9x9") != std::string::npos);
+  REQUIRE(Reply(e) == "OK");
   e.WriteLine("START 9");
   REQUIRE(Reply(e) == "OK");
   Board board(9, Rule::kFreestyle);
@@ -154,12 +157,15 @@ TEST_CASE("checkpoint engine: weights from the settings file, relative to it") {
   ParseMove(Reply(e), board);
   EndAndReap(e);
 
-  // A missing checkpoint: START explains it.
+  // A missing checkpoint: START explains it in a MESSAGE, and the classical
+  // player plays.
   WriteFileAtomic(settings, R"({"weights": "missing.ckpt"})");
   ChildProcess missing({EngineBinary(), "--settings", settings}, PipedTestChild(TestTmpPath("engine_match.stderr")));
   missing.WriteLine("START 9");
-  std::string r = Reply(missing, 60000ms);
-  REQUIRE(r.starts_with("ERROR cannot load weights"));
+  const auto said = missing.ReadLine(60000ms);
+  REQUIRE(said.has_value());
+  REQUIRE(said->starts_with("MESSAGE cannot load weights"));
+  REQUIRE(Reply(missing) == "OK");
   EndAndReap(missing);
 }
 
@@ -174,11 +180,11 @@ TEST_CASE("two engine processes play a full 9x9 game") {
 TEST_CASE("the classical engine (settings file player classical:N, no net) plays a full game and opens at the centre") {
   const std::filesystem::path dir = FreshTestDir("engine_classical");
   const std::string settings = (dir / "pbrain-gomoku-zero.json").string();
-  WriteFileAtomic(settings, R"({"player": "classical:3000"})");
+  WriteFileAtomic(settings, R"({"player": "classical:3000", "log_file": "engine.log"})");
   const Board board = PlayFullGame({EngineBinary(), "--settings", settings},
                                    {EngineBinary(), "--settings", DefaultsOnlySettings(), "--set", "run.seed=5"},
                                    "engine_classical");
   CHECK(board.at(4 * 9 + 4) == kBlack);  // BEGIN on the empty 9x9 board: the centre
-  // The log names the player.
-  CHECK_THAT(ReadFileOrThrow(TestTmpPath("engine_classical_black.stderr")), Catch::Contains("classical:3000"));
+  // The log names the player (in the log file: nothing goes to stderr by default).
+  CHECK_THAT(ReadFileOrThrow((dir / "engine.log").string()), Catch::Contains("classical:3000"));
 }

@@ -64,11 +64,11 @@ struct Harness {
     out.clear();
     return session.Handle(line, Clock::now(), out);
   }
-  // The non-MESSAGE replies of the last command.
+  // The replies of the last command but MESSAGE and Yixin's INFO lines.
   std::vector<std::string> Answers() const {
     std::vector<std::string> a;
     for (auto& l : out)
-      if (l.rfind("MESSAGE ", 0) != 0) a.push_back(l);
+      if (l.rfind("MESSAGE ", 0) != 0 && l.rfind("INFO ", 0) != 0) a.push_back(l);
     return a;
   }
   // Sends `line`; the answer must be an ERROR.
@@ -286,8 +286,9 @@ TEST_CASE("session: BOARD infers the side to move, wins and blocks") {
     REQUIRE(h.session.board()->at(8, 7) == kWhite);  // one stone fewer: we are white
   }
   SECTION("bad BOARD blocks give one ERROR at DONE and leave the engine usable") {
-    for (auto lines : {std::vector<std::string>{"1,1,1", "2,2,1"},       // too many own stones
-                       std::vector<std::string>{"1,1,4"},                // no such field
+    // (Stone counts that fit no side to move are played, by the parity of
+    // every stone: a move is owed; "session: a move is owed ...".)
+    for (auto lines : {std::vector<std::string>{"1,1,4"},                // no such field
                        std::vector<std::string>{"1,1,2", "1,1,2"},       // duplicate
                        std::vector<std::string>{"15,1,2"},               // off the board
                        std::vector<std::string>{"1,1"}}) {               // malformed
@@ -326,8 +327,8 @@ TEST_CASE("session: INFO rule switches exact-five on the board") {
   REQUIRE(h.session.rule() == Rule::kCaro);
   REQUIRE(h.session.board()->rule() == Rule::kCaro);
   h.Send("INFO rule 0");
-  h.Send("INFO rule 8");  // caro alone: the same rule
-  REQUIRE(h.session.rule() == Rule::kCaro);
+  h.Send("INFO rule 8");  // caro alone: the manager's rule 8, where an overline wins
+  REQUIRE(h.session.rule() == Rule::kCaroOverline);
   REQUIRE(h.out.empty());
 }
 
@@ -633,6 +634,7 @@ TEST_CASE("session: the classical player answers the protocol (centre, block, YX
   // YXBLOCK keeps the search off a point; Yixin mode prints the analysis lines.
   send("RESTART");
   send("YXSHOWINFO");
+  send("INFO show_detail 3");
   send("YXBLOCK");
   send("7,7");
   send("DONE");
@@ -766,4 +768,106 @@ TEST_CASE("terminal game: the engine as black opens, a finished game can be undo
   std::ostringstream out;
   REQUIRE(game.Run(in, out) == 1);
   REQUIRE(out.str().find("nothing to undo") != std::string::npos);
+}
+
+namespace {
+
+// A player whose search always fails (an evaluator error, a bug): the session
+// must still answer a move wherever one is owed.
+class ThrowingPlayer : public MovePlayer {
+ public:
+  std::string CheckSize(int) const override { return ""; }
+  std::string Describe() const override { return "throwing player"; }
+  MoveDecision ChooseMove(const Board&, const SearchLimits&) override { throw GomokuError("injected search failure"); }
+  TreeReport Report() const override { return {}; }
+  void ClearTree() override {}
+  void set_threads(int) override {}
+  int threads() const override { return 1; }
+};
+
+}  // namespace
+
+TEST_CASE("session: a throwing search still answers a legal move: a win, a block, else near the centre") {
+  ThrowingPlayer player;
+  GomocupSession session(player, 100);
+  std::vector<std::string> out;
+  auto send = [&](const std::string& line) {
+    out.clear();
+    session.Handle(line, Clock::now(), out);
+  };
+  auto move = [&] {
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].starts_with("MESSAGE "));
+    CHECK(out[0].find("injected search failure") != std::string::npos);
+    const auto p = gz::testing::PointOnBoard(out[1], 15);
+    REQUIRE(p);
+    return *p;
+  };
+  send("START 15");
+  send("BEGIN");
+  CHECK(move() == 7 * 15 + 7);  // empty board: the centre
+  CHECK(session.board()->at(7 * 15 + 7) == kBlack);
+  // Our four on row 0 (x = 0..3) wins at 4,0 before anything else.
+  for (const char* l : {"BOARD", "0,0,1", "9,9,2", "1,0,1", "9,10,2", "2,0,1", "9,11,2", "3,0,1", "3,9,2", "DONE"})
+    send(l);
+  CHECK(move() == 4);
+  // Their four (x = 0..3 on row 2) is blocked at 4,2.
+  for (const char* l : {"BOARD", "0,2,2", "9,9,1", "1,2,2", "9,11,1", "2,2,2", "12,3,1", "3,2,2", "DONE"}) send(l);
+  CHECK(move() == 2 * 15 + 4);
+  // TURN and an unexpected failure elsewhere in a move: a move, never ERROR.
+  send("TURN 5,5");
+  move();
+}
+
+TEST_CASE("session: a move is owed even where our rule says the game is over") {
+  Harness h;
+  h.Send("START 15");
+  // Their five on row 0: the manager plays on (it judges otherwise), we answer a move.
+  h.SendBoard({"0,0,2", "1,0,2", "2,0,2", "3,0,2", "4,0,2", "7,7,1", "8,8,1", "9,9,1", "10,10,1"});
+  REQUIRE(h.session.board()->terminal());
+  const int m = h.AnswerMove();
+  CHECK(m != 7 * 15 + 7);
+  // A TURN that makes their five by our reading: a move as well.  They hold
+  // two fours (rows 0 and 2); we block one, they complete the other.
+  h.Send("START 15");
+  h.SendBoard({"0,0,2", "1,0,2", "2,0,2", "3,0,2", "0,2,2", "1,2,2", "2,2,2", "3,2,2", "7,7,1", "9,9,1", "11,11,1",
+               "13,13,1", "7,12,1", "9,13,1", "12,6,1"});
+  const int block = h.AnswerMove();
+  REQUIRE((block == 4 || block == 2 * 15 + 4));
+  h.Send(block == 4 ? "TURN 4,2" : "TURN 4,0");
+  REQUIRE(h.session.board()->terminal());
+  h.AnswerMove();
+}
+
+TEST_CASE("session: a GUI's START + BOARD each move keeps the search tree when the position extends the last") {
+  // Yixin-Board sends `start 15` and the whole position before every engine
+  // move: the tree of the last search must still be reused.
+  Harness h(400);
+  h.Send("INFO show_detail 2");  // the INFO blocks: BESTLINE names the reply the tree explored most
+  h.Send("START 15");
+  h.SendBoard({"7,7,2"});
+  const int first = h.AnswerMove();
+  std::string line;
+  for (const std::string& l : h.out)
+    if (l.starts_with("INFO BESTLINE ")) line = l.substr(14);
+  std::istringstream pv(line);
+  std::string own, reply;
+  pv >> own >> reply;
+  REQUIRE(own == gz::FormatCoordinates(first, 15));
+  REQUIRE(!reply.empty());
+  h.Send("START 15");
+  REQUIRE(h.Answer() == "OK");
+  h.Send("BOARD");
+  h.Send("7,7,2");
+  h.Send(own + ",1");
+  h.Send(reply + ",2");
+  h.Send("DONE");
+  h.AnswerMove();
+  REQUIRE(h.session.last_decision().has_value());
+  CHECK(h.session.last_decision()->reused_visits > 0);
+  // A position that does not extend the last one starts a new tree.
+  h.Send("START 15");
+  h.SendBoard({"0,0,2"});
+  h.AnswerMove();
+  CHECK(h.session.last_decision()->reused_visits == 0);
 }

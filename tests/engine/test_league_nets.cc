@@ -65,6 +65,9 @@ TEST_CASE("league nets: each rule and size is played by its own net") {
   CHECK(source.NetFor(15, Rule::kCaro) == f.caro);
   CHECK(source.NetFor(20, Rule::kRenju) == f.renju);        // conv: its rule at another size beats other rules
   CHECK(source.NetFor(20, Rule::kCaro) == f.caro);
+  // Caro-overline (Gomocup rule 8) has no net of its own: the caro net, its kin, plays it.
+  CHECK(source.NetFor(15, Rule::kCaroOverline) == f.caro);
+  CHECK(source.NetFor(20, Rule::kCaroOverline) == f.caro);
   for (int size : {5, 15, 20, 22}) CHECK(source.CheckSize(size).empty());
 
   // Without league nets nothing changes: the one net plays (or refuses) everything.

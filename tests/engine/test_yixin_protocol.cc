@@ -116,8 +116,9 @@ struct YixinHarness {
   std::vector<int8_t> Cells() const { return session.board()->cells(); }
 };
 
-// What Yixin-Board sends when it starts an engine (its init_engine order).
-const std::vector<std::string> kHandshake = {"yxshowinfo",           "info thread_num 1",    "info hash_size 19",
+// What dhbloo's Yixin-Board sends when it starts an engine (its init_engine
+// order; show_detail 3: the REALTIME marks and the INFO blocks).
+const std::vector<std::string> kHandshake = {"info show_detail 3", "yxshowinfo",           "info thread_num 1",    "info hash_size 19",
                                              "info max_node 400",    "info max_depth 225",   "info caution_factor 4",
                                              "info pondering 0",     "info timeout_match 0", "info timeout_turn 60000",
                                              "info rule 0",          "start 15"};
@@ -132,7 +133,9 @@ TEST_CASE("yixin: the handshake answers YXSHOWINFO and maps or ignores the INFO 
   REQUIRE(h.out.size() == 2);
   CHECK(std::regex_match(h.out[0], std::regex(R"(MESSAGE INFO MAX_THREAD_NUM [1-9]\d*)")));
   CHECK(std::regex_match(h.out[1], std::regex(R"(MESSAGE INFO MAX_HASH_SIZE \d+)")));
-  CHECK(h.session.yixin_mode());
+  CHECK(h.session.show_detail() == 0);  // YXSHOWINFO alone asks for no analysis lines
+  h.Send("info show_detail 1");
+  CHECK(h.session.show_detail() == 1);
   h.SendAll({"info thread_num 3", "info hash_size 19", "info max_depth 225", "info caution_factor 4",
              "info pondering 1"});
   CHECK(h.player.threads() == 3);
@@ -278,11 +281,9 @@ TEST_CASE("yixin: malformed or unknown extension commands answer ERROR naming th
       {{"yxnbest many"}, "ERROR YXNBEST"},
       {{"yxnbest 0"}, "ERROR YXNBEST"},
       {{"yxfrobnicate"}, "ERROR YXFROBNICATE"},
-      {{"yxsearchdefend"}, "ERROR YXSEARCHDEFEND"},
       {{"yxshowforbid now"}, "ERROR YXSHOWFORBID"},
       {{"yxboard", "7,7", "done"}, "ERROR YXBOARD"},
       {{"yxboard", "99,1,1", "done"}, "ERROR YXBOARD"},
-      {{"yxboard", "1,1,1", "2,2,1", "3,3,1", "done"}, "ERROR YXBOARD"},
       {{"yxboard extra", "1,1,1", "done"}, "ERROR YXBOARD"},
       {{"yxblock", "7", "done"}, "ERROR YXBLOCK"},
       {{"yxblock", "20,3", "done"}, "ERROR YXBLOCK"},
@@ -313,7 +314,7 @@ TEST_CASE("yixin: stop -- the binary streams analysis while thinking and YXSTOP 
     lines.push_back(*l);
     return *l;
   };
-  for (const char* c : {"yxshowinfo", "info timeout_match 0", "info timeout_turn 120000", "info max_node 0",
+  for (const char* c : {"info show_detail 3", "yxshowinfo", "info timeout_match 0", "info timeout_turn 120000", "info max_node 0",
                         "info rule 0", "start 15"})
     engine.WriteLine(c);
   CHECK(read(60000ms).starts_with("MESSAGE INFO MAX_THREAD_NUM "));

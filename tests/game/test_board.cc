@@ -168,11 +168,13 @@ namespace {
 // in the four directions (no incremental bookkeeping, nothing shared with
 // Board).  Freestyle: a run of five or more wins; standard: exactly five;
 // renju: exactly five for black, five or more for white; caro: exactly five
-// unless the cells before its first and after its last stone both hold the
-// opponent's stones.  *blocked counts caro fives refused that way.
+// unless the cells before its first and after its last stone are both closed
+// (off the board or the opponent's stone: the Gomocup manager's referee);
+// caro-overline: the same, or six or more.  *blocked counts caro fives
+// refused that way.
 bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colour, int* blocked = nullptr) {
   const bool exact = rule == Rule::kStandard || rule == Rule::kCaro || (rule == Rule::kRenju && colour == kBlack);
-  auto holds = [&](int r, int c, int8_t v) { return r >= 0 && r < n && c >= 0 && c < n && cells[r * n + c] == v; };
+  auto closed = [&](int r, int c) { return !(r >= 0 && r < n && c >= 0 && c < n) || cells[r * n + c] != kEmpty; };
   const int dirs[4][2] = {{0, 1}, {1, 0}, {1, 1}, {1, -1}};
   for (const auto& d : dirs) {
     for (int r = 0; r < n; ++r) {
@@ -185,8 +187,8 @@ bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colou
              rr += d[0], cc += d[1])
           ++len;
         if (!(exact ? len == 5 : len >= 5)) continue;
-        if (rule == Rule::kCaro && holds(pr, pc, Opponent(colour)) &&
-            holds(r + len * d[0], c + len * d[1], Opponent(colour))) {
+        if ((rule == Rule::kCaro || rule == Rule::kCaroOverline) && len == 5 && closed(pr, pc) &&
+            closed(r + len * d[0], c + len * d[1])) {
           if (blocked) ++*blocked;
           continue;
         }
@@ -198,18 +200,20 @@ bool OracleWins(const std::vector<int8_t>& cells, int n, Rule rule, int8_t colou
 }
 }  // namespace
 
-TEST_CASE("differential: Board agrees with a whole-board oracle over random games, all four rules") {
+TEST_CASE("differential: Board agrees with a whole-board oracle over random games, all five rules") {
   // Moves lean towards the mover's own stones so that lines, gaps and
   // overlines are common.  Every move: outcome and terminal; every few moves:
   // MakesFive for both colours at a random empty point.  Under renju also:
   // the legal moves are the empty points less ForbiddenPoints (tested against
   // the literal rule text in test_renju) when black is to move, and every
   // empty point when white is; a forbidden point is refused with RulesError
-  // and changes nothing; black with only forbidden points left is a draw.
+  // and changes nothing; black with only forbidden points left is a draw, and
+  // so is a game that reaches 25 empty points.
   std::mt19937 rng(20261130);
   int games = 0, wins = 0, draws = 0, overlines = 0, disagreements = 0, makes_five_checked = 0, makes_five_true = 0;
   int renju_forbidden_seen = 0, renju_refusals = 0, renju_white_overline_wins = 0, caro_blocked_fives = 0;
-  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju, Rule::kCaro}) {
+  int renju_empties_draws = 0, caro_overline_wins = 0;
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kRenju, Rule::kCaro, Rule::kCaroOverline}) {
     for (int g = 0; g < 1500; ++g) {
       const int n = 5 + static_cast<int>(rng() % 11);  // 5..15
       Board b(n, rule);
@@ -275,6 +279,7 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
         int blocked = 0;
         if (OracleWins(cells, n, rule, mover, &blocked)) want = mover == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins;
         else if (b.move_count() == n * n) want = Outcome::kDraw;
+        else if (rule == Rule::kRenju && n * n - b.move_count() <= 25) want = Outcome::kDraw;
         else if (rule == Rule::kRenju && mover == kWhite &&
                  static_cast<int>(ForbiddenPoints(b).size()) == n * n - b.move_count())
           want = Outcome::kDraw;  // black to move, every empty point forbidden
@@ -291,6 +296,10 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
         if (rule == Rule::kRenju && mover == kWhite && want == Outcome::kWhiteWins &&
             !OracleWins(cells, n, Rule::kStandard, kWhite))
           ++renju_white_overline_wins;
+        if (rule == Rule::kRenju && want == Outcome::kDraw && b.move_count() < n * n) ++renju_empties_draws;
+        if (rule == Rule::kCaroOverline && want != Outcome::kOngoing && want != Outcome::kDraw &&
+            !OracleWins(cells, n, Rule::kStandard, mover))
+          ++caro_overline_wins;  // six or more: a win under caro-overline only
         // The opponent never holds a winning line: the game would have ended.
         if (OracleWins(cells, n, rule, Opponent(mover))) ++disagreements;
         // Whatever the rule, FromStones rebuilds the same outcome from the stones.
@@ -308,8 +317,9 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
   INFO(games << " games, " << wins << " wins, " << draws << " draws, " << overlines << " standard overlines, "
              << makes_five_checked << " MakesFive probes (" << makes_five_true << " true), renju: "
              << renju_forbidden_seen << " forbidden points seen, " << renju_refusals << " refusals, "
-             << renju_white_overline_wins << " white overline wins, caro: " << caro_blocked_fives
-             << " fives blocked at both ends");
+             << renju_white_overline_wins << " white overline wins, " << renju_empties_draws
+             << " draws at 25 empty points, caro: " << caro_blocked_fives << " fives blocked at both ends, "
+             << caro_overline_wins << " caro-overline overline wins");
   CHECK(disagreements == 0);
   // The sample must exercise both endings and both MakesFive answers.
   CHECK(wins > 150);
@@ -320,9 +330,11 @@ TEST_CASE("differential: Board agrees with a whole-board oracle over random game
   CHECK(renju_refusals > 50);
   CHECK(renju_white_overline_wins > 3);
   CHECK(caro_blocked_fives > 3);
+  CHECK(renju_empties_draws > 50);
+  CHECK(caro_overline_wins > 3);
 }
 
-TEST_CASE("caro: exactly five wins unless the opponent blocks both ends; the edge is no block") {
+TEST_CASE("caro: exactly five wins unless both ends are closed; the edge closes an end, as the manager judges") {
   CHECK(ParseRule("caro") == Rule::kCaro);
   CHECK(std::string(RuleName(Rule::kCaro)) == "caro");
   const int n = 9;
@@ -344,7 +356,8 @@ TEST_CASE("caro: exactly five wins unless the opponent blocks both ends; the edg
   std::vector<int8_t> open = cells;
   open[P(n, 4, 6)] = kEmpty;
   CHECK(Board::FromStones(n, Rule::kCaro, open, kBlack).MakesFive(P(n, 4, 5), kBlack));
-  // Against the edge with the opponent at the other end: the edge is no block.
+  // Against the edge with the opponent at the other end: both ends closed
+  // (GomocupJudge's make_move counts the edge as a block), no five ...
   std::vector<int8_t> edge(n * n, kEmpty);
   for (int r = 0; r < 4; ++r) edge[P(n, r, 2)] = kWhite;
   edge[P(n, 5, 2)] = kBlack;
@@ -352,7 +365,11 @@ TEST_CASE("caro: exactly five wins unless the opponent blocks both ends; the edg
   edge[P(n, 1, 7)] = kBlack;
   edge[P(n, 2, 7)] = kBlack;
   Board e = Board::FromStones(n, Rule::kCaro, edge, kWhite);
-  CHECK(e.MakesFive(P(n, 4, 2), kWhite));
+  CHECK_FALSE(e.MakesFive(P(n, 4, 2), kWhite));
+  // ... and with the other end open, the edge alone does not stop it.
+  edge[P(n, 5, 2)] = kEmpty;
+  edge[P(n, 3, 7)] = kBlack;
+  CHECK(Board::FromStones(n, Rule::kCaro, edge, kWhite).MakesFive(P(n, 4, 2), kWhite));
   // An overline does not win under caro, even unblocked.
   std::vector<int8_t> six(n * n, kEmpty);
   for (int c : {1, 2, 3, 5, 6}) six[P(n, 6, c)] = kBlack;
@@ -367,6 +384,62 @@ TEST_CASE("caro: exactly five wins unless the opponent blocks both ends; the edg
   done[P(n, 4, 6)] = kEmpty;
   done[P(n, 7, 7)] = kWhite;
   CHECK(Board::FromStones(n, Rule::kCaro, done, kWhite).outcome() == Outcome::kBlackWins);
+}
+
+TEST_CASE("caro-overline (Gomocup rule 8): an overline always wins, an exact five as under caro") {
+  CHECK(ParseRule("caro-overline") == Rule::kCaroOverline);
+  CHECK(std::string(RuleName(Rule::kCaroOverline)) == "caro-overline");
+  CHECK(kLastRule == Rule::kCaroOverline);
+  CHECK_THROWS_AS(ParseRule("caro8"), ConfigError);
+  const int n = 10;
+  // Row 4: O X X X . X X O -- black at (4,4) makes six, the opponent at both ends.
+  std::vector<int8_t> six(n * n, kEmpty);
+  for (int c : {1, 2, 3, 5, 6}) six[P(n, 4, c)] = kBlack;
+  six[P(n, 4, 0)] = kWhite;
+  six[P(n, 4, 7)] = kWhite;
+  for (int c : {0, 2, 4}) six[P(n, 9, c)] = kWhite;
+  for (Rule rule : {Rule::kCaro, Rule::kCaroOverline}) {
+    INFO(RuleName(rule));
+    Board b = Board::FromStones(n, rule, six, kBlack);
+    CHECK(b.MakesFive(P(n, 4, 4), kBlack) == (rule == Rule::kCaroOverline));
+    b.Play(P(n, 4, 4));
+    CHECK(b.outcome() == (rule == Rule::kCaroOverline ? Outcome::kBlackWins : Outcome::kOngoing));
+  }
+  // A five at `point` with both ends closed wins under neither caro rule;
+  // with `opener` emptied (one end open) it does.
+  auto closed_five = [&](const std::vector<int8_t>& cells, int8_t mover, int point, int opener) {
+    for (Rule rule : {Rule::kCaro, Rule::kCaroOverline}) {
+      INFO(RuleName(rule));
+      Board b = Board::FromStones(n, rule, cells, mover);
+      CHECK_FALSE(b.MakesFive(point, mover));
+      b.Play(point);
+      CHECK_FALSE(b.terminal());
+      std::vector<int8_t> open = cells;
+      open[opener] = kEmpty;
+      Board o = Board::FromStones(n, rule, open, mover);
+      o.Play(point);
+      CHECK(o.outcome() == (mover == kBlack ? Outcome::kBlackWins : Outcome::kWhiteWins));
+    }
+  };
+  // The opponent at both ends: O X X X X . O on row 2 (white's five here).
+  std::vector<int8_t> blocked(n * n, kEmpty);
+  for (int c = 1; c <= 4; ++c) blocked[P(n, 2, c)] = kWhite;
+  blocked[P(n, 2, 0)] = kBlack;
+  blocked[P(n, 2, 6)] = kBlack;
+  for (int c : {3, 5, 7}) blocked[P(n, 8, c)] = kBlack;
+  closed_five(blocked, kWhite, P(n, 2, 5), P(n, 2, 6));
+  // The edge closes an end as the opponent does (the Gomocup manager's referee):
+  // column 9, rows 0..3 black, row 5 white: black at (4,9).
+  std::vector<int8_t> edge(n * n, kEmpty);
+  for (int r = 0; r < 4; ++r) edge[P(n, r, 9)] = kBlack;
+  edge[P(n, 5, 9)] = kWhite;
+  for (int c : {0, 2, 4}) edge[P(n, 7, c)] = kWhite;
+  closed_five(edge, kBlack, P(n, 4, 9), P(n, 5, 9));
+  // FromStones reads a finished overline as a win under caro-overline only.
+  std::vector<int8_t> done = six;
+  done[P(n, 4, 4)] = kBlack;
+  CHECK(Board::FromStones(n, Rule::kCaroOverline, done, kWhite).outcome() == Outcome::kBlackWins);
+  CHECK_FALSE(Board::FromStones(n, Rule::kCaro, done, kWhite).terminal());
 }
 
 TEST_CASE("renju: rule names, exact five for black, overline wins for white") {
@@ -418,46 +491,90 @@ TEST_CASE("renju: rule names, exact five for black, overline wins for white") {
 
 TEST_CASE("renju: black with only forbidden points left draws") {
   // Decision (docs/engine.md "Rules"): when black is to move under renju and
-  // every empty point is forbidden, black cannot move and the game is a
-  // draw.  Random 6x6 games reach such positions; each one found is checked
-  // through Play, FromStones and against freestyle (where play goes on).
-  std::mt19937 rng(17);
-  int found = 0;
-  for (int attempt = 0; attempt < 20000 && found < 3; ++attempt) {
-    const int n = 6;
-    Board b(n, Rule::kRenju);
-    while (!b.terminal() && b.move_count() < n * n - 3) {
-      auto legal = b.LegalMoves();
-      b.Play(legal[rng() % legal.size()]);
+  // every empty point is forbidden, black cannot move and the game is a draw.
+  // Since the draw at 25 empty points that needs more than 25 forbidden
+  // points: white on (r, c) with (c + 2r) % 5 == 0, black elsewhere, leaves
+  // every line runs of four black stones; emptying the white points at least
+  // four from the edge makes each an overline point in all four directions
+  // (four + the point + four) and never an exact five.  22x22: 39 of them.
+  const int n = 22;
+  std::vector<int8_t> cells(n * n);
+  int empties = 0;
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      const bool white = (c + 2 * r) % 5 == 0;
+      const bool inner = r >= 4 && r < n - 4 && c >= 4 && c < n - 4;
+      cells[P(n, r, c)] = white ? (inner ? kEmpty : kWhite) : kBlack;
+      empties += white && inner;
     }
-    if (b.terminal()) {
-      if (b.outcome() == Outcome::kDraw && b.move_count() < n * n && b.to_move() == kBlack) {
-        // Stuck: every empty point forbidden.
-        CHECK(ForbiddenPoints(b).size() == static_cast<size_t>(n * n - b.move_count()));
-        CHECK(b.LegalMoves().empty());
-        const Board again = Board::FromStones(n, Rule::kRenju, b.cells(), kBlack, b.last_move());
-        CHECK(again.outcome() == Outcome::kDraw);
-        // Under freestyle the same stones are a game in progress.
-        CHECK(Board::FromStones(n, Rule::kFreestyle, b.cells(), kBlack).outcome() == Outcome::kOngoing);
-        ++found;
-      }
-      continue;
-    }
-    // Play on to the end; any stuck position must be a draw with black to move.
-    while (!b.terminal()) {
-      auto legal = b.LegalMoves();
-      REQUIRE(!legal.empty());
-      b.Play(legal[rng() % legal.size()]);
-    }
-    if (b.outcome() == Outcome::kDraw && b.move_count() < n * n) {
-      CHECK(b.to_move() == kBlack);
-      CHECK(ForbiddenPoints(b).size() == static_cast<size_t>(n * n - b.move_count()));
-      CHECK(b.LegalMoves().empty());
-      CHECK_FALSE(b.IsLegal(ForbiddenPoints(b)[0]));
-      ++found;
-    }
+  REQUIRE(empties == 39);
+  const Board b = Board::FromStones(n, Rule::kRenju, cells, kBlack);
+  CHECK(ForbiddenPoints(b).size() == static_cast<size_t>(empties));
+  for (int p : ForbiddenPoints(b)) CHECK(ForbiddenReasonForBlack(b, p) == ForbiddenReason::kOverline);
+  CHECK(b.outcome() == Outcome::kDraw);
+  CHECK(b.LegalMoves().empty());
+  // White to move plays on; black stuck after white's move is a draw through Play too.
+  Board w = Board::FromStones(n, Rule::kRenju, cells, kWhite);
+  REQUIRE_FALSE(w.terminal());
+  REQUIRE(w.at(P(n, 4, 7)) == kEmpty);  // (7 + 2 * 4) % 5 == 0
+  w.Play(P(n, 4, 7));
+  CHECK(w.outcome() == Outcome::kDraw);
+  CHECK(w.to_move() == kBlack);
+  // Under freestyle the same stones are a game in progress.
+  CHECK(Board::FromStones(n, Rule::kFreestyle, cells, kBlack).outcome() == Outcome::kOngoing);
+}
+
+TEST_CASE("renju: a game that reaches 25 empty points without a five is a draw") {
+  // The Gomocup manager asks for no move once at most 25 points are empty
+  // (board.h kRenjuDrawEmpties); a five made with the 26th-last point wins.
+  REQUIRE(kRenjuDrawEmpties == 25);
+  const int n = 7;  // 49 points: the draw comes after the 24th stone
+  // Stones that make no five under any rule: rows alternate X X O O X X O ...
+  auto colour_at = [](int r, int c) { return ((c + 2 * r) % 4) < 2 ? kBlack : kWhite; };
+  std::vector<int8_t> cells(n * n, kEmpty);
+  int placed = 0;
+  for (int m = 0; m < n * n && placed < 23; ++m) {
+    cells[m] = colour_at(m / n, m % n);
+    ++placed;
   }
-  CHECK(found >= 3);
+  // 23 stones, 26 empty: the game is on under renju; one more stone ends it.
+  for (Rule rule : {Rule::kRenju, Rule::kFreestyle}) {
+    INFO(RuleName(rule));
+    std::vector<int8_t> c = cells;
+    const int8_t mover = (placed % 2 == 0) ? kBlack : kWhite;
+    Board b = Board::FromStones(n, rule, c, mover);
+    REQUIRE_FALSE(b.terminal());
+    CHECK(b.moves_before_draw() == (rule == Rule::kRenju ? 1 : 26));
+    b.Play(n * n - 1);  // a far corner, no five
+    CHECK(b.terminal() == (rule == Rule::kRenju));
+    CHECK(b.outcome() == (rule == Rule::kRenju ? Outcome::kDraw : Outcome::kOngoing));
+    // FromStones reads 25 empty points the same way.
+    c[n * n - 1] = mover;
+    CHECK(Board::FromStones(n, rule, c, Opponent(mover)).outcome() ==
+          (rule == Rule::kRenju ? Outcome::kDraw : Outcome::kOngoing));
+  }
+  // A five made with the 26th-last empty point wins: 19 stones of the same
+  // fill (rows 0 and 1, five of row 2) and white X X X X . on row 6.
+  std::vector<int8_t> five(n * n, kEmpty);
+  for (int m = 0; m < 2 * n + 5; ++m) five[m] = colour_at(m / n, m % n);
+  for (int c = 0; c < 4; ++c) five[P(n, 6, c)] = kWhite;
+  Board w = Board::FromStones(n, Rule::kRenju, five, kWhite);
+  REQUIRE(w.moves_before_draw() == 1);
+  REQUIRE(w.MakesFive(P(n, 6, 4), kWhite));
+  w.Play(P(n, 6, 4));
+  CHECK(w.outcome() == Outcome::kWhiteWins);
+  // kBlocked points (walls) are neither stones nor empty points: 7x7 with 30
+  // walls and 2 stones has 17 empty points and is no draw (49 - 25 - 2 = 22 moves).
+  std::vector<int8_t> walled(n * n, kEmpty);
+  for (int m = 0; m < 30; ++m) walled[m] = kBlocked;
+  walled[40] = kBlack;
+  walled[48] = kWhite;
+  const Board wb = Board::FromStones(n, Rule::kRenju, walled, kBlack);
+  CHECK_FALSE(wb.terminal());
+  CHECK(wb.moves_before_draw() == 17);
+  // On 5x5 the empty renju board is already drawn.
+  CHECK(Board(5, Rule::kRenju).outcome() == Outcome::kDraw);
+  CHECK_FALSE(Board(5, Rule::kFreestyle).terminal());
 }
 
 TEST_CASE("blocked points (continuous games): nobody plays them, no line runs through them") {

@@ -9,6 +9,7 @@
 
 #include "common/base/errors.h"
 #include "common/game/board.h"
+#include "common/game/tactics.h"
 #include "common/game/threats.h"
 #include "common/game/vct.h"
 #include "tests/game/game_test_util.h"
@@ -43,9 +44,11 @@ struct VcfOracle {
           r += s * d[0];
           c += s * d[1];
         }
-        blocked_ends += r >= 0 && r < n && c >= 0 && c < n && cells[r * n + c] == Opponent(colour);
+        // Closed: off the board or a stone (the manager's caro referee).
+        blocked_ends += !(r >= 0 && r < n && c >= 0 && c < n) || cells[r * n + c] != kEmpty;
       }
-      if (rule == Rule::kCaro && blocked_ends == 2) continue;  // caro: the opponent at both ends
+      if (rule == Rule::kCaroOverline && len > 5) return true;  // caro-overline: six or more always
+      if ((rule == Rule::kCaro || rule == Rule::kCaroOverline) && blocked_ends == 2) continue;  // both ends closed
       if (rule == Rule::kFreestyle ? len >= 5 : len == 5) return true;
     }
     return false;
@@ -141,10 +144,10 @@ std::vector<int> FourOracle(VcfOracle o, int8_t c, bool open_only) {
 
 }  // namespace
 
-TEST_CASE("five points, fours and open fours agree with the oracle on random positions, three rules") {
+TEST_CASE("five points, fours and open fours agree with the oracle on random positions, four rules") {
   std::mt19937_64 rng(16);
   int fours_seen = 0, open_seen = 0, positions = 0;
-  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kCaro})
+  for (Rule rule : {Rule::kFreestyle, Rule::kStandard, Rule::kCaro, Rule::kCaroOverline})
     for (int iter = 0; iter < 150; ++iter) {
       const int n = iter % 3 == 0 ? 15 : 7 + iter % 5;
       Board b = RandomPosition(rng, n, rule, n == 15 ? 170 : 10 + static_cast<int>(rng() % 25));
@@ -292,6 +295,60 @@ TEST_CASE("the table carries over: repeated and follow-on queries stay correct")
 }
 
 // --- hand-built suites --------------------------------------------------------
+
+TEST_CASE("caro-overline: an overline point is a five point; the solvers and tactics take it and block it") {
+  const int n = 9;
+  // Row 4: X X X . X X with white beyond both ends: (4,4) makes six, blocked or not.
+  const std::vector<std::pair<int, int>> x = {{4, 1}, {4, 2}, {4, 3}, {4, 5}, {4, 6}};
+  const std::vector<std::pair<int, int>> o = {{4, 0}, {4, 7}, {8, 8}, {0, 8}, {8, 0}};
+  ThreatSolver s;
+  VctSolver vct;
+  for (Rule rule : {Rule::kCaro, Rule::kCaroOverline}) {
+    INFO(RuleName(rule));
+    const bool wins = rule == Rule::kCaroOverline;
+    const Board b = Stones(n, rule, x, o, kBlack);
+    CHECK(FivePoints(b, kBlack) == (wins ? std::vector<int>{P(n, 4, 4)} : std::vector<int>{}));
+    CHECK(FivePoints(b, kBlack) == VcfOracle::Of(b).Fives(kBlack));
+    CHECK(FindWinningMove(b) == (wins ? P(n, 4, 4) : kNoMove));
+    const VcfResult r = s.Vcf(b, kBlack, 100);
+    CHECK(r.proven_win() == wins);
+    if (wins) CHECK(r.line == std::vector<int>{P(n, 4, 4)});
+    CHECK(vct.Vct(b, kBlack, 100).proven_win() == wins);
+    // White to move must block the six under caro-overline; under caro it is no threat.
+    const Board w = Stones(n, rule, x, o, kWhite);
+    CHECK(FindForcedBlock(w) == (wins ? P(n, 4, 4) : kNoMove));
+    CHECK(FivePoints(w, kBlack) == FivePoints(b, kBlack));
+    // The solvers still prove nothing beyond a five in one under either caro rule.
+    CHECK(s.Vcf(w, kWhite, 1000).status == VcfStatus::kUnknown);
+  }
+}
+
+TEST_CASE("renju: no VCF or VCT the draw at 25 empty points cuts short") {
+  // Black's three X X X on row 3 of a 7x7 board: its open four wins (VCF and
+  // VCT) with room, but not when the draw at 25 empty points comes first.
+  const int n = 7;
+  ThreatSolver s;
+  VctSolver vct;
+  const Board roomy = Stones(n, Rule::kRenju, {{3, 2}, {3, 3}, {3, 4}}, {{0, 0}, {6, 6}, {0, 6}}, kBlack);
+  REQUIRE(roomy.moves_before_draw() == 18);  // 43 empty points
+  CHECK(s.Vcf(roomy, kBlack, 1000).proven_win());
+  CHECK(vct.Vct(roomy, kBlack, 1000).proven_win());
+  // The same three with rows 0 and 6 and six points of row 1 filled by a
+  // pattern without lines (X X O O ...): 23 stones, 26 empty points, one
+  // move before the draw -- black's four would be the last.
+  std::vector<int8_t> cells(n * n, kEmpty);
+  for (int r : {0, 1, 6})
+    for (int c = 0; c < (r == 1 ? 6 : n); ++c) cells[P(n, r, c)] = ((c + 2 * r) % 4) < 2 ? kBlack : kWhite;
+  for (int c : {2, 3, 4}) cells[P(n, 3, c)] = kBlack;
+  for (Rule rule : {Rule::kRenju, Rule::kFreestyle}) {
+    INFO(RuleName(rule));
+    const Board tight = Board::FromStones(n, rule, cells, kBlack);
+    REQUIRE_FALSE(tight.terminal());
+    REQUIRE(tight.moves_before_draw() == (rule == Rule::kRenju ? 1 : 26));
+    CHECK(s.Vcf(tight, kBlack, 1000).proven_win() == (rule == Rule::kFreestyle));
+    CHECK(vct.Vct(tight, kBlack, 1000).proven_win() == (rule == Rule::kFreestyle));
+  }
+}
 
 TEST_CASE("caro: a five blocked at both ends is no five point; the solvers prove only fives") {
   const int n = 9;

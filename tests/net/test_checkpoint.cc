@@ -241,11 +241,18 @@ TEST_CASE("a renju net of another renju rules version is refused", "[checkpoint]
   const std::string path = CheckpointTmpPath("renju_v.gzck");
   CreateRandomCheckpoint(path, kCkptSize, Rule::kRenju, kCkptChannels, kCkptBlocks, 1, 2, 3);
   const std::string bytes = ReadFileOrThrow(path);
-  REQUIRE(kRenjuRulesVersion == 2);
+  REQUIRE(kRenjuRulesVersion == 3);
+  REQUIRE(kRenjuOldestNetVersion == 2);
   CHECK(ReadCheckpointInfo(path).rule == "renju");
+  CHECK(CheckpointLoadError(bytes, "renju_v3.gzck").empty());
   // A net made under the reading before 2026-12-06 (renju.h) is refused by name.
-  const std::string old = EditHeader(bytes, "\"renju_version\":2", "\"renju_version\":1");
+  const std::string old = EditHeader(bytes, "\"renju_version\":3", "\"renju_version\":1");
   CHECK_THAT(CheckpointLoadError(old, "renju_v1.gzck"), Catch::Contains("renju rules version 1"));
+  // Version 2 (before the draw at 25 empty points) saw the same planes: it loads
+  // (the shipped renju net is one); a version this build does not know yet does not.
+  CHECK(CheckpointLoadError(EditHeader(bytes, "\"renju_version\":3", "\"renju_version\":2"), "renju_v2.gzck").empty());
+  CHECK_THAT(CheckpointLoadError(EditHeader(bytes, "\"renju_version\":3", "\"renju_version\":4"), "renju_v4.gzck"),
+             Catch::Contains("renju rules version 4"));
   // So is one from before the field existed (a freestyle header relabelled renju).
   const std::string free = ReadFileOrThrow(MakeTestCheckpoint("renju_none.gzck"));
   CHECK(free.find("renju_version") == std::string::npos);

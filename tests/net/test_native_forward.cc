@@ -3,11 +3,15 @@
 // heads (several sizes, rules and channel counts, BatchNorm statistics made
 // non-trivial so the folding is exercised), 1,000 positions each, policy and
 // value within 1e-4; and a checkpoint that does not match is refused by name.
+// Subnormals (common/net/native/float_mode.h): the shipped 2026-12-06 net's
+// subnormal weights are gone once packed (native) or loaded to infer
+// (LibTorch), the outputs unchanged, and FTZ/DAZ hold only inside a forward.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,10 +22,13 @@
 #include "common/game/encoder.h"
 #include "common/net/checkpoint.h"
 #include "common/net/model.h"
+#include "common/net/checkpoint_format.h"
+#include "common/net/native/float_mode.h"
 #include "common/net/native/kernels.h"
 #include "common/net/native/native_forward.h"
 #include "common/net/native/native_net.h"
 #include "common/net/net_api.h"
+#include "common/net/torch_forward.h"
 #include "tests/net/checkpoint_edit.h"
 #include "common/harness/temp_dir.h"
 
@@ -293,6 +300,144 @@ TEST_CASE("inference.backend: native on the CPU by default, LibTorch when asked;
   float worst = std::fabs(v_native - v_torch);
   for (int i = 0; i < 81; ++i) worst = std::max(worst, std::fabs(lp_native[i] - lp_torch[i]));
   CHECK(worst < kTolerance);
+}
+
+
+// The shipped net with subnormal weights (docs/network.md "Subnormals").
+std::string SubnormalNetPath() { return std::string(GZ_SOURCE_DIR) + "/nets/gz-15x15-freestyle-2026-12-06.pt"; }
+
+size_t CountSubnormals(const float* p, size_t n) {
+  size_t count = 0;
+  for (size_t i = 0; i < n; ++i) count += native::IsSubnormal(p[i]);
+  return count;
+}
+
+size_t CountSubnormals(PolicyValueNet& net) {
+  size_t count = 0;
+  auto add = [&](const torch::Tensor& t) {
+    if (t.scalar_type() != torch::kFloat) return;
+    const torch::Tensor c = t.detach().contiguous();
+    count += CountSubnormals(c.data_ptr<float>(), static_cast<size_t>(c.numel()));
+  };
+  for (const auto& p : net->parameters()) add(p);
+  for (const auto& b : net->buffers()) add(b);
+  return count;
+}
+
+TEST_CASE("subnormals: the 2026-12-06 net holds 947, and neither forward keeps one") {
+  const std::string path = SubnormalNetPath();
+  // The checkpoint's own floats, read without either loader: the flush below
+  // has something to do (281 on input_conv's renju plane, 658 in value_fc1,
+  // 8 in value_fc2).
+  const std::string file = ReadFileOrThrow(path);
+  const CheckpointHeader h = ValidateCheckpointBytes(file, path);
+  std::map<std::string, size_t> raw;
+  size_t raw_total = 0;
+  const char* p = file.data() + kCheckpointFixedHeaderBytes + h.json_len;
+  for (const CheckpointTensorEntry& e : h.tensors) {
+    if (e.dtype == "float32") {
+      std::vector<float> t(e.Bytes() / sizeof(float));
+      std::memcpy(t.data(), p, e.Bytes());
+      if (const size_t n = CountSubnormals(t.data(), t.size())) raw[e.name] = n;
+      raw_total += CountSubnormals(t.data(), t.size());
+    }
+    p += e.Bytes();
+  }
+  CHECK(raw_total == 947);
+  CHECK(raw["input_conv.weight"] == 281);
+  CHECK(raw["value_fc1.weight"] == 658);
+  CHECK(raw["value_fc2.weight"] == 8);
+
+  // Native: what the kernels multiply holds none.
+  native::NativeNet net = native::LoadNativeNet(path);
+  CHECK(net.subnormals_flushed > 0);
+  size_t packed = 0, floats = 0;
+  native::ForEachPacked(net, [&](std::vector<float>& v) {
+    packed += CountSubnormals(v.data(), v.size());
+    floats += v.size();
+  });
+  CHECK(floats > 0);
+  CHECK(packed == 0);
+
+  // LibTorch: the module as loaded holds them; the forward's module does not.
+  CheckpointInfo info;
+  PolicyValueNet loaded = LoadCheckpoint(path, {}, &info);
+  CHECK(CountSubnormals(loaded) == 947);
+  TorchForward forward(LoadCheckpoint(path), info, "cpu", 1);
+  CHECK(CountSubnormals(forward.net()) == 0);
+}
+
+TEST_CASE("subnormals: flushing changes neither forward's output beyond float rounding") {
+  // The module exactly as the file holds it, run by hand (no flush, the
+  // thread's default MXCSR), against both forwards as shipped.
+  const std::string path = SubnormalNetPath();
+  CheckpointInfo info;
+  PolicyValueNet raw = LoadCheckpoint(path, {}, &info);
+  raw->eval();
+  const int size = info.board_size, points = size * size, count = 1000;
+  const std::vector<float> planes = RandomPlanes(size, Rule::kFreestyle, count, 4242);
+  std::vector<float> lp_raw(static_cast<size_t>(count) * points), v_raw(count);
+  {
+    c10::InferenceMode inference;
+    auto [logp, v] = raw->forward(torch::from_blob(const_cast<float*>(planes.data()), {count, kNumPlanes, size, size}));
+    std::memcpy(lp_raw.data(), logp.contiguous().data_ptr<float>(), lp_raw.size() * sizeof(float));
+    std::memcpy(v_raw.data(), v.contiguous().data_ptr<float>(), v_raw.size() * sizeof(float));
+  }
+  auto worst = [&](BatchForward& f) {
+    std::vector<float> lp(lp_raw.size()), v(count);
+    f.Forward(planes.data(), count, lp.data(), v.data());
+    Diff d;
+    for (size_t i = 0; i < lp.size(); ++i) d.policy = std::max(d.policy, std::fabs(lp[i] - lp_raw[i]));
+    for (int i = 0; i < count; ++i) d.value = std::max(d.value, std::fabs(v[i] - v_raw[i]));
+    return d;
+  };
+  TorchForward torch_forward(LoadCheckpoint(path), info, "cpu", 1);
+  const Diff t = worst(torch_forward);
+  auto native_forward = LoadNativeForward(path);
+  const Diff n = worst(*native_forward);
+  std::printf("subnormals flushed: LibTorch max |d log-policy| %.3g, |d value| %.3g; native %.3g, %.3g\n", t.policy,
+              t.value, n.policy, n.value);
+  CHECK(t.policy <= 1e-6f);
+  CHECK(t.value <= 1e-6f);
+  CHECK(n.policy <= kTolerance);
+  CHECK(n.value <= kTolerance);
+}
+
+TEST_CASE("subnormals: FTZ/DAZ hold inside a scope and a forward, and the caller's MXCSR comes back") {
+  if (!native::FlushDenormalsScope::kActive) {
+    // Not x86: the scope is a no-op by contract; the weights are still flushed (above).
+    SUCCEED("no MXCSR on this architecture");
+    return;
+  }
+#if defined(GZ_NATIVE_HAVE_MXCSR)
+  const unsigned before = _mm_getcsr();
+  REQUIRE((before & (native::kMxcsrFtz | native::kMxcsrDaz)) == 0);  // the thread's default mode
+  volatile float tiny = 1e-39f;  // subnormal
+  volatile float small = 1e-20f;
+  CHECK(tiny * 1.0f != 0.0f);
+  CHECK(small * small != 0.0f);  // 1e-40: subnormal, not zero
+  {
+    const native::FlushDenormalsScope scope;
+    CHECK((_mm_getcsr() & (native::kMxcsrFtz | native::kMxcsrDaz)) == (native::kMxcsrFtz | native::kMxcsrDaz));
+    CHECK(tiny * 1.0f == 0.0f);    // DAZ: the operand reads as zero
+    CHECK(small * small == 0.0f);  // FTZ: the result becomes zero
+  }
+  CHECK(_mm_getcsr() == before);
+  CHECK(tiny * 1.0f != 0.0f);
+
+  // A forward leaves the caller's mode as it was, even a mode of its own
+  // (round toward zero here) that is not the default.
+  auto forward = LoadNativeForward(SubnormalNetPath());
+  std::vector<float> planes(PlaneFloats(15)), lp(225);
+  float v = 0;
+  EncodePosition(Board(15, Rule::kFreestyle).ToPosition(), 0, planes.data());
+  const unsigned custom = (before & ~_MM_ROUND_MASK) | _MM_ROUND_TOWARD_ZERO;
+  _mm_setcsr(custom);
+  forward->Forward(planes.data(), 1, lp.data(), &v);
+  const unsigned after = _mm_getcsr();
+  _mm_setcsr(before);
+  CHECK(after == custom);
+#endif
 }
 
 }  // namespace

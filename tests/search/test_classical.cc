@@ -86,6 +86,54 @@ TEST_CASE("classical: under caro a five blocked at both ends is no win") {
   CHECK(r.reason != "five");
 }
 
+TEST_CASE("classical: under caro-overline it takes an overline win and blocks a four that would become six") {
+  // Black X X X . X X on row 7 (cols 3..8) between white at (7,2) and (7,9):
+  // (7,6) makes six -- a win under caro-overline only.
+  std::vector<int8_t> cells(15 * 15, kEmpty);
+  for (int c : {3, 4, 5, 7, 8}) cells[P(15, 7, c)] = kBlack;
+  for (int p : {P(15, 7, 2), P(15, 7, 9), P(15, 0, 0), P(15, 14, 14), P(15, 0, 14)}) cells[p] = kWhite;
+  const ClassicalResult win = ClassicalMove(Board::FromStones(15, Rule::kCaroOverline, cells, kBlack), 100);
+  CHECK(win.move == P(15, 7, 6));
+  CHECK(win.score > kClassicWinScore / 2);
+  const ClassicalResult caro = ClassicalMove(Board::FromStones(15, Rule::kCaro, cells, kBlack), 100);
+  CHECK(caro.score < kClassicWinScore / 2);
+  // White to move must take (7,6) away under caro-overline.
+  for (int64_t n : {1, 100, 1000})
+    CHECK(ClassicalMove(Board::FromStones(15, Rule::kCaroOverline, cells, kWhite), n).move == P(15, 7, 6));
+}
+
+TEST_CASE("classical: under renju a five that comes after the draw at 25 empty points is no win") {
+  // 9x9 (81 points): a pattern without lines fills rows 0..4 but two points,
+  // and black's X X X X . stands on row 7; the draw comes after 56 stones.
+  const int n = 9;
+  std::vector<int8_t> cells(n * n, kEmpty);
+  int stones = 0;
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < n; ++c)
+      if (stones < 43) {
+        cells[r * n + c] = ((c + 2 * r) % 4) < 2 ? kBlack : kWhite;
+        ++stones;
+      }
+  for (int c = 1; c <= 4; ++c) cells[P(n, 7, c)] = kBlack;
+  cells[P(n, 7, 0)] = kWhite;
+  stones += 5;  // 48 stones, 33 empty: 8 moves before the draw
+  Board b = Board::FromStones(n, Rule::kRenju, cells, kWhite);
+  REQUIRE(b.moves_before_draw() == 8);
+  // White to move blocks the four: black's five would come with room to spare.
+  CHECK(ClassicalMove(b, 1000).move == P(n, 7, 5));
+  // With one move left (white's), black's five never comes: white need not block.
+  for (int p : {P(n, 5, 0), P(n, 5, 2), P(n, 5, 4), P(n, 5, 6), P(n, 5, 8), P(n, 6, 1), P(n, 6, 5)}) {
+    REQUIRE(cells[p] == kEmpty);
+    cells[p] = (p % 2) ? kBlack : kWhite;
+  }
+  b = Board::FromStones(n, Rule::kRenju, cells, kWhite);
+  REQUIRE(b.moves_before_draw() == 1);
+  REQUIRE_FALSE(b.terminal());
+  const ClassicalResult r = ClassicalMove(b, 1000);
+  CHECK(r.score < kClassicWinScore / 2);
+  CHECK(r.score > -kClassicWinScore / 2);
+}
+
 TEST_CASE("classical: blocks a four, and stops an open three from becoming an open four") {
   // White has a closed four O O O O on row 7 (black at its left end): black must block (7,9).
   Board b = ClassicalPlayed({{7, 4}, {7, 5}, {3, 3}, {7, 6}, {3, 11}, {7, 7}, {11, 3}, {7, 8}});

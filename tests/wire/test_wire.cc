@@ -103,7 +103,9 @@ TEST_CASE("HELLO and HELLO_OK round trip; bad values are refused", "[wire]") {
   CHECK(DecodeHello(bad).rule == Rule::kRenju);
   bad[5] = 3;  // rule 3 = caro
   CHECK(DecodeHello(bad).rule == Rule::kCaro);
-  bad[5] = 4;  // no such rule
+  bad[5] = 4;  // rule 4 = caro-overline
+  CHECK(DecodeHello(bad).rule == Rule::kCaroOverline);
+  bad[5] = 5;  // no such rule
   CHECK_THROWS_AS(DecodeHello(bad), ProtocolError);
   bad = p;
   bad[6] = 3;  // symmetry

@@ -8,6 +8,7 @@
 
 #include "common/base/errors.h"
 #include "common/game/encoder.h"
+#include "common/net/native/float_mode.h"
 #include "common/net/native/kernels.h"
 #include "common/net/native/native_net.h"
 
@@ -198,6 +199,9 @@ void NativeForward::ConvHeads(int n, float* log_policy, float* value) {
 }
 
 int64_t NativeForward::Forward(const float* planes, int n, float* log_policy, float* value) {
+  // FTZ/DAZ for this forward only: the caller's thread gets its MXCSR back
+  // (float_mode.h: subnormal activations are slow on many x86 cores).
+  const native::FlushDenormalsScope flush_denormals;
   const size_t points = static_cast<size_t>(size_) * size_;
   for (int p0 = 0; p0 < n; p0 += chunk_)
     ForwardChunk(planes + p0 * points * kNumPlanes, std::min(chunk_, n - p0), log_policy + p0 * points, value + p0);

@@ -8,6 +8,7 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/net/checkpoint_format.h"
+#include "common/net/native/float_mode.h"
 #include "common/net/native/kernels.h"
 #include "common/game/encoder.h"
 
@@ -170,6 +171,21 @@ Dense MakeLinear(const Tensors& t, const std::string& name, int in, int out) {
 
 }  // namespace
 
+void ForEachPacked(NativeNet& net, const std::function<void(std::vector<float>&)>& f) {
+  auto conv = [&](Conv3x3& c) {
+    f(c.u);
+    f(c.bias);
+  };
+  auto dense = [&](Dense& d) {
+    f(d.w);
+    f(d.bias);
+  };
+  conv(net.input);
+  for (Conv3x3& c : net.tower) conv(c);
+  for (Dense* d : {&net.policy_conv, &net.policy_fc, &net.policy_out, &net.value_conv, &net.value_fc1, &net.value_fc2})
+    dense(*d);
+}
+
 NativeNet ParseNativeNet(std::string_view file, const std::string& path, const CheckpointExpect& expect) {
   const CheckpointHeader h = ValidateCheckpointBytes(file, path);
   CheckExpectations(h.info, expect, path);
@@ -205,6 +221,9 @@ NativeNet ParseNativeNet(std::string_view file, const std::string& path, const C
     net.value_fc1 = MakeLinear(t, "value_fc1", points, kValueHiddenNative);
   }
   net.value_fc2 = MakeLinear(t, "value_fc2", kValueHiddenNative, 1);
+  // What the kernels multiply holds no subnormal (float_mode.h says why);
+  // flushed after folding, since the BN scale moves values across 2^-126.
+  ForEachPacked(net, [&](std::vector<float>& v) { net.subnormals_flushed += FlushSubnormals(v); });
   return net;
 }
 

@@ -9,10 +9,14 @@
 //
 // At load every BatchNorm (eval mode: running mean and variance, eps 1e-5) is
 // folded into the convolution before it, and each 3x3 convolution's kernel is
-// transformed to the Winograd domain (kernels.h) in double precision.
+// transformed to the Winograd domain (kernels.h) in double precision.  Then
+// every subnormal of the packed weights and biases is flushed to zero
+// (float_mode.h: subnormal operands are slow on many x86 cores).
 // Immutable after loading; thread-safe to share.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +57,12 @@ struct NativeNet {
   // (k = kConvHeadChannels), value_conv, value_fc1 (k = 2 kConvHeadChannels).
   Dense policy_conv, policy_fc, policy_out;
   Dense value_conv, value_fc1, value_fc2;
+  size_t subnormals_flushed = 0;  // packed floats that were subnormal and are now zero
 };
+
+// Calls f on every packed weight and bias vector of `net` (the kernels'
+// operands; the unused heads' vectors are empty).
+void ForEachPacked(NativeNet& net, const std::function<void(std::vector<float>&)>& f);
 
 // Parses a whole checkpoint file held in memory; `path` names it in errors.
 NativeNet ParseNativeNet(std::string_view file, const std::string& path, const CheckpointExpect& expect = {});
