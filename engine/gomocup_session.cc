@@ -256,6 +256,15 @@ void GomocupSession::Turn(const std::string& args, std::chrono::steady_clock::ti
     replies.push_back("ERROR TURN: point " + FormatCoordinates(move, board_->size()) + " is occupied");
     return;
   }
+  if (board_->terminal()) {
+    // Our reading of the rule ended the game and the manager plays on (it
+    // judges otherwise): take its stone as given, and a move is owed.
+    *board_ = Board::FromStones(board_->size(), board_->rule(), WithStone(*board_, move),
+                                Opponent(board_->to_move()), move);
+    history_.push_back(move);
+    Think(received, replies);
+    return;
+  }
   if (!board_->IsLegal(move)) {  // renju: black's forbidden point
     replies.push_back("ERROR TURN: point " + FormatCoordinates(move, board_->size()) + " is " +
                       (board_->rule() == Rule::kRenju && board_->to_move() == kBlack

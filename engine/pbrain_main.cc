@@ -44,6 +44,14 @@ int main(int argc, char** argv) {
 #if defined(SIGPIPE)  // Windows has none: a write to a closed pipe fails, and Reply exits then
   std::signal(SIGPIPE, SIG_IGN);
 #endif
+#if defined(SIGHUP)
+  // A manager suspends the engine (SIGSTOP) between moves; when its process
+  // group is orphaned (a manager started from a script that has exited) and
+  // another member exits, Linux sends the stopped members SIGHUP, which would
+  // kill a brain in the middle of a game.  The engine ends on END or at the
+  // end of its input instead.
+  std::signal(SIGHUP, SIG_IGN);
+#endif
   // Before anything may log: spdlog's built-in logger writes to stdout, where
   // the manager reads moves.
   gz::InitLogging("pbrain", "", gz::LogConsole::kWhenAsked);

@@ -83,7 +83,7 @@ if [ -z "$checkpoint" ] && [ "$baseline" = 0 ]; then
     [ -n "$league" ] || continue
     newest="$(ls "$root"/nets/*-"$league"-????-??-??.pt | sort | tail -n 1)"
     [ "$newest" = "$checkpoint" ] || league_nets+=("$newest")
-  done < <(ls "$root"/nets/*.pt 2>/dev/null | sed -n 's/.*-\([0-9]*x[0-9]*-[a-z]*\)-[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\.pt$/\1/p' | sort -u)
+  done < <(ls "$root"/nets/*.pt 2>/dev/null | sed -n 's/.*-\([0-9]*x[0-9]*-[a-z][a-z-]*[a-z]\)-[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]\.pt$/\1/p' | sort -u)
 fi
 
 if [ -n "$checkpoint" ] && [ ! -f "$checkpoint" ]; then

@@ -836,7 +836,14 @@ TEST_CASE("session: a move is owed even where our rule says the game is over") {
   REQUIRE((block == 4 || block == 2 * 15 + 4));
   h.Send(block == 4 ? "TURN 4,2" : "TURN 4,0");
   REQUIRE(h.session.board()->terminal());
-  h.AnswerMove();
+  const int answered = h.AnswerMove();
+  // The manager plays on: the next TURN on the finished board gets a move too.
+  const int next = answered == 7 * 15 + 8 ? 7 * 15 + 6 : 7 * 15 + 8;
+  REQUIRE(h.session.board()->at(next) == kEmpty);
+  h.Send(gz::FormatCoordinates(next, 15) == "8,7" ? "TURN 8,7" : "TURN 6,7");
+  const int again = h.AnswerMove();
+  CHECK(again != next);
+  CHECK(h.session.board()->at(next) != kEmpty);
 }
 
 TEST_CASE("session: a GUI's START + BOARD each move keeps the search tree when the position extends the last") {

@@ -20,6 +20,7 @@
 // ("Z:") what makes a path of this machine one the engine can open.
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
@@ -415,4 +416,23 @@ TEST_CASE("conformance: INFO rule values as Yixin-Board and the manager mean the
     INFO("INFO rule " << r.value);
     CHECK(RuleOfInfoValue(r.value) == r.rule);
   }
+}
+
+TEST_CASE("conformance: a brain suspended between moves survives the SIGHUP of an orphaned process group") {
+  // Linux sends SIGHUP (then SIGCONT) to the stopped members of a process
+  // group that a manager's exit leaves orphaned; the manager suspends the
+  // brain between moves, so the brain must outlive it.  POSIX only: the
+  // Windows build under wine is a wine process, and Windows has no SIGHUP.
+  const char* command = std::getenv("GZ_ENGINE_COMMAND");
+  if (command && *command) return;
+  EngineUnderGui e(Gui::kManager, Baseline(), "sighup");
+  e.SendAll({"START 15", "INFO timeout_turn 300"});
+  CHECK(e.NextLine() == "OK");
+  e.process().Signal(SIGSTOP);
+  e.process().Signal(SIGHUP);
+  e.process().Signal(SIGCONT);
+  e.SendAll({"BOARD", "7,7,2", "DONE"});
+  CheckLegal(e.AwaitMove(), 15, {{7, 7}});
+  e.Send("END");
+  CHECK(e.process().WaitExit(30000ms) == 0);
 }
