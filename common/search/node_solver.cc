@@ -75,10 +75,20 @@ bool NodeSolver::VctNullMove(const Board& board, const std::vector<int>& line, N
   std::vector<uint8_t> zone(board.num_points(), 0);
   MarkWindows(board.size(), line, &zone);
   for (const FourMove& f : FourMoves(board, s)) zone[f.move] = 1;
+  // The queries share one budget (kVctNullMoveQueries full queries): a renju
+  // position can have dozens of moves near the line, each query as dear as
+  // the threat itself, and the root analysis must fit a 0.5 s move.  A move
+  // left unqueried is kept, and the loss proof needs every move queried.
+  const int64_t budget = kVctNullMoveQueries * vct_nodes_;
+  int64_t spent = 0;
   auto refuted = [&](int m) {
+    if (spent >= budget) return false;
     Board child = board;
     child.Play(m);
-    return !child.terminal() && Vct(child, o).proven_win();
+    if (child.terminal()) return false;
+    const VctResult r = Vct(child, o);
+    spent += r.nodes;
+    return r.proven_win();
   };
   std::vector<int> kept, far;
   bool any_near_kept = false;
@@ -98,6 +108,7 @@ bool NodeSolver::VctNullMove(const Board& board, const std::vector<int>& line, N
     kept.insert(kept.end(), far.begin(), far.end());  // unqueried: kept
   }
   std::sort(kept.begin(), kept.end());
+  stats_.vct_null_move_nodes += spent;
   if (kept.empty()) {
     v->proven = Proven::kLoss;
     v->reason = "no_vct_refutation";

@@ -37,7 +37,9 @@
 //      VCT proof is a tree, not a line, so distance is no proof that the
 //      move cannot touch it -- unless every queried move was refuted: then
 //      they are queried too, and when all are refuted the node is a proven
-//      loss ("no_vct_refutation").  Reason "vct_null_move" when restricted.
+//      loss ("no_vct_refutation").  The queries share a budget of
+//      kVctNullMoveQueries x vct_nodes nodes: the moves left when it is spent
+//      are kept unqueried (and no loss is proven).  Reason "vct_null_move" when restricted.
 //   Otherwise nothing is proven or restricted.
 // Every proof is exact (a VCF proof is a proof whatever the budget), and every
 // move left out of a restricted set provably loses (or the node is won by the
@@ -91,6 +93,7 @@ struct NodeSolverStats {
   int64_t vct_nodes = 0;
   int64_t null_move_threats = 0;  // analyses where o had a VCF
   int64_t vct_null_move_threats = 0;  // root analyses where o had a VCT (and no VCF)
+  int64_t vct_null_move_nodes = 0;    // attacker nodes of step 7's refutation queries
   int64_t proven_wins = 0;
   int64_t proven_losses = 0;
   int64_t restricted = 0;         // restricted but not proven
@@ -100,6 +103,11 @@ class NodeSolver {
  public:
   // Deepest ply below the search root at which s's own VCT is asked (6).
   static constexpr int kVctWinPlies = 0;
+  // Step 7's refutation queries together examine at most this many times
+  // `vct_nodes` attacker nodes (the last query may finish past it); the moves
+  // left unqueried are kept.  Measured: a 6-stone renju root with 40 moves
+  // near white's line took 1.8 s uncapped (docs/search.md).
+  static constexpr int64_t kVctNullMoveQueries = 4;
   // vcf_nodes >= 1: attacker nodes per VCF query; vct_nodes >= 0: per VCT
   // query (0 = no VCT steps).  Throws GomokuError otherwise.
   explicit NodeSolver(int64_t vcf_nodes, int64_t vct_nodes = 0, ThreatSolverOptions options = {});

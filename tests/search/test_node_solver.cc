@@ -363,3 +363,29 @@ TEST_CASE("VCT null move: no refutation at all is a proven loss") {
     CHECK(check.Vct(c, kBlack, kBig).proven_win());
   }
 }
+
+TEST_CASE("VCT null move: the refutation queries share one budget, and what they drop still loses") {
+  // The Gomocup manager's renju self-play opening after three more moves
+  // (x,y: black 1,1 4,2 3,3, white 4,1 5,1 5,2), black to move: white threatens
+  // a VCT, dozens of black moves lie near its line, and each query under renju
+  // is dear (uncapped, the analysis took 1.8 s in a 0.5 s move).
+  Board b(15, Rule::kRenju);
+  for (auto [x, y] : {std::pair{1, 1}, {4, 1}, {4, 2}, {5, 1}, {3, 3}, {5, 2}}) b.Play(y * 15 + x);
+  const int64_t vct_nodes = 1000;
+  NodeSolver s(1000, vct_nodes);
+  const NodeVerdict v = s.Analyse(b, 0);
+  INFO(b.ToString() << " reason " << v.reason);
+  REQUIRE(s.stats().vct_null_move_threats == 1);
+  // The budget ran out (this position needs more) ...
+  CHECK(s.stats().vct_null_move_nodes >= NodeSolver::kVctNullMoveQueries * vct_nodes);
+  // ... and the last query ran past it by at most its own.
+  CHECK(s.stats().vct_null_move_nodes <= (NodeSolver::kVctNullMoveQueries + 1) * vct_nodes);
+  CHECK(v.proven != Proven::kLoss);  // not every move was queried: no loss proof
+  VctSolver check;
+  for (int m : b.LegalMoves()) {
+    if (v.moves.empty() || Contains(v.moves, m)) continue;
+    Board c = b;
+    c.Play(m);
+    CHECK(check.Vct(c, kWhite, vct_nodes).proven_win());  // dropped: white still wins
+  }
+}
