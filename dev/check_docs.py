@@ -25,7 +25,25 @@ and scratch folders and test fixtures:
 7. every link to a match record (a JSON file arena --record wrote: "result"
    and "games") stands in a paragraph or table, or just after one, that states
    the record's W / D / L (player A's wins, draws, losses), and the record's
-   result equals its games counted one by one.
+   result equals its games counted one by one;
+8. in FIGURE_DOCS only (README.md, docs/play.md; a missing one is skipped):
+   every figure in prose -- a number with a unit of time, size, rate or Elo,
+   a percentage, a match score W/D/L, a ratio such as 1.6x -- has a date
+   (YYYY-MM-DD) or a link to its record (RECORD_LINK: docs/data/, results/,
+   nets/, experiments/, docs/benchmarks*.md, or a .json/.jsonl/.log/.csv/.tsv/
+   .txt file) in its paragraph (the lines between blank lines; a heading is
+   its own).  A table row is its own paragraph, vouched for also by the
+   table's header row or by its caption (the line just above the table, one
+   blank line between at most); a column whose header names a setting ("time
+   control", "a move", "limit", ...) holds settings, not figures.  Not
+   figures: fenced blocks, `code`, link targets, URLs, HTML tags and comments,
+   board sizes (15x15), versions (LibTorch 1.13, C++17), a time a move or a
+   game (0.5 s a move: a time control), a period (every 30 s), a limit
+   (under 350 MB, at most ...), a machine's size (24 GiB machine), an
+   interval's level (95% intervals), and lines between
+   <!-- check_docs: not figures --> and <!-- /check_docs -->;
+9. every fenced block marked json parses (json.loads), and every non-empty
+   line of a block marked jsonl does.
 
 Prints FILE:LINE: problem for each, then "check_docs: N files, M problems";
 exit status 1 when M > 0.
@@ -35,7 +53,7 @@ import os
 import re
 import sys
 
-SKIP_DIRS = {".git", "build", "runs", "node_modules", "__pycache__", ".deps", ".whl", ".gl"}
+SKIP_DIRS = {".git", "build", "runs", "release", "node_modules", "__pycache__", ".deps", ".whl", ".gl"}
 SKIP_PREFIXES = ("build-", "tests/fixtures")
 GPU_NEVER = [
     r"no GPU figure exists",
@@ -51,6 +69,41 @@ LINK = re.compile(r"(?<!\!)\[[^\]\n]*\]\(([^)\s]+)\)|!\[[^\]\n]*\]\(([^)\s]+)\)"
 CODE = re.compile(r"`([^`\n]+)`")
 CITED = re.compile(r"([\w./-]+\.md)\)?,?\s+\(?\"([^\"]{2,120})\"")
 FENCE = re.compile(r"^\s*(```|~~~)")
+
+# Check 8: the docs whose figures need a date or a record; more may be added.
+FIGURE_DOCS = ("README.md", "docs/play.md")
+DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+# A link that vouches for a figure: its target (repository path, anchor dropped).
+RECORD_LINK = re.compile(r"^(?:docs/data/|results/|nets/|experiments/|docs/benchmarks[\w-]*\.md$)"
+                         r"|\.(?:json|jsonl|log|csv|tsv|txt)$")
+_NUM = r"[+\u2212-]?(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+_RANGE = _NUM + r"(?:\s?[-\u2013]\s?" + _NUM + r")?"
+_START = r"(?<![\w.,/+\u2212-])"  # not inside a word, a number, a path or a version
+FIGURES = [  # (kind, pattern); the figure is the whole match
+    ("time", re.compile(_START + _RANGE + r"\s?(?:ns|\u00b5s|ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?)\b")),
+    ("size", re.compile(_START + _RANGE + r"\s?(?:[kKMGT]i?B|bytes)\b(?:\s?/\s?s\b|\s(?:a|an|per)\s(?:second|minute|hour|day|game|move)\b)?")),
+    ("rate", re.compile(_START + _RANGE + r"[kKM]?(?:\s[A-Za-z]+)?(?:\s(?:a|an|per)\s(?:second|sec|minute|min|hour|day)\b"
+                        r"|\s?/\s?(?:s|sec|min|h|hour)\b)|" + _START + _RANGE + r"[kKM]?\s?(?:nps|Hz)\b")),
+    ("Elo", re.compile(_START + _RANGE + r"\s?Elo\b|\bElo\s(?:of\s)?[+\u2212-]\d+(?:\.\d+)?")),
+    ("percentage", re.compile(_START + _RANGE + r"\s?(?:%|percent\b)")),
+    ("score", re.compile(r"(?<![\w.,/])\d+\s?/\s?\d+\s?/\s?\d+(?![\w/]|[.,]\d)")),
+    # 1.6x, not 15x15 or 128x8 (a letter or digit after the x is no ratio)
+    ("ratio", re.compile(_START + r"\d+(?:\.\d+)?[x\u00d7](?![\w-])|" + _START + _NUM +
+                         r"\stimes\s(?:faster|slower|more|fewer|less|larger|smaller|longer|shorter|as)\b")),
+]
+# Not measurements: a time control, a period, a limit, a machine's size, an interval's level.
+NOT_FIGURE_AFTER = {
+    "time": re.compile(r"(?:\s(?:a|an|per|each)\s(?:move|game|turn)\b|\s(?:move|turn)\b|\s?/\s?(?:move|game|turn)\b)"),
+    "size": re.compile(r"\s(?:virtual\s)?(?:machines?|VMs?|hosts?)\b"),
+    "percentage": re.compile(r"\s(?:confidence|intervals?|CI)\b"),
+}
+# (A period, but "about every 55 s" is a measurement.)
+NOT_FIGURE_BEFORE = re.compile(r"(?:(?<!about )(?<!around )(?<!roughly )(?<!nearly )\bevery|\bunder|\bbelow|"
+                               r"\bat most|\bup to|\blimits? of|\bmax(?:imum)? of|\bcap of)"
+                               r"\s(?:[\w-]+['\u2019]s\s)?(?:about\s)?$", re.IGNORECASE)
+SETTING_COLUMN = re.compile(r"\b(?:time control|settings?|limits?|budgets?|a move|per move|config)\b", re.IGNORECASE)
+TABLE_ROW = re.compile(r"^\s*\|")
+CODE_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([^`\s]*)")
 
 
 def slug(heading):
@@ -70,15 +123,20 @@ class Doc:
         with open(os.path.join(root, rel), encoding="utf-8") as f:
             self.text = f.read()
         self.headings, self.anchors, self.prose, self.retired = [], set(), [], set()
+        self.not_figures = set()
         seen = {}
-        fence = retired = False
+        fence = retired = not_figures = False
         for number, line in enumerate(self.text.split("\n"), 1):
             if line.strip() == "<!-- check_docs: retired paths -->":
                 retired = True
+            if line.strip() == "<!-- check_docs: not figures -->":
+                not_figures = True
             if line.strip() == "<!-- /check_docs -->":
-                retired = False
+                retired = not_figures = False
             if retired:
                 self.retired.add(number)
+            if not_figures:
+                self.not_figures.add(number)
             if FENCE.match(line):
                 fence = not fence
                 self.prose.append("")
@@ -119,6 +177,21 @@ def markdown_files(root):
 
 def line_of(text, pos):
     return text.count("\n", 0, pos) + 1
+
+
+def blank(text, pattern, flags=0):
+    """`text` with each match of `pattern` turned to spaces, its newlines kept (offsets stay)."""
+    return re.sub(pattern, lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=flags)
+
+
+def cells(row):
+    """A table row's cells by column (the text before a leading | is no column)."""
+    parts = re.split(r"(?<!\\)\|", blank(row, r"(`+)[\s\S]+?\1"))
+    out, offset = [], 0
+    for part in parts:
+        out.append(row[offset:offset + len(part)])
+        offset += len(part) + 1
+    return out[1:] if not out[0].strip() else out
 
 
 def is_placeholder(path):
@@ -272,6 +345,115 @@ class Checker:
                 self.report(doc, m.start(), "links the match record %s but does not state its W / D / L %d / %d / %d "
                             "beside it" % ((path,) + wdl), text)
 
+    # -- 8. figures need a date or a record ------------------------------------
+
+    def vouches(self, doc, text):
+        """Whether `text` (one paragraph, table row or caption) holds a date or a record link."""
+        text = blank(text, r"<!--[\s\S]*?-->|(`+)[\s\S]+?\1")  # a date in `code` is a file's, not the figure's
+        if DATE.search(text):
+            return True
+        for m in LINK.finditer(text):
+            target = (m.group(1) or m.group(2)).partition("#")[0]
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue
+            path = self.resolve(doc, target) if target else doc.rel
+            if path is not None and RECORD_LINK.search(path):
+                return True
+        return False
+
+    def figures(self, text):
+        """(offset, figure) of each unsourced-looking figure in `text`, prose only (see the header)."""
+        text = blank(text, r"<!--[\s\S]*?-->|(`+)[\s\S]+?\1")
+        text = blank(text, r"(?<=\])\([^)\s]*(?:\s+\"[^\"]*\")?\)|<?\b(?:https?|ftp|mailto|file):[^\s)>]+>?|"
+                           r"<[^>\n]+>|\{#[^}\n]*\}|^\s*\[[^\]\n]+\]:.*$", re.MULTILINE)
+        found = sorted(((m.start(), -len(m.group(0)), kind, m) for kind, pattern in FIGURES
+                        for m in pattern.finditer(text)), key=lambda t: t[:2])
+        out, end = [], -1
+        for start, _, kind, m in found:
+            if start < end:
+                continue  # one figure, two kinds (80 MB an hour: a size and a rate)
+            end = m.end()
+            after = NOT_FIGURE_AFTER.get(kind)
+            if after and after.match(text, m.end()):
+                continue
+            if kind not in ("score", "ratio") and NOT_FIGURE_BEFORE.search(text, 0, start):
+                continue
+            out.append((start, re.sub(r"\s+", " ", m.group(0))))
+        return out
+
+    def check_figures(self, doc):
+        if doc.rel not in FIGURE_DOCS:
+            return
+        lines = ["" if n + 1 in doc.not_figures else line for n, line in enumerate(doc.prose)]
+        blocks, current = [], None  # [kind, first line index, lines]; a heading is its own block
+        for i, line in enumerate(lines):
+            kind = None if not line.strip() else "table" if TABLE_ROW.match(line) else \
+                "heading" if re.match(r"^#{1,6}\s", line) else "para"
+            if current and (kind != current[0] or kind == "heading"):
+                current = None
+            if kind and current is None:
+                current = [kind, i, []]
+                blocks.append(current)
+            if current:
+                current[2].append(line)
+        for kind, first, block in blocks:
+            if kind != "table":
+                text = "\n".join(block)
+                if self.vouches(doc, text):
+                    continue
+                for pos, figure in self.figures(text):
+                    self.problems.append("%s:%d: figure '%s' has no date or record link in its paragraph" %
+                                         (doc.rel, first + 1 + text.count("\n", 0, pos), figure))
+                continue
+            # A table: each row on its own, or the header row, or the caption just above.
+            above = [lines[k] for k in (first - 1, first - 2) if k >= 0]
+            caption = above[0] if above and above[0].strip() else above[1] if len(above) > 1 else ""
+            if TABLE_ROW.match(caption):
+                caption = ""
+            table_vouched = self.vouches(doc, caption) or self.vouches(doc, block[0])
+            settings = {c for c, cell in enumerate(cells(block[0])) if SETTING_COLUMN.search(cell)}
+            for k, row in enumerate(block):
+                if (k == 1 and re.match(r"^[\s|:-]+$", row)) or table_vouched or self.vouches(doc, row):
+                    continue
+                for c, cell in enumerate(cells(row)):
+                    if c in settings and k > 0:
+                        continue
+                    for _, figure in self.figures(cell):
+                        self.problems.append("%s:%d: figure '%s' has no date or record link in its table row, "
+                                             "header or caption" % (doc.rel, first + 1 + k, figure))
+
+    # -- 9. json blocks parse -----------------------------------------------------
+
+    def check_json_blocks(self, doc):
+        lines = doc.text.split("\n")
+        i = 0
+        while i < len(lines):
+            m = CODE_FENCE.match(lines[i])
+            if not m:
+                i += 1
+                continue
+            close = re.compile(r"^\s*%s{%d,}\s*$" % (re.escape(m.group(1)[0]), len(m.group(1))))
+            j = i + 1
+            while j < len(lines) and not close.match(lines[j]):
+                j += 1
+            lang, fence_line, body = m.group(2).lower(), i + 1, lines[i + 1:j]
+            if lang == "json":
+                try:
+                    json.loads("\n".join(body))
+                except ValueError as e:
+                    self.problems.append("%s:%d: json block does not parse: %s (line %d, column %d)" %
+                                         (doc.rel, fence_line, e.msg, fence_line + e.lineno, e.colno))
+            elif lang == "jsonl":
+                for k, line in enumerate(body):
+                    if not line.strip():
+                        continue
+                    try:
+                        json.loads(line)
+                    except ValueError as e:
+                        self.problems.append("%s:%d: jsonl block's line %d does not parse: %s (column %d)" %
+                                             (doc.rel, fence_line, fence_line + 1 + k, e.msg, e.colno))
+            i = j + 1
+
     def run(self):
         for doc in self.docs.values():
             self.check_match_links(doc)
@@ -280,6 +462,8 @@ class Checker:
             self.check_cited_sections(doc)
             self.check_gpu_claims(doc)
             self.check_machine_paths(doc)
+            self.check_figures(doc)
+            self.check_json_blocks(doc)
         self.check_readme_list()
         return self.problems
 

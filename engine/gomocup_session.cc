@@ -163,6 +163,7 @@ bool GomocupSession::Dispatch(const std::string& raw, std::chrono::steady_clock:
     std::ostringstream os;
     os << "name=\"" << kEngineName << "\", version=\"" << kEngineVersion << "\", author=\"" << kEngineAuthor
        << "\", country=\"" << kEngineCountry << "\"";
+    if (*kEngineWww != '\0') os << ", www=\"" << kEngineWww << "\"";
     replies.push_back(os.str());
   } else if (command.rfind("YX", 0) == 0) {
     Yixin(command, args, received, replies);

@@ -68,18 +68,12 @@
 #include <vector>
 
 #include "common/game/board.h"
+#include "engine/about.h"
 #include "engine/protocol_text.h"
 #include "engine/time_control.h"
 #include "common/match/move_player.h"
 
 namespace gz {
-
-constexpr const char* kEngineName = "gomoku-zero";
-constexpr const char* kEngineVersion = "0.1.0";
-constexpr const char* kEngineAuthor = "gomoku-zero developers";
-constexpr const char* kEngineCountry = "Unknown";
-
-
 
 class GomocupSession {
  public:

@@ -15,14 +15,15 @@ namespace {
 
 const char* kUsage =
     "usage: play [--weights PATH|none] [--size N] [--simulations N] [--human black|white]\n"
-    "            [--time SECONDS] [--rule freestyle|standard|renju] [engine flags]\n"
+    "            [--time SECONDS] [--rule freestyle|standard|renju|caro|caro-overline] [engine flags]\n"
     "  --weights PATH     checkpoint to play against (default: the newest shipped net of the rule in nets/;\n"
     "                     none = the pure-MCTS baseline)\n"
     "  --size N           board size (default: the checkpoint's, else 15)\n"
     "  --simulations N    simulations per engine move (then no time limit unless --time is given)\n"
     "  --human COLOUR     your colour; black moves first (default black)\n"
     "  --time SECONDS     thinking time per engine move (default 3)\n"
-    "  --rule RULE        freestyle (five or more), standard (exactly five) or renju; default freestyle\n"
+    "  --rule RULE        freestyle (five or more), standard (exactly five), renju, caro (exactly five,\n"
+    "                     not closed at both ends) or caro-overline (six or more also wins); default freestyle\n"
     "engine flags:\n";
 
 double ParseSeconds(const std::string& text) {

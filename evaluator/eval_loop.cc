@@ -276,6 +276,7 @@ void EvalLoop::Evaluate(int64_t it) {
                                {rf::kGeneration, generation},   {rf::kPlayer, Name(it)},
                                {rf::kOpponents, listed},        {rf::kGames, games},
                                {rf::kSimulations, cfg_.eval.simulations}, {rf::kTime, NowSeconds()}};
+  if (!player->forward().empty()) evaluation[rf::kForward] = player->forward();
   StampRecordVersion(evaluation, kEvalResultRecord);
   log_.AppendEvaluation(evaluation);
   const EvaluationRecord* record = log_.Find(it);
@@ -321,6 +322,8 @@ void EvalLoop::Evaluate(int64_t it) {
           {rf::kReason, r.reason},
           {rf::kSeconds, r.seconds},
           {rf::kTime, NowSeconds()}};
+      if (!player->forward().empty()) line[rf::kForward] = player->forward();
+      if (!opponent->forward().empty()) line[rf::kOpponentForward] = opponent->forward();
       StampRecordVersion(line, kEvalResultRecord);
       log_.AppendGame(line);
       WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);

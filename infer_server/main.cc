@@ -33,8 +33,9 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
-#include "common/net/native/native_forward.h"
+#include "common/net/forward_choice.h"
 #include "common/net/net_api.h"
+#include "infer_server/serving_model.h"
 #include "common/data/record_fields.h"
 #include "common/data/run_layout.h"
 #include "common/wire/wire_client.h"
@@ -209,7 +210,7 @@ nlohmann::json ServerInfo(const ServerSetup& s, int64_t cache_capacity) {
   const ModelRequirements& req = s.req;
   return {{fields::server_status::kDevice, req.device},
           {"threads", req.threads},
-          {"backend", UsesNativeForward(req.forward.backend, req.device) ? "native" : "torch"},
+          {"backend", ChooseForward(ServingSettings(req)).name()},
           {"board_size", batch.board_size},
           {"board_sizes", s.sizes},
           {"rule", RuleName(req.rule)},
@@ -237,9 +238,7 @@ void LogStart(const ServerSetup& s, const InitialModelSource& initial, const Lan
       "max_wait {}, result cache {}, forward precision {}, CUDA graphs {}, input encoding {}, forward max rows {}, "
       "idle timeout {:g}s, "
       "max pending replies {}, stats every {:g}s",
-      s.socket_path, req.device, UsesNativeForward(req.forward.backend, req.device)
-          ? std::string("native forward, one thread")
-          : fmt::format("LibTorch forward, threads {}", req.threads),
+      s.socket_path, req.device, ChooseForward(ServingSettings(req)).Describe(),
       initial.Describe(), batch.board_size, RuleName(req.rule),
       JoinSizes(s.sizes), SymmetryModeName(batch.symmetry), batch.max_batch, WaitDescription(batch),
       caches.Describe(), req.forward.precision, req.forward.cuda_graphs ? "on" : "off",

@@ -116,15 +116,19 @@ int64_t Reloader::LoadAndInstall(const std::string& path) {
     std::vector<std::unique_lock<std::mutex>> devices;
     if (req_.forward.cuda_graphs)
       for (Batcher* lane : lanes_) devices.push_back(lane->LockDevice());
+    // One read of the file; each lane's forward is made from it at the lane's size.
+    CheckpointExpect expect;
+    if (lanes_.size() == 1) expect.board_size = lanes_.front()->settings().board_size;
+    const NetForwards net(path, ServingSettings(req_), expect, req_.forward);
     for (Batcher* lane : lanes_) {
       ModelRequirements req = req_;
       req.board_size = lane->settings().board_size;
       if (lanes_.size() == 1) {
-        models.push_back(LoadServingModel(path, req));
+        models.push_back(LoadServingModel(net, req));
         continue;
       }
       try {
-        models.push_back(LoadServingModel(path, req));
+        models.push_back(LoadServingModel(net, req));
       } catch (const std::exception& e) {
         GOMOKU_THROW(ModelError, "board size " << req.board_size << ": " << e.what());
       }
@@ -141,6 +145,7 @@ int64_t Reloader::LoadAndInstall(const std::string& path) {
     }
   }
   const CheckpointInfo info = models.front()->info;
+  const std::string forward = models.front()->choice.Describe();
   MeasurePeakOnce();
   // Installed in every lane at once; each swaps between its own batches.
   std::vector<std::promise<int64_t>> swapped(lanes_.size());
@@ -160,9 +165,9 @@ int64_t Reloader::LoadAndInstall(const std::string& path) {
     const int n = lane->settings().board_size;
     sizes += (sizes.empty() ? "" : ", ") + std::to_string(n) + "x" + std::to_string(n);
   }
-  spdlog::info("model loaded: {} (generation {}, iteration {}, {} board{}, {} channels x {} blocks{}) in {:.2f}s", path,
-               gen, info.iteration, sizes, lanes_.size() > 1 ? "s" : "", info.channels, info.blocks,
-               info.heads == "conv" ? ", conv heads" : "", MonotonicSeconds() - t0);
+  spdlog::info("model loaded: {} (generation {}, iteration {}, {} board{}, {} channels x {} blocks{}; {}) in {:.2f}s",
+               path, gen, info.iteration, sizes, lanes_.size() > 1 ? "s" : "", info.channels, info.blocks,
+               info.heads == "conv" ? ", conv heads" : "", forward, MonotonicSeconds() - t0);
   return gen;
 }
 

@@ -10,12 +10,27 @@
 
 namespace gz {
 
+InferenceSettings ServingSettings(const ModelRequirements& req) {
+  InferenceSettings settings;
+  settings.backend = req.forward.backend;
+  settings.device = req.device;
+  settings.threads = req.threads;
+  return settings;
+}
+
 std::unique_ptr<ServingModel> LoadServingModel(const std::string& path, const ModelRequirements& req) {
-  auto m = std::make_unique<ServingModel>();
-  m->path = path;
   CheckpointExpect expect;
   expect.board_size = req.board_size;
-  m->forward = LoadForward(path, req.device, req.threads, req.forward, expect, &m->info);
+  return LoadServingModel(NetForwards(path, ServingSettings(req), expect, req.forward), req);
+}
+
+std::unique_ptr<ServingModel> LoadServingModel(const NetForwards& net, const ModelRequirements& req) {
+  auto m = std::make_unique<ServingModel>();
+  const std::string& path = net.path();
+  m->path = path;
+  m->info = net.info();
+  m->choice = net.choice();
+  m->forward = net.Make(req.board_size);
   // fc heads play only their own size, conv heads any size in range (the
   // loader has checked it too; this keeps the server's own wording).
   if (!CheckpointPlaysSize(m->info, req.board_size) || m->forward->board_size() != req.board_size)

@@ -3,7 +3,8 @@
 # builds Release into build/ (binaries in build/bin/).  Idempotent and
 # non-interactive.  Extra CMake arguments are passed through, e.g.
 #   launch/setup.sh -DCMAKE_PREFIX_PATH="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
-# to build against a CUDA-enabled LibTorch.
+# to build against a CUDA-enabled LibTorch.  Only the Gomocup engine (Linux
+# binary and Windows ZIP, no LibTorch): launch/setup-engine.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,19 +26,9 @@ PACKAGES=(
   libeigen3-dev           # Eigen 3.4 headers: bench_native_kernels sets the native forward's kernels against Eigen's product
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-else
-  echo "setup: all Debian packages present"
-fi
+# shellcheck source=launch/apt_packages.sh
+. launch/apt_packages.sh
+InstallMissing setup "${PACKAGES[@]}"
 
 JOBS="${JOBS:-$(nproc)}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"

@@ -36,7 +36,10 @@ freestyle: 24 openings of 3 stones), else the fixed random set of 2 stones;
 --seed seeds the rollout evaluators.  Prints W/D/L from A's view (also by A's
 colour), the score and Elo(A - B) with a 95% interval; --json prints one JSON
 object instead.  --record FILE writes the match as a data file (atomically):
-players, settings, the openings, and each game's moves and result.
+players, settings, the openings, and each game's moves and result.  A net
+player runs the forward inference.backend/device/threads pick (on the CPU by
+default the native one, on inference.threads threads); --json and the
+record's result name it ("forward_a", "forward_b": native | torch).
 )";
 
 int Run(int argc, char** argv) {
@@ -71,6 +74,9 @@ int Run(int argc, char** argv) {
   nlohmann::json j = r.ToJson();
   j["player_a"] = spec_a;
   j["player_b"] = spec_b;
+  // The network forward each net player ran (records made before lack it).
+  if (!a->forward().empty()) j["forward_a"] = a->forward();
+  if (!b->forward().empty()) j["forward_b"] = b->forward();
   j["board_size"] = cfg.board.size;
   j["rule"] = RuleName(cfg.rule());
   j["openings"] = set_name;

@@ -19,7 +19,7 @@ namespace {
 const char* kUsage = R"(classical_judge: rate positions with the classical search.
 
 Usage:
-  classical_judge [--nodes N] [--size S] [--rule freestyle|standard|renju] < POSITIONS
+  classical_judge [--nodes N] [--size S] [--rule freestyle|standard|renju|caro|caro-overline] < POSITIONS
 
 Each input line: points r*S+c played from the empty board, comma-separated
 (black first).  Each output line: {"moves":[...],"to_move":"black"|"white",

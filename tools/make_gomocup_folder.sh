@@ -16,6 +16,8 @@
 #                                 plays each game with the net of its rule and size
 #                                 (docs/engine.md "Nets for every league")
 #   OUT/README.txt                what the folder holds and the libraries the machine needs
+#   OUT/LICENSE, OUT/THIRD_PARTY.md  the licences: the project's (MIT, nets included)
+#                                 and the libraries' the brain carries
 #
 # With --bundle-libs the shared libraries the brain links (LibTorch and the
 # rest, everything but the C library and the loader) are copied to OUT/lib and
@@ -32,21 +34,28 @@
 #               g++-mingw-w64-x86-64-posix): OUT is a ZIP as a Gomocup
 #               organiser expects it, pbrain-gomoku-zero.exe at its root with
 #               its settings, the net and README.txt, at most 8 MB
-# Both configure and build their folder unless --binary names the binary.
+# Both configure and build their folder unless --binary names the binary;
+# --build-dir DIR builds there instead, and --version V configures the build
+# with -DGOMOKU_VERSION=V (what ABOUT answers; without it the build folder's
+# setting, by default the VERSION file) and names it in README.txt
+# (tools/release.sh passes both).
 #
 # The net plays with the search settings its checkpoint carries (docs/engine.md
 # "Search settings"); the folder needs nothing else.
 #
-# usage: tools/make_gomocup_folder.sh [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline | --classical N] OUT [CHECKPOINT]
+# usage: tools/make_gomocup_folder.sh [--bundle-libs | --lite | --windows] [--binary PATH | --build-dir DIR]
+#                                     [--version V] [--baseline | --classical N] OUT [CHECKPOINT]
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 [--bundle-libs | --lite | --windows] [--binary PATH] [--baseline | --classical N] OUT [CHECKPOINT]" >&2
+  echo "usage: $0 [--bundle-libs | --lite | --windows] [--binary PATH | --build-dir DIR] [--version V] [--baseline | --classical N] OUT [CHECKPOINT]" >&2
   exit 2
 }
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 binary=""
+build_dir=""
+version=""
 bundle=0
 baseline=0
 classical=""
@@ -61,6 +70,8 @@ while [ $# -gt 0 ]; do
     --classical) [ $# -ge 2 ] || usage; classical="$2"; shift
       case "$classical" in ''|*[!0-9]*|0*) echo "$0: --classical needs a node count (a positive integer), got '$classical'" >&2; exit 2 ;; esac ;;
     --binary) [ $# -ge 2 ] || usage; binary="$2"; shift ;;
+    --build-dir) [ $# -ge 2 ] || usage; build_dir="$2"; shift ;;
+    --version) [ $# -ge 2 ] || usage; version="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) usage ;;
     *) args+=("$1") ;;
@@ -91,11 +102,19 @@ if [ -n "$checkpoint" ] && [ ! -f "$checkpoint" ]; then
   exit 1
 fi
 if [ "$flavour" != torch ] && [ "$bundle" = 1 ]; then usage; fi
+if [ -n "$build_dir" ] && { [ "$flavour" = torch ] || [ -n "$binary" ]; }; then
+  echo "$0: --build-dir is for --lite and --windows, without --binary" >&2; exit 2
+fi
+if [ -n "$version" ] && [ "$flavour" = torch ]; then
+  echo "$0: --version is for --lite and --windows (the LibTorch build's version is build/'s)" >&2; exit 2
+fi
 
 # The engine-only builds: configure and build their folder (cmake/engine_only.cmake).
 build_engine_only() {  # build-folder [cmake args...]
-  local dir="$root/$1"
+  local dir="$1"
   shift
+  case "$dir" in /*) ;; *) dir="$root/$dir" ;; esac
+  [ -z "$version" ] || set -- "$@" -DGOMOKU_VERSION="$version"
   # The ISA is passed every time, so a build folder configured before generic became the
   # default (cached avx2) builds the generic brain too; GOMOKU_ENGINE_ISA=avx2 in the
   # environment asks for the AVX2-only one (cmake/engine_only.cmake).
@@ -107,13 +126,18 @@ exe_name=pbrain-gomoku-zero
 case "$flavour" in
   torch) binary="${binary:-$root/build/bin/pbrain-gomoku-zero}" ;;
   lite)
-    if [ -z "$binary" ]; then build_engine_only build-lite; binary="$root/build-lite/bin/pbrain-gomoku-zero"; fi ;;
+    if [ -z "$binary" ]; then
+      build_dir="${build_dir:-build-lite}"
+      build_engine_only "$build_dir"
+      binary="$(cd "$root" && cd "$build_dir" && pwd)/bin/pbrain-gomoku-zero"
+    fi ;;
   windows)
     exe_name=pbrain-gomoku-zero.exe
     case "$out" in *.zip) ;; *) echo "$0: --windows makes a ZIP: OUT must end in .zip" >&2; exit 2 ;; esac
     if [ -z "$binary" ]; then
-      build_engine_only build-win -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake"
-      binary="$root/build-win/bin/pbrain-gomoku-zero.exe"
+      build_dir="${build_dir:-build-win}"
+      build_engine_only "$build_dir" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake"
+      binary="$(cd "$root" && cd "$build_dir" && pwd)/bin/pbrain-gomoku-zero.exe"
     fi ;;
 esac
 [ -f "$binary" ] || { echo "$0: no brain binary at $binary (build it: cmake --build build --target pbrain-gomoku-zero)" >&2; exit 1; }
@@ -148,6 +172,11 @@ else
   printf '{"weights": "none"}\n' > "$out/pbrain-gomoku-zero.json"
 fi
 
+# The licences: the project's (MIT, its nets included) and the third-party
+# libraries' (the static builds carry the GCC runtime, mingw-w64's, glibc,
+# nlohmann_json, spdlog and fmt).
+cp -f "$root/LICENSE" "$root/THIRD_PARTY.md" "$out/"
+
 # Libraries the brain needs, as the loader resolves them here (none: static).
 libs=""
 if [ "$flavour" = torch ]; then libs="$(ldd "$binary" | awk '/=> \// {print $3}' | sort -u)"; fi
@@ -179,7 +208,7 @@ else
 fi
 
 {
-  echo "gomoku-zero brain for a Gomocup (Piskvork-protocol) manager."
+  echo "gomoku-zero brain for a Gomocup (Piskvork-protocol) manager.${version:+ Version $version.}"
   echo
   case "$flavour" in
     torch) echo "  pbrain-gomoku-zero        the brain (Linux x86-64; Gomocup new protocol on stdin/stdout)" ;;
@@ -187,6 +216,8 @@ fi
     windows) echo "  pbrain-gomoku-zero.exe    the brain (Windows x86-64, static; Gomocup new protocol)" ;;
   esac
   echo "  pbrain-gomoku-zero.json   settings read at start (relative paths: this folder)"
+  echo "  LICENSE                   MIT, the program and its nets"
+  echo "  THIRD_PARTY.md            the third-party libraries (those inside a static brain) and their licences"
   if [ -n "$weights" ]; then
     echo "  $weights   the network (plays only the board size and encoder it was trained for)"
     for name in "${league_names[@]}"; do
@@ -228,4 +259,4 @@ with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED, compresslevel=9) as
   fi
   exit 0
 fi
-echo "$out: $exe_name, pbrain-gomoku-zero.json${weights:+, $weights}$(for n in "${league_names[@]}"; do printf ', %s' "$n"; done)$([ "$bundle" = 1 ] && echo ", lib/")"
+echo "$out: $exe_name, pbrain-gomoku-zero.json, LICENSE, THIRD_PARTY.md${weights:+, $weights}$(for n in "${league_names[@]}"; do printf ', %s' "$n"; done)$([ "$bundle" = 1 ] && echo ", lib/")"

@@ -15,6 +15,8 @@
 #      engine reading the same folder, under a match clock; any forfeit
 #      (timeout, crash, illegal move), a process tree over 350 MB, or a game
 #      not played by its league's net fails.
+# --about-version V: the .exe's ABOUT must answer version="V" (ctest's
+# test_release runs this on the release ZIP, tests/windows/test_release.sh).
 # Extra arguments go to gomocup_check (e.g. --turn-ms 5000 --match-ms 120000
 # --games 20 for the tournament measurements of docs/benchmarks.md).
 # --formats LIST (e.g. all, or renju,caro) runs instead, for each of the Gomocup
@@ -24,7 +26,7 @@
 # the .exe itself, every move judged by the manager's referee.
 #
 # usage: tools/test_windows_engine.sh [--zip ZIP] [--build-dir DIR] [--bin-dir DIR] [--keep DIR]
-#                                     [--formats all|F,F...] [gomocup_check args]
+#                                     [--formats all|F,F...] [--about-version V] [gomocup_check args]
 # Needs: g++-mingw-w64-x86-64-posix (for the build), wine64.
 set -euo pipefail
 
@@ -34,6 +36,7 @@ build_dir="$root/build-win"
 bin_dir="$root/build/bin"
 keep=""
 formats=""
+about_version=""
 check_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
     --bin-dir) bin_dir="$2"; shift ;;
     --keep) keep="$2"; shift ;;
     --formats) formats="$2"; shift ;;
+    --about-version) about_version="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) check_args+=("$1") ;;
   esac
@@ -92,9 +96,19 @@ mkdir -p "$WINEPREFIX"
 "$wine" wineboot --init >/dev/null 2>&1 || true
 t2=$(date +%s)
 
+# The version the .exe says it is, from the ZIP's own folder.
+about_status=0
+if [ -n "$about_version" ]; then
+  about="$(printf 'ABOUT\r\nEND\r\n' | "$wine" "$work/engine/pbrain-gomoku-zero.exe" 2>/dev/null | tr -d '\r' | grep '^name=' || true)"
+  case "$about" in
+    *"version=\"$about_version\""*) echo "test_windows_engine: ABOUT under wine: $about" ;;
+    *) echo "FAIL ABOUT under wine answered '$about', expected version=\"$about_version\""; about_status=1 ;;
+  esac
+fi
+
 if [ -n "$formats" ]; then
   [ "$formats" = all ] && formats="freestyle20,fastgame,freestyle15,standard,renju,caro"
-  status=0
+  status=$about_status
   games=(--games 0)
   for a in "${check_args[@]}"; do [ "$a" = --games ] && games=(); done
   for f in ${formats//,/ }; do
@@ -123,6 +137,7 @@ export GOMOKU_LOG_LEVEL=info
   --stderr "$work/engines.log" --games "$games" --rules "$leagues" \
   --turn-ms 1000 --match-ms 30000 --opponent-turn-ms 500 "${check_args[@]}"
 status=$?
+[ $about_status -eq 0 ] || status=1
 set -e
 # Each league's game was played by its own net, in both brains (the engine
 # logs the net it picks for a game: common/match/evaluator_source.h).

@@ -3,8 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/base/errors.h"
-#include "common/net/native/native_forward.h"
-#include "common/net/net_api.h"
+#include "common/net/forward_choice.h"
 #include "common/search/simple_evaluators.h"
 
 namespace gz {
@@ -14,13 +13,17 @@ void ReloadingLocalEvaluator::Evaluate(std::span<const Position> positions, std:
     GOMOKU_CHECK(!wanted_.empty(), "no weights set for local inference");
     if (wanted_ == "uniform") {
       impl_ = std::make_unique<UniformEvaluator>();
+      forward_.clear();
     } else {
       CheckpointExpect expect;
       expect.board_size = board_size_;
-      if (UsesNativeForward(backend_, ResolveDevice(device_)))
-        impl_ = std::make_unique<SymmetricEvaluator>(LoadNativeForward(wanted_, expect), mode_);
-      else
-        impl_ = LoadLocalEvaluator(wanted_, device_, threads_, mode_, expect);
+      InferenceSettings settings;
+      settings.backend = backend_;
+      settings.device = device_;
+      settings.threads = threads_;
+      NetForwards net(wanted_, settings, expect);
+      forward_ = net.choice().name();
+      impl_ = std::make_unique<SymmetricEvaluator>(net.Make(), mode_);
     }
     loaded_ = wanted_;
     spdlog::info("local inference loaded: {}", impl_->Describe());

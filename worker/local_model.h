@@ -4,9 +4,10 @@
 // is (re)loaded lazily on the next Evaluate, so the fallback path always uses
 // the weights metadata.json names.  Weights "uniform" selects the
 // UniformEvaluator (tests).  The forward is the one the server runs for the
-// same config (inference.backend, UsesNativeForward: native on the CPU by
-// default), so a game played locally and one played through the server are
-// the same game (tests/worker/test_batched_selfplay_equivalence.cc).
+// same config (ChooseForward over inference.backend, device and threads:
+// native on the CPU by default), so a game played locally and one played
+// through the server are the same game
+// (tests/worker/test_batched_selfplay_equivalence.cc).
 // Not thread-safe.
 #pragma once
 
@@ -28,9 +29,12 @@ class ReloadingLocalEvaluator : public Evaluator {
   void SetWeights(const std::string& path) { wanted_ = path; }
   void Evaluate(std::span<const Position> positions, std::span<EvalResult> results) override;
   std::string Describe() const override;
+  // The forward the loaded net runs ("native" | "torch"; "" before a load or
+  // for "uniform").
+  const std::string& forward() const { return forward_; }
 
  private:
-  std::string device_, backend_;
+  std::string device_, backend_, forward_;
   int threads_;
   SymmetryMode mode_;
   int board_size_;

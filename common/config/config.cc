@@ -309,8 +309,8 @@ Registry MakeRegistry(Config& c) {
     if (s != "auto" && s != "cpu" && s.rfind("cuda", 0) != 0)
       GOMOKU_THROW(ConfigError, "expected auto, cpu, cuda or cuda:N");
   });
-  AddInt(r, "inference.threads", "intra-op threads of local inference and of the server", &c.inference.threads, 1, 256);
-  AddString(r, "inference.backend", "the network forward of the engine, play, the inference server and a worker's local inference: auto (native on the CPU, LibTorch on CUDA), native (own CPU kernels, one thread) or torch (LibTorch)",
+  AddInt(r, "inference.threads", "threads of a network's forward (the native forward cuts a batch over them, LibTorch's runs them intra-op): the engine, analysis, the dashboard, arena, a worker's local inference, the server (unless server.threads)", &c.inference.threads, 1, 256);
+  AddString(r, "inference.backend", "the network forward wherever a net is loaded to play or serve (engine, analysis, dashboard, arena, evaluator, inference server, a worker's local inference): auto (native on the CPU, LibTorch on CUDA), native (own CPU kernels) or torch (LibTorch)",
             &c.inference.backend, {"auto", "native", "torch"});
   // The engine's search (common/match/search_player.h).  In-flight counts are int16 per edge:
   // threads x batch + batch stays below 32767.
@@ -344,7 +344,7 @@ Registry MakeRegistry(Config& c) {
   AddBool(r, "server.cuda_graphs", "CUDA Graph capture (CUDA only)", &c.server.cuda_graphs);
   AddBool(r, "server.device_encode", "CUDA only: batches cross to the GPU as compact boards and are encoded there (false = encoded on the host)",
           &c.server.device_encode);
-  AddInt(r, "server.threads", "intra-op threads of the server's forward (0 = inference.threads); the server owns the CPU, so on a CPU machine give it the cores",
+  AddInt(r, "server.threads", "threads of the server's forward (0 = inference.threads); the server owns the CPU, so on a CPU machine give it the cores",
          &c.server.threads, 0, 256);
   AddDouble(r, "server.heartbeat_s", "with run.host and --run-dir: how often the server follows reload.json and rewrites status/{host}/reload_ack.json",
             &c.server.heartbeat_s, 0.05, 3600.0);
@@ -410,7 +410,7 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "eval.every", "evaluate every N-th published iteration", &c.eval.every, 1, 1000000);
   AddInt(r, "eval.games", "games per opponent and evaluation (colours alternate)", &c.eval.games, 1, 100000);
   AddInt(r, "eval.simulations", "simulations of the net under test (no noise)", &c.eval.simulations, 1, 1000000);
-  AddInt(r, "eval.threads", "intra-op threads of the evaluator", &c.eval.threads, 1, 256);
+  AddInt(r, "eval.threads", "threads of the evaluator's network forward", &c.eval.threads, 1, 256);
   AddInt(r, "eval.nice", "the evaluator's scheduling priority increment", &c.eval.nice, 0, 19);
   AddStringList(r, "eval.ladder", "opponents: rollout:P, classical:N (the classical alpha-beta player, N nodes a move), checkpoint:N, previous:K, net:PATH[:SIMS] (a fixed net, e.g. a reference net), engine:COMMAND (a list, or one comma-separated string)",
                 &c.eval.ladder, CheckLadderEntry);

@@ -51,8 +51,8 @@ struct SelfplayConfig : SelfPlayParams {
 struct InferenceConfig {
   std::string symmetry = "all8";      // none | random | all8
   std::string device = "auto";        // auto | cpu | cuda | cuda:N
-  int threads = 1;                    // intra-op threads for local inference
-  std::string backend = "auto";       // the forward of the engine, play, the server, a worker's local one: auto | native | torch
+  int threads = 1;                    // threads of a net's forward (ChooseForward, common/net/forward_choice.h)
+  std::string backend = "auto";       // the forward of every net loaded to play or serve: auto | native | torch
 };
 // engine.*: the engine's search (common/match/search_player.h: pbrain, play
 // and the dashboard's browser games; docs/engine.md "Batched search").
@@ -76,7 +76,7 @@ struct ServerConfig {
   std::string precision = "fp32";     // fp32 | bf16 | fp16 (CUDA only)
   bool cuda_graphs = false;           // CUDA only
   bool device_encode = true;          // CUDA only: encode the batch's compact boards on the GPU
-  int threads = 0;                    // intra-op threads of the server's forward; 0 = inference.threads
+  int threads = 0;                    // threads of the server's forward; 0 = inference.threads
   double heartbeat_s = 1.0;           // run.host set: how often the server follows reload.json and rewrites its ack
 };
 struct WorkerConfig {
@@ -136,7 +136,7 @@ struct EvalConfig {
   int every = 1;                      // evaluate every N-th published iteration
   int games = 20;                     // games per opponent and evaluation (colours alternate)
   int simulations = 200;              // the player under test: fixed simulations, no noise
-  int threads = 1;                    // intra-op threads of the evaluator's forwards
+  int threads = 1;                    // threads of the evaluator's net forwards
   int nice = 10;                      // scheduling priority increment (setpriority)
   std::vector<std::string> ladder = {"rollout:1000"};  // rollout:P | checkpoint:N | previous:K | engine:COMMAND
   std::string anchor = "rollout:1000";  // the player whose Elo is 0

@@ -117,6 +117,11 @@ inline constexpr const char* kEnd = "end";
 inline constexpr const char* kForfeitKind = "forfeit_kind";
 inline constexpr const char* kReason = "reason";
 inline constexpr const char* kSeconds = "seconds";
+// Evaluation and game lines: the network forward that played ("native" |
+// "torch", common/net/forward_choice.h); game lines also the opponent's when
+// it is a network.  Optional: lines written before they existed lack them.
+inline constexpr const char* kForward = "forward";
+inline constexpr const char* kOpponentForward = "opponent_forward";
 }  // namespace eval_result
 
 // generations.jsonl, one line per finished iteration (trainer/trainer.cc

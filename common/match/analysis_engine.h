@@ -79,7 +79,7 @@ struct AnalysisEngineOptions {
   int leaves_per_search = 8;  // leaves gathered from each tree per round (virtual loss)
   int max_searches = 64;      // trees searched at once; later turns wait in arrival order
   int pv_length = 20;         // moves of each moveInfo's pv
-  std::string version = "0.1.0";  // query_version's answer (the binary passes kEngineVersion)
+  std::string version;  // query_version's answer: the binary passes kEngineVersion (engine/about.h)
   QueryLimits limits;
   // Tree bytes (Mcts::TreeBytes) of all running searches together and of one
   // search (0: the total); both >= kMinTreeBytes.  The defaults are

@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "common/base/errors.h"
-#include "common/net/native/native_forward.h"
 #include "common/net/net_api.h"
 #include "common/search/simple_evaluators.h"
 #include "common/search/symmetric_batch.h"
@@ -15,11 +14,10 @@ namespace gz {
 
 EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& config,
                                  const std::vector<std::string>& league_nets)
-    : seed_(config.run.seed),
-      device_(config.inference.device),
-      threads_(config.inference.threads),
-      symmetry_(config.inference.symmetry),
-      backend_(config.inference.backend) {
+    : seed_(config.run.seed), symmetry_(ParseSymmetryMode(config.inference.symmetry)) {
+  settings_.backend = config.inference.backend;
+  settings_.device = config.inference.device;
+  settings_.threads = config.inference.threads;
   std::vector<std::string> paths;
   if (!weights.empty()) paths.push_back(weights);
   for (const std::string& p : league_nets)
@@ -32,14 +30,18 @@ EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& confi
     Net net;
     net.path = path;
     try {
-      net.evaluator = LoadNetwork(path, CheckpointExpect{}, &net.info);
-      net.plays = net.info.board_size;
+      // The one read of the file; ForGame makes each size's forward from it.
+      net.forwards = std::make_unique<NetForwards>(path, settings_);
+      net.info = net.forwards->info();
+      auto& first = net.by_size[net.info.board_size];
+      first = std::make_unique<SymmetricEvaluator>(net.forwards->Make(net.info.board_size), symmetry_);
       spdlog::info("engine: loaded {} ({}x{}, {}, {} ch x {} blocks, {} heads, iteration {}): {}", path,
                    net.info.board_size, net.info.board_size, net.info.rule, net.info.channels, net.info.blocks,
-                   net.info.heads, net.info.iteration, net.evaluator->Describe());
+                   net.info.heads, net.info.iteration, first->Describe());
     } catch (const std::exception& e) {
       net.load_error = e.what();
-      net.evaluator.reset();
+      net.forwards.reset();
+      net.by_size.clear();
       spdlog::error("engine: cannot load weights {}: {}", path, net.load_error);
     }
     nets_.push_back(std::move(net));
@@ -48,14 +50,6 @@ EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& confi
 
 EvaluatorSource::~EvaluatorSource() = default;
 
-std::unique_ptr<Evaluator> EvaluatorSource::LoadNetwork(const std::string& path, const CheckpointExpect& expect,
-                                                        CheckpointInfo* info) const {
-  const std::string device = ResolveDevice(device_);
-  if (!UsesNativeForward(backend_, device))
-    return LoadLocalEvaluator(path, device, threads_, ParseSymmetryMode(symmetry_), expect, info);
-  return std::make_unique<SymmetricEvaluator>(LoadNativeForward(path, expect, info), ParseSymmetryMode(symmetry_));
-}
-
 int EvaluatorSource::Pick(int size, Rule rule) const {
   // Best first: the game's rule and trained for the size; the game's rule; a
   // kin rule (both caro rules) trained for the size; a kin rule; any rule
@@ -63,7 +57,7 @@ int EvaluatorSource::Pick(int size, Rule rule) const {
   int best = -1, best_rank = 6;
   for (int i = 0; i < static_cast<int>(nets_.size()); ++i) {
     const Net& n = nets_[static_cast<size_t>(i)];
-    if (!n.evaluator || !CheckpointPlaysSize(n.info, size)) continue;
+    if (!n.forwards || !CheckpointPlaysSize(n.info, size)) continue;
     const bool same_rule = n.info.rule == RuleName(rule);
     const bool kin_rule = IsCaro(rule) && (n.info.rule == RuleName(Rule::kCaro) ||
                                            n.info.rule == RuleName(Rule::kCaroOverline));
@@ -89,7 +83,7 @@ std::string EvaluatorSource::CheckSize(int size) const {
         << kMaxBoardSize << ")";
   } else if (uses_network()) {
     for (const Net& n : nets_)
-      if (!n.evaluator) {
+      if (!n.forwards) {
         why << "cannot load weights " << n.path << ": " << n.load_error;
         break;
       }
@@ -116,12 +110,11 @@ Evaluator& EvaluatorSource::ForGame(int size, Rule rule) {
     Net& n = nets_[static_cast<size_t>(i)];
     if (i != current_) spdlog::info("engine: {} plays this {}x{} {} game", n.path, size, size, RuleName(rule));
     current_ = i;
-    if (size != n.plays) {
-      CheckpointExpect expect;
-      expect.board_size = size;  // conv heads: the forward runs at the game's size
-      n.evaluator = LoadNetwork(n.path, expect, nullptr);
-      n.plays = size;
-      spdlog::info("engine: {} now plays {}x{}: {}", n.path, size, size, n.evaluator->Describe());
+    std::unique_ptr<Evaluator>& evaluator = n.by_size[size];
+    if (!evaluator) {
+      // Conv heads: a forward at the game's size, from the weights in memory.
+      evaluator = std::make_unique<SymmetricEvaluator>(n.forwards->Make(size), symmetry_);
+      spdlog::info("engine: {} now plays {}x{} too: {}", n.path, size, size, evaluator->Describe());
     }
     const std::string key = std::string(RuleName(rule)) + "/" + n.path;
     if (n.info.rule != RuleName(rule) && warned_rule_for_ != key) {
@@ -130,7 +123,7 @@ Evaluator& EvaluatorSource::ForGame(int size, Rule rule) {
                    RuleName(rule), size, size, n.path, n.info.rule);
       warned_rule_for_ = key;
     }
-    return *n.evaluator;
+    return *evaluator;
   }
   if (rule != baseline_rule_) {
     baseline_ = std::make_unique<RolloutEvaluator>(rule, 1, seed_);
@@ -139,17 +132,24 @@ Evaluator& EvaluatorSource::ForGame(int size, Rule rule) {
   return *baseline_;
 }
 
+const ForwardChoice* EvaluatorSource::forward() const {
+  for (const Net& n : nets_)
+    if (n.forwards) return &n.forwards->choice();
+  return nullptr;
+}
+
 std::string EvaluatorSource::Describe() const {
   std::ostringstream os;
   if (!uses_network())
     os << "pure-MCTS baseline: " << baseline_->Describe();
   else {
     const Net& n = nets_[static_cast<size_t>(std::max(current_, 0))];
-    if (!n.evaluator)
+    if (!n.forwards)
       os << "network " << n.path << " (failed to load: " << n.load_error << ")";
     else
       os << "network " << n.path << " (" << n.info.board_size << "x" << n.info.board_size << ", " << n.info.heads
-         << " heads, " << n.info.rule << ", iteration " << n.info.iteration << ")";
+         << " heads, " << n.info.rule << ", iteration " << n.info.iteration << "; "
+         << n.forwards->choice().Describe() << ")";
     if (nets_.size() > 1) os << " and " << nets_.size() - 1 << " more league net(s)";
   }
   return os.str();

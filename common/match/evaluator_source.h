@@ -2,12 +2,11 @@
 // browser games): a checkpoint (a local network) or, without one, the
 // pure-MCTS baseline (RolloutEvaluator with 1 playout per leaf).
 //
-// inference.backend picks the network's forward: "native" the project's own
-// CPU kernels (common/net/native/native_forward.h), "torch" LibTorch's
-// (net_api.h LoadForward), "auto" (the default) native when inference.device
-// resolves to the CPU, else LibTorch: on the CPU the native forward is 2-3x
-// faster at the engine's batches (docs/benchmarks.md "The native CPU forward").
-// native with a CUDA device is refused (at START, like any load failure).
+// The network's forward is the one ChooseForward (common/net/forward_choice.h)
+// picks from inference.backend, inference.device and inference.threads: on
+// the CPU by default the native forward, 2-3x faster than LibTorch's at the
+// engine's batches (docs/benchmarks.md "The native CPU forward").  native with
+// a CUDA device is refused (at START, like any load failure).
 //
 // League nets (docs/engine.md "Nets for every league"): besides `weights`
 // the source may hold more checkpoints, and each game is played by the one
@@ -23,19 +22,24 @@
 // the protocol turns into `ERROR ...` at START (a folder with one broken net
 // is refused whole).  A network with fc heads plays only the board size it
 // was trained for; one with conv heads (docs/network.md "Heads") plays any
-// size 5..22, re-loaded at a game's size when that differs from the last
-// one; the baseline plays any size 5..22.
+// size 5..22: each net's file is read once, at construction, and its forward
+// for a size is made from memory the first time that size is played and kept
+// (one per net and size), so games or analysis queries of mixed sizes never
+// read a file again; the baseline plays any size 5..22.
 // Thread-safety: none; owned by the engine's main thread.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/config/config.h"
 #include "common/game/board.h"
+#include "common/net/forward_choice.h"
 #include "common/net/net_api.h"
 #include "common/search/evaluator.h"
+#include "common/search/symmetric_batch.h"
 
 namespace gz {
 
@@ -53,38 +57,37 @@ class EvaluatorSource {
   // "" when the engine can play on a size x size board, else why not (one line).
   std::string CheckSize(int size) const;
   // The evaluator for games of `size` under `rule` (the best-fitting net, see
-  // above).  Precondition: CheckSize(size) is "".  The reference stays valid
-  // until the next ForGame call with a different size or rule.  Throws
-  // GomokuError when a conv checkpoint cannot be re-loaded at `size`.
+  // above).  Precondition: CheckSize(size) is "".  A net's reference stays
+  // valid as long as the source; the baseline's until the next ForGame with
+  // another rule.  Throws GomokuError when the net's forward cannot be made
+  // at `size`.
   Evaluator& ForGame(int size, Rule rule);
   // The checkpoint ForGame(size, rule) plays ("" for the baseline or when no
   // net plays `size`).  Does not load anything.
   std::string NetFor(int size, Rule rule) const;
-  // One line: what plays (network path/iteration or baseline).
+  // One line: what plays (network path/iteration and its forward, or baseline).
   std::string Describe() const;
+  // The forward the networks run (ChooseForward; the same for every net of
+  // the source), or null for the baseline or when no net loaded.
+  const ForwardChoice* forward() const;
 
  private:
   struct Net {
     std::string path;
     CheckpointInfo info;
-    std::unique_ptr<Evaluator> evaluator;  // null when loading failed
+    std::unique_ptr<NetForwards> forwards;  // null when loading failed
+    std::map<int, std::unique_ptr<Evaluator>> by_size;  // the evaluators made so far, by board size
     std::string load_error;
-    int plays = 0;  // the size `evaluator` evaluates
   };
   uint64_t seed_;
-  std::string device_;
-  int threads_ = 0;
-  std::string symmetry_;
-  std::string backend_;
+  InferenceSettings settings_;
+  SymmetryMode symmetry_;
   // Network mode: the candidates, `weights` first.
   std::vector<Net> nets_;
   int current_ = -1;  // index of the net the last ForGame returned (-1: none yet; Describe: the first)
   std::string warned_rule_for_;  // "rule/path" the rule-mismatch warning was given for
   // Index of the best-fitting net of nets_ for (size, rule); -1 when none plays size.
   int Pick(int size, Rule rule) const;
-  // The network of `path` through inference.backend (see above).
-  std::unique_ptr<Evaluator> LoadNetwork(const std::string& path, const CheckpointExpect& expect,
-                                         CheckpointInfo* info) const;
   // Baseline mode.
   std::unique_ptr<Evaluator> baseline_;
   Rule baseline_rule_ = Rule::kFreestyle;

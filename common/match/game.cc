@@ -5,8 +5,9 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/match/classical_player.h"
-#include "common/net/net_api.h"
+#include "common/net/forward_choice.h"
 #include "common/net/play_settings.h"
+#include "common/search/symmetric_batch.h"
 #include "common/search/simple_evaluators.h"
 
 namespace gz {
@@ -90,6 +91,7 @@ PlayerOptions PlayerOptions::FromConfig(const Config& cfg, uint64_t seed, int ne
   o.seed = seed;
   o.net_threads = net_threads;
   o.device = cfg.inference.device;
+  o.backend = cfg.inference.backend;
   o.symmetry = cfg.inference.symmetry;
   o.engine.turn_ms = cfg.eval.engine_turn_ms;
   o.engine.grace_ms = cfg.eval.engine_grace_ms;
@@ -108,9 +110,16 @@ std::unique_ptr<MatchPlayer> MakeNetPlayer(const std::string& name, const std::s
   const std::string symmetry =
       own.origin("inference.symmetry") == found.source ? own.inference.symmetry : options.symmetry;
   spdlog::info("player {}: search settings {}", name, own.DescribePlaySettings());
-  auto evaluator = LoadLocalEvaluator(path, ResolveDevice(options.device), options.net_threads,
-                                      ParseSymmetryMode(symmetry), expect);
-  return std::make_unique<SearchMatchPlayer>(name, std::move(evaluator), simulations, own.mcts, options.seed);
+  InferenceSettings settings;
+  settings.backend = options.backend;
+  settings.device = options.device;
+  settings.threads = options.net_threads;
+  const NetForwards net(path, settings, expect);
+  auto evaluator = std::make_unique<SymmetricEvaluator>(net.Make(), ParseSymmetryMode(symmetry));
+  spdlog::info("player {}: {}", name, evaluator->Describe());
+  auto player = std::make_unique<SearchMatchPlayer>(name, std::move(evaluator), simulations, own.mcts, options.seed);
+  player->set_forward(net.choice().name());
+  return player;
 }
 
 std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Config& cfg, int default_simulations,

@@ -38,14 +38,15 @@ GameResult PlayGame(MatchPlayer& black, MatchPlayer& white, int size, Rule rule,
 
 struct PlayerOptions {
   uint64_t seed = 1;
-  int net_threads = 1;            // intra-op threads of a network
+  int net_threads = 1;            // threads of a network's forward
   std::string device = "cpu";     // inference device of a network ("auto" resolved here)
+  std::string backend = "auto";   // inference.backend of a network (ChooseForward: auto = native on the CPU)
   std::string symmetry = "none";  // none | random | all8
   EngineLimits engine;
   std::string engine_stderr;      // where brains' stderr goes ("" = inherited)
 
-  // From the config: inference.device / inference.symmetry, eval.engine_*,
-  // and `net_threads` intra-op threads.
+  // From the config: inference.device / inference.backend /
+  // inference.symmetry, eval.engine_*, and `net_threads` forward threads.
   static PlayerOptions FromConfig(const Config& cfg, uint64_t seed, int net_threads);
 };
 
@@ -56,7 +57,9 @@ std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Conf
                                              const PlayerOptions& options);
 
 // A network player: checkpoint `path` with `simulations`; the board size must
-// match cfg.board.size (ModelError otherwise).
+// match cfg.board.size (ModelError otherwise).  Its forward is the one
+// ChooseForward picks from options.backend, device and net_threads (on the
+// CPU by default the native forward, as the engine plays); forward() names it.
 std::unique_ptr<MatchPlayer> MakeNetPlayer(const std::string& name, const std::string& path, int simulations,
                                            const Config& cfg, const PlayerOptions& options);
 

@@ -40,6 +40,11 @@ class MatchPlayer {
   // The rating name ("checkpoint:12", "rollout:1000", "engine:...").
   const std::string& name() const { return name_; }
   void set_name(std::string n) { name_ = std::move(n); }
+  // The network forward that plays ("native" | "torch": ChooseForward,
+  // common/net/forward_choice.h); "" for a player without a network, or an
+  // external engine (whose forward is its own).  Match records state it.
+  const std::string& forward() const { return forward_; }
+  void set_forward(std::string f) { forward_ = std::move(f); }
 
   // A new game on an empty size x size board.  A forfeit here loses the game
   // before any move.
@@ -53,6 +58,7 @@ class MatchPlayer {
 
  private:
   std::string name_;
+  std::string forward_;
 };
 
 // The engine's move choice at a fixed simulation count: an immediate win,

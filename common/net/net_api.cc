@@ -13,6 +13,7 @@
 #include "common/game/encoder.h"
 #include "common/base/errors.h"
 #include "common/net/checkpoint.h"
+#include "common/net/forward_choice.h"
 #include "common/net/native/native_forward.h"
 #include "common/net/checkpoint_format.h"
 #include "common/net/model.h"
@@ -123,18 +124,33 @@ void ValidateForwardOptions(const ForwardOptions& options, const std::string& re
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const ForwardOptions& options, const CheckpointExpect& expect,
                                           CheckpointInfo* info_out) {
-  const std::string resolved = ResolveDevice(device);
-  ValidateForwardOptions(options, resolved);
-  if (UsesNativeForward(options.backend, resolved)) return LoadNativeForward(path, expect, info_out);
+  ValidateForwardOptions(options, ResolveDevice(device));
+  InferenceSettings settings;
+  settings.backend = options.backend;
+  settings.device = device;
+  settings.threads = threads;
+  NetForwards net(path, settings, expect, options);
+  if (info_out) *info_out = net.info();
+  return net.Make();
+}
+
+bool TorchForwardAvailable() { return true; }
+
+std::unique_ptr<BatchForward> MakeTorchForward(std::string_view file, const std::string& path,
+                                               const ForwardChoice& choice, const ForwardOptions& cuda, int size,
+                                               CheckpointInfo* info_out) {
+  ValidateForwardOptions(cuda, choice.device);
+  CheckpointExpect expect;
+  expect.board_size = size;
   CheckpointInfo info;
-  PolicyValueNet net = LoadCheckpoint(path, expect, &info);
+  PolicyValueNet net = ParseCheckpoint(file, path, expect, &info);
   CheckpointInfo played = info;
-  RetargetToSize(net, &played, expect.board_size);
+  RetargetToSize(net, &played, size);
   std::unique_ptr<BatchForward> forward;
 #if defined(GOMOKU_WITH_CUDA)
-  if (resolved != "cpu") forward = std::make_unique<CudaForward>(net, played, resolved, options, path);
+  if (choice.device != "cpu") forward = std::make_unique<CudaForward>(net, played, choice.device, cuda, path);
 #endif
-  if (!forward) forward = std::make_unique<TorchForward>(net, played, resolved, threads, path);
+  if (!forward) forward = std::make_unique<TorchForward>(net, played, choice.device, choice.threads, path);
   if (info_out) *info_out = info;
   return forward;
 }

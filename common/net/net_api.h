@@ -70,8 +70,11 @@ CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, R
                                       int blocks, uint64_t seed, int64_t iteration, int64_t model_generation,
                                       const std::string& heads = "fc");
 
-// Loads a checkpoint into a ready-to-run forward (eval mode, no-grad) on
-// `device` ("cpu", "cuda", "cuda:N").  `threads` sets intra-op threads on CPU.
+// Loads a checkpoint into LibTorch's forward (eval mode, no-grad) on
+// `device` ("cpu", "cuda", "cuda:N"), whatever inference.backend says: a
+// reference for tests and benches (what plays or serves a net goes through
+// ChooseForward, forward_choice.h; the engine-only build's is the native
+// forward).  `threads` sets intra-op threads on CPU.
 // The returned forward reports the checkpoint's model_generation.  Its
 // board_size() is expect.board_size when that is set (a conv checkpoint at
 // another size than its own), else the checkpoint's; a forward always runs one
@@ -98,9 +101,9 @@ struct ForwardOptions {
                                    // [1, 8192]: sizes the pinned/static buffers and the largest
                                    // graph bucket; bigger batches run in chunks (CUDA only)
   std::string backend = "torch";   // auto | native | torch (inference.backend): native is the
-                                   // project's own CPU forward (native/native_forward.h), one
-                                   // thread whatever `threads` says; auto is native on the CPU,
-                                   // else LibTorch (UsesNativeForward)
+                                   // project's own CPU forward (native/native_forward.h) on
+                                   // `threads` threads; auto is native on the CPU, else
+                                   // LibTorch (ChooseForward, forward_choice.h)
 };
 
 // Throws ConfigError naming the setting (server.precision, server.cuda_graphs,
@@ -108,17 +111,17 @@ struct ForwardOptions {
 // resolved device that is not CUDA (or in a build without the CUDA path).
 void ValidateForwardOptions(const ForwardOptions& options, const std::string& resolved_device);
 
-// As above, with options.  When options.backend picks the native forward
-// (UsesNativeForward) this returns LoadNativeForward's; else on a CUDA device
-// in a CUDA build (GOMOKU_WITH_CUDA) a CudaForward (common/net/cuda/
-// cuda_forward.h); otherwise the same TorchForward as the overload above
-// (fp32, after validation).
+// As above, with options: the forward ChooseForward (forward_choice.h) picks
+// for options.backend, device and threads: the native forward on `threads`
+// threads, or on a CUDA device in a CUDA build (GOMOKU_WITH_CUDA) a
+// CudaForward (common/net/cuda/cuda_forward.h), otherwise the same
+// TorchForward as the overload above (fp32, after validation).
 // Throws ConfigError (ValidateForwardOptions, device), ModelError, IoError.
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const ForwardOptions& options, const CheckpointExpect& expect = {},
                                           CheckpointInfo* info = nullptr);
 
-// Convenience: LoadForward wrapped in a SymmetricEvaluator.
+// Convenience: LoadForward (LibTorch's, as above) wrapped in a SymmetricEvaluator.
 std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std::string& device, int threads,
                                               SymmetryMode mode, const CheckpointExpect& expect = {},
                                               CheckpointInfo* info = nullptr);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/base/errors.h"
+#include "common/net/forward_choice.h"
 #include "common/net/native/native_forward.h"
 #include "common/net/net_api.h"
 #include "common/search/symmetric_batch.h"
@@ -29,10 +30,20 @@ std::string ResolveDevice(const std::string& setting) {
 
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const CheckpointExpect& expect, CheckpointInfo* info) {
-  // The native forward runs on the calling thread; `threads` (intra-op
-  // threads of LibTorch) has no meaning for it.
-  (void)ResolveDevice(device);
-  return LoadNativeForward(path, expect, info);
+  InferenceSettings settings;
+  settings.backend = "native";
+  settings.device = device;
+  settings.threads = threads;
+  return LoadInferenceForward(path, settings, expect, info);
+}
+
+bool TorchForwardAvailable() { return false; }
+
+std::unique_ptr<BatchForward> MakeTorchForward(std::string_view, const std::string& path, const ForwardChoice&,
+                                               const ForwardOptions&, int, CheckpointInfo*) {
+  GOMOKU_THROW(ConfigError, "LibTorch's forward of " << path
+                                                      << " requested, but this is the engine-only build (no LibTorch, "
+                                                         "the native forward only)");
 }
 
 std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std::string& device, int threads,

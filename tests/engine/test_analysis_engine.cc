@@ -305,6 +305,7 @@ TEST_CASE("analysis engine: the analyze binary answers queries over pipes and ex
   CHECK((analyze.WaitExit(30000ms) == std::optional<int>(0)));
   REQUIRE(out.size() == 4);
   CHECK(out[0]["action"] == "query_version");
+  CHECK(out[0]["version"] == GZ_EXPECTED_VERSION);  // the configured version (engine/about.h)
   CHECK(out[1].contains("error"));
   CHECK(With(out, "proof").at(0)["proof"]["plies"] == 5);
   CHECK(With(out, "b").at(0)["rootInfo"]["visits"] == 30);

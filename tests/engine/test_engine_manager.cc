@@ -137,8 +137,10 @@ std::string FolderBrainReply(ChildProcess& brain, const std::string& line) {
 TEST_CASE("scripted manager session through every mandatory command") {
   Manager m;
   m.Send("ABOUT");
-  REQUIRE(std::regex_match(m.Reply(),
-                           std::regex(R"(name="gomoku-zero", version="[^"]+", author="[^"]+", country="[^"]+")")));
+  // The binary answers the configured version (CMake hands it to the test).
+  const std::string about = m.Reply();
+  REQUIRE(std::regex_match(about, std::regex(R"(name="gomoku-zero", version="[^"]+", author="[^"]+", country="[^"]+".*)")));
+  CHECK(about.find(std::string("version=\"") + GZ_EXPECTED_VERSION + "\"") != std::string::npos);
 
   // Limits; INFO never answers (checked by the ABOUT that follows).
   m.Send("INFO timeout_turn 1000");
@@ -389,6 +391,9 @@ TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT wi
   CHECK(std::filesystem::exists(out + "/tiny15.ckpt"));
   CHECK(ReadFileOrThrow(out + "/pbrain-gomoku-zero.json").find("\"weights\": \"tiny15.ckpt\"") != std::string::npos);
   CHECK(ReadFileOrThrow(out + "/README.txt").find("pbrain-gomoku-zero") != std::string::npos);
+  // The licences travel with the brain (LICENSE: MIT, the nets included).
+  CHECK(ReadFileOrThrow(out + "/LICENSE").find("MIT License") != std::string::npos);
+  CHECK(std::filesystem::exists(out + "/THIRD_PARTY.md"));
   ChildProcess brain({out + "/pbrain-gomoku-zero"}, PipedTestChild(dir + "/brain.stderr"));
   auto reply = [&](const std::string& line) { return FolderBrainReply(brain, line); };
   CHECK(reply("START 15") == "OK");

@@ -211,10 +211,17 @@ TEST_CASE("evaluator: results and ratings; kill -9 and restart neither replays n
   for (auto& [key, n] : keys) CHECK(n == 1);
   CHECK(GamesOf(results, 2) == 18);
   CHECK(Lines(results, "evaluation").size() == 2);
+  for (const json& e : Lines(results, "evaluation")) CHECK(e["forward"] == "native");
   // previous:1 of the second evaluation is checkpoint 1; colours alternate.
   for (const json& g : Lines(results, "game")) {
     if (g["iteration"] == 2 && g["entry"] == "previous:1") CHECK(g["opponent"] == "checkpoint:1");
     CHECK(g["colour"] == (g["game"].get<int>() % 2 == 0 ? "black" : "white"));
+    // The forward that played: the net under test's, and a net opponent's (not rollout:20's).
+    CHECK(g["forward"] == "native");
+    if (g["entry"] == "rollout:20")
+      CHECK_FALSE(g.contains("opponent_forward"));
+    else
+      CHECK(g["opponent_forward"] == "native");
     // The recorded moves replay to the recorded result.
     Board b(7, Rule::kFreestyle);
     for (int m : g["moves"]) b.Play(m);

@@ -247,6 +247,8 @@ TEST_CASE("net players at another size than the checkpoint's: conv heads play, f
   CHECK(j["games"] == 2);
   CHECK(j["board_size"] == 13);
   CHECK(j["forfeits"].empty());
+  CHECK(j["forward_a"] == "native");  // the net player's forward (inference.device cpu, backend auto)
+  CHECK_FALSE(j.contains("forward_b"));  // uniform:2 has none
 }
 
 TEST_CASE("head-to-head Elo from match results (common/match/head_to_head.h ComputeElo)") {

@@ -263,8 +263,8 @@ TEST_CASE("native forward: a checkpoint that does not match is refused by name")
 namespace gz {
 namespace {
 
-// inference.backend has one rule (UsesNativeForward) for the engine, play and
-// the inference server; LoadForward's options follow it.
+// inference.backend's backend half (UsesNativeForward), which ChooseForward
+// (common/net/forward_choice.h) applies for every caller; LoadForward's options follow it.
 TEST_CASE("inference.backend: native on the CPU by default, LibTorch when asked; a bad value is refused by name") {
   CHECK(UsesNativeForward("auto", "cpu"));
   CHECK_FALSE(UsesNativeForward("auto", "cuda"));

@@ -153,6 +153,21 @@ TEST_CASE("selfplay.board_sizes: a conv net's games are drawn per game over the 
   CHECK(ReadFileOrThrow(d + "/fc.log").find("needs net.heads conv") != std::string::npos);
 }
 
+TEST_CASE("local inference runs the forward ChooseForward picks: native with inference.threads, torch when asked") {
+  const std::string ckpt = TestTmpPath("worker_forward.ckpt");
+  CreateRandomCheckpoint(ckpt, 7, Rule::kFreestyle, 8, 1, /*seed=*/4, 0, 0);
+  const std::string n = Fresh("forward_native"), t = Fresh("forward_torch");
+  const std::string sets = kSmall + std::string(" --set inference.device=cpu");
+  REQUIRE(Run(Worker() + " --id 0 --games 1 --weights " + ckpt + " --out " + n + sets +
+              " --set inference.threads=2 > " + n + "/log 2>&1") == 0);
+  const std::string native = ReadFileOrThrow(n + "/log");
+  CHECK(native.find("local inference loaded: native CPU forward") != std::string::npos);
+  CHECK(native.find("2 threads)") != std::string::npos);
+  REQUIRE(Run(Worker() + " --id 0 --games 1 --weights " + ckpt + " --out " + t + sets +
+              " --set inference.backend=torch > " + t + "/log 2>&1") == 0);
+  CHECK(ReadFileOrThrow(t + "/log").find("local inference loaded: torch cpu") != std::string::npos);
+}
+
 TEST_CASE("config errors name the key and exit 2") {
   std::string d = Fresh("cfgerr");
   CHECK(Run(Worker() + " --id 0 --games 1 --out " + d + " --set mcts.simulations=0 > " + d + "/out 2>&1") == 2);

@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -26,8 +31,9 @@ constexpr size_t kChunkFloats = 80 * 1024;
 
 class NativeForward : public BatchForward {
  public:
-  NativeForward(native::NativeNet net, int size, const native::Kernels& kernels, std::string source)
-      : net_(std::move(net)), k_(kernels), source_(std::move(source)), size_(size) {
+  NativeForward(std::shared_ptr<const native::NativeNet> net, int size, const native::Kernels& kernels,
+                std::string source)
+      : owner_(std::move(net)), net_(*owner_), k_(kernels), source_(std::move(source)), size_(size) {
     tiles_side_ = (size_ + 3) / 4;
     side_ = 4 * tiles_side_ + 2;
     cp_ = native::PadChannels(net_.info.channels);
@@ -39,13 +45,17 @@ class NativeForward : public BatchForward {
   // Forward of n <= chunk_ positions.
   void ForwardChunk(const float* planes, int n, float* log_policy, float* value);
   int board_size() const override { return size_; }
-  std::string Describe() const override {
+  std::string Describe() const override { return DescribeWith(1); }
+  std::string DescribeWith(int threads) const {
     std::ostringstream os;
-    os << "native CPU forward (" << k_.name << " kernels, Winograd F(4x4,3x3), 1 thread) of " << source_ << " ("
-       << net_.info.channels << "x" << net_.info.blocks << " " << net_.info.heads << " heads, iteration "
-       << net_.info.iteration << ") on " << size_ << "x" << size_;
+    os << "native CPU forward (" << k_.name << " kernels, Winograd F(4x4,3x3), " << threads
+       << (threads == 1 ? " thread" : " threads") << ") of " << source_ << " (" << net_.info.channels << "x"
+       << net_.info.blocks << " " << net_.info.heads << " heads, iteration " << net_.info.iteration << ") on "
+       << size_ << "x" << size_;
     return os.str();
   }
+  // Positions that go through the whole net together (Forward cuts a batch into chunks of it).
+  int chunk() const { return chunk_; }
 
  private:
   size_t Plane() const { return static_cast<size_t>(side_) * side_; }
@@ -59,7 +69,8 @@ class NativeForward : public BatchForward {
   void LogSoftmax(int n, const float* logits, size_t row_stride, size_t point_stride, float* out) const;
   void Value(int n, const float* features, float* value);
 
-  native::NativeNet net_;
+  std::shared_ptr<const native::NativeNet> owner_;
+  const native::NativeNet& net_;
   const native::Kernels& k_;
   std::string source_;
   int size_, tiles_side_, side_, cp_, chunk_;
@@ -222,6 +233,118 @@ void NativeForward::ForwardChunk(const float* planes, int n, float* log_policy, 
     FcHeads(n, log_policy, value);
 }
 
+// Threads that run jobs 1..count-1 of a Run while the caller runs job 0.
+// Run returns when every job has; it rethrows the first job's exception.
+class Workers {
+ public:
+  explicit Workers(int threads) {
+    for (int i = 1; i < threads; ++i) threads_.emplace_back([this, i] { Loop(i); });
+  }
+  ~Workers() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+  Workers(const Workers&) = delete;
+  Workers& operator=(const Workers&) = delete;
+
+  void Run(int count, const std::function<void(int)>& job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      job_ = &job;
+      count_ = count;
+      pending_ = count - 1;
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    std::exception_ptr mine;
+    try {
+      job(0);
+    } catch (...) {
+      mine = std::current_exception();
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+    if (mine) std::rethrow_exception(mine);
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void Loop(int index) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (index >= count_) continue;
+      const std::function<void(int)>* job = job_;
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        (*job)(index);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      if (error && !error_) error_ = error;
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* job_ = nullptr;
+  int count_ = 0, pending_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+// The native forward on several threads: a batch is cut at the chunk
+// boundaries a one-thread forward uses into up to `threads` runs of whole
+// chunks, one per thread, each with its own buffers (the weights are
+// shared), so every output is the same bits as on one thread.
+class ThreadedNativeForward : public BatchForward {
+ public:
+  ThreadedNativeForward(std::shared_ptr<const native::NativeNet> net, int size, const native::Kernels& kernels,
+                        const std::string& source, int threads)
+      : workers_(threads) {
+    for (int i = 0; i < threads; ++i) lanes_.push_back(std::make_unique<NativeForward>(net, size, kernels, source));
+  }
+
+  int64_t Forward(const float* planes, int n, float* log_policy, float* value) override {
+    const int chunk = lanes_[0]->chunk();
+    const int chunks = (n + chunk - 1) / chunk;
+    const int used = std::min<int>(static_cast<int>(lanes_.size()), chunks);
+    if (used <= 1) return lanes_[0]->Forward(planes, n, log_policy, value);
+    const int per_lane = (chunks + used - 1) / used * chunk;  // positions, a multiple of chunk
+    const size_t points = static_cast<size_t>(board_size()) * board_size();
+    int64_t generation = 0;
+    workers_.Run(used, [&](int lane) {
+      const int first = lane * per_lane;
+      const int count = std::min(n - first, per_lane);
+      if (count <= 0) return;
+      const int64_t g = lanes_[static_cast<size_t>(lane)]->Forward(planes + first * points * kNumPlanes, count,
+                                                                    log_policy + first * points, value + first);
+      if (lane == 0) generation = g;
+    });
+    return generation;
+  }
+  int board_size() const override { return lanes_[0]->board_size(); }
+  std::string Describe() const override { return lanes_[0]->DescribeWith(static_cast<int>(lanes_.size())); }
+
+ private:
+  std::vector<std::unique_ptr<NativeForward>> lanes_;
+  Workers workers_;
+};
+
 }  // namespace
 
 bool UsesNativeForward(const std::string& backend, const std::string& resolved_device) {
@@ -239,22 +362,30 @@ std::unique_ptr<BatchForward> LoadNativeForwardWith(const std::string& path, con
   if (!table)
     GOMOKU_THROW(ConfigError, "native forward: kernels '" << kernels << "' are not available on this CPU or build"
                                                           << " (avx2 needs AVX2 and FMA; generic always runs)");
-  native::NativeNet net = native::LoadNativeNet(path, expect);
-  const int size = expect.board_size > 0 ? expect.board_size : net.info.board_size;
-  if (info) *info = net.info;
+  auto net = std::make_shared<const native::NativeNet>(native::LoadNativeNet(path, expect));
+  const int size = expect.board_size > 0 ? expect.board_size : net->info.board_size;
+  if (info) *info = net->info;
   return std::make_unique<NativeForward>(std::move(net), size, *table, path);
 }
 
 std::unique_ptr<BatchForward> LoadNativeForwardWithTable(const std::string& path, const native::Kernels& kernels,
                                                          const CheckpointExpect& expect) {
-  native::NativeNet net = native::LoadNativeNet(path, expect);
-  const int size = expect.board_size > 0 ? expect.board_size : net.info.board_size;
+  auto net = std::make_shared<const native::NativeNet>(native::LoadNativeNet(path, expect));
+  const int size = expect.board_size > 0 ? expect.board_size : net->info.board_size;
   return std::make_unique<NativeForward>(std::move(net), size, kernels, path);
 }
 
 std::unique_ptr<BatchForward> LoadNativeForward(const std::string& path, const CheckpointExpect& expect,
                                                 CheckpointInfo* info) {
   return LoadNativeForwardWith(path, native::BestKernels().name, expect, info);
+}
+
+std::unique_ptr<BatchForward> MakeNativeForward(std::shared_ptr<const native::NativeNet> net, int size, int threads,
+                                                const std::string& source) {
+  GOMOKU_CHECK(net && threads >= 1, "MakeNativeForward: no net, or threads " << threads << " < 1");
+  const native::Kernels& kernels = native::BestKernels();
+  if (threads == 1) return std::make_unique<NativeForward>(std::move(net), size, kernels, source);
+  return std::make_unique<ThreadedNativeForward>(std::move(net), size, kernels, source, threads);
 }
 
 }  // namespace gz

@@ -9,6 +9,9 @@
 // computes what TorchForward computes to within 1e-4 (tests/net/
 // test_native_forward.cc checks every shipped net and random nets of both heads).
 //
+// Threads: LoadNativeForward's forward runs on the calling thread;
+// MakeNativeForward's runs a batch on `threads` threads (inference.threads,
+// docs/network.md "Which forward runs").
 // Thread-safety: one caller at a time (BatchForward contract); separate
 // forwards are independent.
 #pragma once
@@ -21,9 +24,13 @@
 
 namespace gz {
 
-// The one rule for inference.backend ("auto" | "native" | "torch"), wherever a
-// net is loaded for inference (the engine, play, the inference server, a
-// worker's local inference):
+namespace native {
+struct NativeNet;
+}
+
+// The backend half of the rule for inference.backend ("auto" | "native" |
+// "torch"); ChooseForward (forward_choice.h) applies it wherever a net is
+// loaded for inference, so call that, not this:
 // whether a net on `resolved_device` ("cpu", "cuda", "cuda:N") runs on the
 // native forward.  native: yes; torch: no; auto: yes on the CPU, where it is
 // 2-3x faster per CPU-second (docs/benchmarks.md "The native CPU forward").
@@ -46,6 +53,17 @@ std::unique_ptr<BatchForward> LoadNativeForward(const std::string& path, const C
 // build lacks it.
 std::unique_ptr<BatchForward> LoadNativeForwardWith(const std::string& path, const std::string& kernels,
                                                     const CheckpointExpect& expect = {}, CheckpointInfo* info = nullptr);
+
+// A forward of weights already in memory (native_net.h; shared, immutable)
+// playing size x size, on `threads` threads (>= 1), with the fastest kernels
+// of this CPU.  A batch is cut at the chunk boundaries one thread uses into
+// up to `threads` runs of whole chunks, one per thread (each with its own
+// buffers), so the outputs are the same bits whatever `threads` is.  The
+// caller has checked that the net plays `size` (CheckpointPlaysSize).  No
+// file is read.  `source` names the weights in Describe(), which also says
+// the thread count.
+std::unique_ptr<BatchForward> MakeNativeForward(std::shared_ptr<const native::NativeNet> net, int size, int threads,
+                                                const std::string& source);
 
 namespace native {
 struct Kernels;
