@@ -12,7 +12,8 @@ pid_alive() {
   pid="$(cat "$f" 2>/dev/null)" || return 1
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$needle"
+  # (2>/dev/null first: a process gone since kill -0 fails the < redirection itself)
+  tr '\0' ' ' 2>/dev/null < "/proc/$pid/cmdline" | grep -q -- "$needle"
 }
 
 # The run directory's names, spelled once for every script
