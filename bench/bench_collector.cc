@@ -1,5 +1,5 @@
 // The trainer's game collector as the number of game files per iteration
-// grows (docs/benchmarks-log.md "Collector cost per file"): for N files of one
+// grows (results/benchmarks-log.md "Collector cost per file"): for N files of one
 // iteration (plus N late-watched files in each of W closed iterations):
 //   collect: one GameCollector::Collect that lists, loads and vets all N, per file;
 //   poll:    one more scan of the same directories once every file is known

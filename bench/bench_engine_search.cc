@@ -7,7 +7,7 @@
 // by round so that a change in machine load hits every setting alike.
 // --net plays a given checkpoint instead of the random net; --backends runs
 // every setting with each inference.backend (torch: LibTorch, native: the
-// native CPU forward; issue 46 section 2), the first setting's first backend
+// native CPU forward), the first setting's first backend
 // being the ratios' base.
 //
 // usage: bench_engine_search [--ms 500] [--rounds 2] [--positions 4]

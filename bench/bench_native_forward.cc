@@ -1,5 +1,5 @@
 // The native CPU forward (common/net/native/) against LibTorch's, one thread,
-// the same positions, in one run (issue 46 section 2).
+// the same positions, in one run.
 //
 //   bench_native_forward [--quick] [--net PATH] [--seconds S]
 //

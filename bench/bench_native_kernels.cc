@@ -1,4 +1,4 @@
-// The native CPU forward's kernel choices, measured in one run (issue 46: own
+// The native CPU forward's kernel choices, measured in one run (own
 // kernels or Eigen, whichever is faster at these sizes):
 //   avx2     the own product and transforms with AVX2+FMA (the default)
 //   generic  the same code for the baseline instruction set (SSE2 on x86-64)

@@ -83,3 +83,10 @@ foreach(t ${gz_defined})
 endforeach()
 message(STATUS "gomoku-zero: engine-only build (no LibTorch), ISA ${GOMOKU_ENGINE_ISA}, "
                "${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}")
+
+# The WebAssembly engine (browser/, docs/browser.md): only when emscripten
+# configures this build (browser/build.sh); added after the closure above, so
+# it is the one target of the wasm build besides what the engine programs need.
+if(EMSCRIPTEN)
+  add_subdirectory(browser)
+endif()

@@ -1,4 +1,4 @@
-# Precompiled LibTorch headers (docs/benchmarks-log.md, "Build time").
+# Precompiled LibTorch headers (results/benchmarks-log.md, "Build time").
 #
 # Parsing <torch/torch.h> costs about 13 s of the 20-30 s that a translation
 # unit including it takes; about 30 of them do.  The header is precompiled once

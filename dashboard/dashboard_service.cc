@@ -83,7 +83,10 @@ std::string FindChartJs() {
 }
 
 DashboardService::DashboardService(DashboardOptions options)
-    : opt_(std::move(options)), play_(opt_.run_dir, opt_.play), analysis_(opt_.run_dir, opt_.analysis) {
+    : opt_(std::move(options)),
+      play_(opt_.run_dir, opt_.play),
+      analysis_(opt_.run_dir, opt_.analysis),
+      site_(opt_.site_dir) {
   if (!opt_.chart_js.empty()) chart_js_bytes_ = ReadFileOrThrow(opt_.chart_js);
 }
 
@@ -118,6 +121,19 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
       RequireMethod(req, "GET");
       return Asset(f.asset, f.content_type);
     }
+  // The browser board: relative URLs (engine/, nets/) need the trailing slash.
+  if (p == "/board") {
+    RequireMethod(req, "GET");
+    HttpResponse r;
+    r.status = 301;
+    r.location = "/board/";
+    r.body = nlohmann::json({{"moved", "/board/"}}).dump() + "\n";
+    return r;
+  }
+  if (p.rfind("/board/", 0) == 0) {
+    RequireMethod(req, "GET");
+    return site_.Get(p.substr(std::string("/board/").size()));
+  }
   if (p == "/vendor/chart.js") {
     RequireMethod(req, "GET");
     if (chart_js_bytes_.empty())

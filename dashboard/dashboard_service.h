@@ -12,6 +12,7 @@
 //   POST /api/play/new   {"colour":"black"}      a browser game (the run is not touched)
 //   POST /api/play/move  {"id":..,"row":r,"col":c}
 //   GET  /api/play/state?id=..    POST /api/play/end {"id":..}
+//   GET  /board/...               the browser board's static site (site_files.h); /board redirects
 // Errors are JSON {"error": "..."} with a 4xx (bad input) or 5xx status.
 // No endpoint writes to the run directory.
 // Thread-safety: Handle() may be called concurrently.
@@ -23,6 +24,7 @@
 #include "dashboard/analysis_service.h"
 #include "dashboard/http_types.h"
 #include "dashboard/play_service.h"
+#include "dashboard/site_files.h"
 
 namespace gz {
 
@@ -32,6 +34,7 @@ struct DashboardOptions {
   bool loopback = true;   // bound to a loopback address: only loopback Host headers are served
   DashboardConfig play;  // browser games: max_games, idle_timeout_s, simulations
   AnalysisSettings analysis;
+  std::string site_dir;  // the browser board's site (build/browser/site), served under /board/
 };
 
 class DashboardService {
@@ -47,6 +50,7 @@ class DashboardService {
   std::string chart_js_bytes_;  // read once at start: the file never changes under a run
   PlayService play_;
   AnalysisService analysis_;  // the analysis board (docs/dashboard.md "Analysis")
+  SiteFiles site_;            // the browser board (docs/dashboard.md "The browser board")
 };
 
 // The first Chart.js file found in Debian's libjs-chart.js locations, or "".

@@ -128,7 +128,10 @@ class Session : public std::enable_shared_from_this<Session> {
     res_->set(http::field::cache_control, r.cache_control);
     res_->set("X-Content-Type-Options", "nosniff");
     // The page and everything it uses come from this server; nothing else loads.
-    res_->set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+    res_->set("Content-Security-Policy", r.content_security_policy.empty()
+                                             ? "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+                                             : r.content_security_policy);
+    if (!r.location.empty()) res_->set(http::field::location, r.location);
     res_->keep_alive(keep_alive);
     res_->body() = std::move(r.body);
     res_->prepare_payload();

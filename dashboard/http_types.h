@@ -21,6 +21,10 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::string cache_control = "no-store";  // live data: the browser must re-ask
+  // "" = the dashboard's own policy (http_server.cc); the browser board's
+  // files need one that lets the engine compile its WebAssembly.
+  std::string content_security_policy;
+  std::string location;  // a redirect's target ("" = none)
 };
 
 // A request the service refuses: `status` is the 4xx (or 5xx) to send and

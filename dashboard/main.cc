@@ -1,6 +1,12 @@
 // build/bin/gz_dashboard: the run's web dashboard (docs/dashboard.md).
 //
-//   gz_dashboard --run-dir DIR [--port P] [--bind ADDR] [--config FILE] [--set key=value]... [--log-file FILE]
+//   gz_dashboard --run-dir DIR [--port P] [--bind ADDR] [--site-dir DIR] [--config FILE] [--set key=value]...
+//                [--log-file FILE]
+//
+// --site-dir: the browser board's static site served under /board/ (default
+// ../browser/site beside the binary: build/browser/site, what browser/build.sh
+// makes); a flag, not a dashboard.* key, because it names a build output, not
+// a setting of the run.
 //
 // dashboard.* keys (port, bind, max_games, idle_timeout_s, simulations) come
 // from --config/--set; --port and --bind win over them.  --port 0 takes any
@@ -22,14 +28,16 @@
 #include "common/base/fileio.h"
 #include "common/base/logging.h"
 #include "common/config/config.h"
+#include "common/match/shipped_nets.h"
 #include "dashboard/dashboard_service.h"
 #include "dashboard/http_server.h"
 
 namespace {
 const char* kUsage =
-    "usage: gz_dashboard --run-dir DIR [--port P] [--bind ADDR] [--config FILE] [--set key=value]... "
-    "[--log-file FILE]\n"
-    "Serves the run's dashboard over HTTP (read-only; 127.0.0.1 unless --bind says otherwise).\n";
+    "usage: gz_dashboard --run-dir DIR [--port P] [--bind ADDR] [--site-dir DIR] [--config FILE] "
+    "[--set key=value]... [--log-file FILE]\n"
+    "Serves the run's dashboard over HTTP (read-only; 127.0.0.1 unless --bind says otherwise), and the\n"
+    "browser board under /board/ from --site-dir (default: ../browser/site beside this binary).\n";
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,7 +45,7 @@ int main(int argc, char** argv) {
   gz::CliArgs args;
   Config cfg;
   try {
-    args = ParseCli(argc, argv, CliSpec{kUsage, {"--run-dir", "--port", "--bind", "--log-file"}, {}});
+    args = ParseCli(argc, argv, CliSpec{kUsage, {"--run-dir", "--port", "--bind", "--log-file", "--site-dir"}, {}});
     if (args.help) {
       std::cout << kUsage;
       return 0;
@@ -78,6 +86,10 @@ int main(int argc, char** argv) {
       spdlog::warn("Chart.js not found (Debian package libjs-chart.js): the page shows no charts");
     dopt.loopback = loopback;
     dopt.play = cfg.dashboard;
+    dopt.site_dir = args.has("--site-dir") ? args.get("--site-dir") : ExecutableDir() + "/../browser/site";
+    if (!FileExists(dopt.site_dir + "/index.html"))
+      spdlog::warn("the browser board is not built ({} has no index.html): /board/ answers 404 until "
+                   "browser/build.sh makes it", dopt.site_dir);
     DashboardService service(dopt);
 
     HttpServerOptions hopt;
@@ -86,8 +98,8 @@ int main(int argc, char** argv) {
     HttpServer server(hopt, [&service](const HttpRequest& r) { return service.Handle(r); });
     const std::string host = addr.is_v6() ? "[" + cfg.dashboard.bind + "]" : cfg.dashboard.bind;
     const std::string url = "http://" + host + ":" + std::to_string(server.port()) + "/";
-    spdlog::info("dashboard of {} listening on {} (Chart.js: {})", run_dir, url,
-                 dopt.chart_js.empty() ? "missing" : dopt.chart_js);
+    spdlog::info("dashboard of {} listening on {} (Chart.js: {}; the browser board: {}board/ from {})", run_dir, url,
+                 dopt.chart_js.empty() ? "missing" : dopt.chart_js, url, dopt.site_dir);
     std::cout << "dashboard: " << url << std::endl;
 
     // A handler, not sigwait: threads that libraries start before main()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chaos check, "everything fails at once" (issue 31 section 3; results in
+# Chaos check, "everything fails at once" (results in
 # docs/reliability.md, "Chaos run").  Over a live launch/start.sh run it
 # repeatedly picks a random moment and a random process (inference server,
 # trainer, a worker, evaluator, dashboard; one round in five two or three at

@@ -39,7 +39,7 @@ CXXFLAGS=(-std=c++20 -fsyntax-only -Wall -Wextra -Wno-unused-parameter -DGOMOKU_
 CXXFLAGS+=(-isystem "$TORCH_INCLUDE/torch/csrc/api/include" -isystem "$CUDA_HOME/include")
 # Every C++ translation unit that is compiled only in CUDA builds, plus the
 # ones whose CUDA branch (#if GOMOKU_WITH_CUDA) must compile too.
-CXX_FILES=(common/net/cuda/cuda_forward.cc common/net/net_api.cc bench/bench_gpu.cc)
+CXX_FILES=(common/net/cuda/cuda_forward.cc common/net/net_api.cc common/net/forward_options.cc bench/bench_gpu.cc)
 
 status=0
 echo "nvcc: common/net/cuda/encode_kernel.cu"

@@ -19,7 +19,7 @@ and scratch folders and test fixtures:
    file.md ("Section"), is a heading, a **bold** lead-in or a list item of
    that file that the quoted text starts;
 4. README.md links every docs/*.md (its doc list is complete);
-5. once a GPU figure exists (docs/data/gpu-*.json), no doc says none does;
+5. once a GPU figure exists (results/data/gpu-*.json), no doc says none does;
 6. no doc names a machine's absolute path (/work/, /home/, /root/, ../shared/)
    or a named folder under /tmp/ (a run dir, a copy of the binaries);
 7. every link to a match record (a JSON file arena --record wrote: "result"
@@ -29,7 +29,7 @@ and scratch folders and test fixtures:
 8. in FIGURE_DOCS only (README.md, docs/play.md; a missing one is skipped):
    every figure in prose -- a number with a unit of time, size, rate or Elo,
    a percentage, a match score W/D/L, a ratio such as 1.6x -- has a date
-   (YYYY-MM-DD) or a link to its record (RECORD_LINK: docs/data/, results/,
+   (YYYY-MM-DD) or a link to its record (RECORD_LINK: results/,
    nets/, experiments/, docs/benchmarks*.md, or a .json/.jsonl/.log/.csv/.tsv/
    .txt file) in its paragraph (the lines between blank lines; a heading is
    its own).  A table row is its own paragraph, vouched for also by the
@@ -43,7 +43,11 @@ and scratch folders and test fixtures:
    interval's level (95% intervals), and lines between
    <!-- check_docs: not figures --> and <!-- /check_docs -->;
 9. every fenced block marked json parses (json.loads), and every non-empty
-   line of a block marked jsonl does.
+   line of a block marked jsonl does;
+10. results live in results/ (data, logs, figures; results/README.md is their
+   index), docs/ in docs/: a data file (.json, .jsonl, .log, .tsv, .csv, .txt,
+   .svg) or a folder data/ under docs/ is reported with the place it belongs
+   (move it with `git mv docs/data/X results/data/X` and re-point its links).
 
 Prints FILE:LINE: problem for each, then "check_docs: N files, M problems";
 exit status 1 when M > 0.
@@ -74,7 +78,8 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 FIGURE_DOCS = ("README.md", "docs/play.md")
 DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 # A link that vouches for a figure: its target (repository path, anchor dropped).
-RECORD_LINK = re.compile(r"^(?:docs/data/|results/|nets/|experiments/|docs/benchmarks[\w-]*\.md$)"
+RESULT_SUFFIXES = (".json", ".jsonl", ".log", ".tsv", ".csv", ".txt", ".svg")
+RECORD_LINK = re.compile(r"^(?:results/|nets/|experiments/|docs/benchmarks[\w-]*\.md$)"
                          r"|\.(?:json|jsonl|log|csv|tsv|txt)$")
 _NUM = r"[+\u2212-]?(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 _RANGE = _NUM + r"(?:\s?[-\u2013]\s?" + _NUM + r")?"
@@ -295,13 +300,13 @@ class Checker:
                 self.problems.append("README.md:1: the doc list does not link %s" % rel)
 
     def check_gpu_claims(self, doc):
-        data = os.path.join(self.root, "docs", "data")
+        data = os.path.join(self.root, "results", "data")
         if not os.path.isdir(data) or not any(re.match(r"gpu-.*\.json$", f) for f in os.listdir(data)):
             return
         flat = doc.text.replace("\n", " ")
         for pattern in GPU_NEVER:
             for m in re.finditer(pattern, flat, re.IGNORECASE):
-                self.report(doc, m.start(), "says no GPU ran, but docs/data has a GPU record: \"%s\"" % m.group(0))
+                self.report(doc, m.start(), "says no GPU ran, but results/data has a GPU record: \"%s\"" % m.group(0))
 
     def check_machine_paths(self, doc):
         for m in MACHINE_PATH.finditer(doc.text):
@@ -465,7 +470,20 @@ class Checker:
             self.check_figures(doc)
             self.check_json_blocks(doc)
         self.check_readme_list()
+        self.check_results_apart()
         return self.problems
+
+    def check_results_apart(self):
+        docs = os.path.join(self.root, "docs")
+        if not os.path.isdir(docs):
+            return
+        for dirpath, dirnames, filenames in os.walk(docs):
+            dirnames.sort()
+            for name in sorted(filenames):
+                rel = os.path.relpath(os.path.join(dirpath, name), self.root)
+                if rel.startswith(os.path.join("docs", "data") + os.sep) or name.endswith(RESULT_SUFFIXES):
+                    home = "results/data/" if not name.endswith(".svg") else "results/figures/"
+                    self.problems.append("%s:1: a result under docs/: it belongs in %s (results/README.md)" % (rel, home))
 
 
 def main(argv):

@@ -8,9 +8,11 @@ The graph is written once, in dev/layers.json (next to this script):
                programs, waiting, temp folders);
   programs     the top folders of programs: they use the other layers of
                common/ and their own folder, never each other's;
-  library_users  bench/ and fuzz/: libraries only (common/ and the libraries
+  library_users  bench/, fuzz/ and browser/ (the WebAssembly bridge): libraries only (common/ and the libraries
                the program folders build), never tests/;
-  free         tests/: anything.
+  free         tests/: anything;
+  inside       the folders that build more than one library, each as its
+               layers bottom first (name, libraries, files).
 
 Checked under ROOT (docs/architecture.md "Layers"):
 1. every #include "..." of a source file (.h .cc .cu .cpp), by its repository
@@ -19,7 +21,11 @@ Checked under ROOT (docs/architecture.md "Layers"):
    bench/ or fuzz/ links only libraries (add_library targets of this tree)
    of folders it may use;
 3. the layer table of docs/architecture.md (rows "| `gomoku_x` (`common/x/`) |
-   uses | ...") lists exactly the layers of common/ with their direct uses.
+   uses | ...") lists exactly the layers of common/ with their direct uses,
+   and a folder of "inside" exactly the libraries layers.json names for it;
+4. inside a folder of "inside": no #include from a file of one layer names a
+   file of a later layer (a back arrow), every source file is in one layer,
+   and every add_library of the folder's CMakeLists.txt files is named.
 
 Usage: check_layers.py [ROOT].  Prints every violation as FILE:LINE: problem,
 then "check_layers: N files checked, M violations"; exits 1 if any.
@@ -34,7 +40,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCE = (".h", ".cc", ".cu", ".cpp")
 ADD_LIBRARY = re.compile(r"\badd_library\(\s*([A-Za-z0-9_]+)")
 LINK = re.compile(r"\btarget_link_libraries\(([^)]*)\)", re.S)
-TABLE_ROW = re.compile(r"^\| `gomoku_\w+`(?:, `gomoku_\w+`)* \(`common/(\w+)/`\) \| ([^|]*) \|")
+TABLE_ROW = re.compile(r"^\| (`gomoku_\w+`(?:, `gomoku_\w+`)*) \(`common/(\w+)/`\) \| ([^|]*) \|")
 
 
 def load_graph(path=os.path.join(HERE, "layers.json")):
@@ -150,7 +156,7 @@ def check_links(root, tops, uses, said, free, errors):
     return checked
 
 
-def check_doc(root, direct, errors):
+def check_doc(root, direct, inside, errors):
     rel = "docs/architecture.md"
     try:
         with open(os.path.join(root, rel), encoding="utf-8") as f:
@@ -163,8 +169,8 @@ def check_doc(root, direct, errors):
         m = TABLE_ROW.match(line)
         if not m:
             continue
-        layer = "common/" + m.group(1)
-        said = m.group(2).strip()
+        layer = "common/" + m.group(2)
+        said = m.group(3).strip()
         doc_uses = sorted("common/" + u.strip() for u in said.split(",")) if said not in ("", "—", "-") else []
         seen[layer] = lineno
         if layer not in direct:
@@ -172,19 +178,77 @@ def check_doc(root, direct, errors):
         elif doc_uses != sorted(direct[layer]):
             want = ", ".join(u[len("common/"):] for u in direct[layer]) or "—"
             errors.append(f"{rel}:{lineno}: the layer table says {layer} uses \"{said}\"; dev/layers.json says \"{want}\"")
+        if layer in inside:
+            doc_libs = sorted(re.findall(r"`(\w+)`", m.group(1)))
+            want_libs = sorted({lib for unit in inside[layer] for lib in unit["libraries"]})
+            if doc_libs != want_libs:
+                errors.append(f"{rel}:{lineno}: the layer table names the libraries {', '.join(doc_libs)} for {layer}; "
+                              f"dev/layers.json \"inside\" names {', '.join(want_libs)}")
     for layer in sorted(set(direct) - set(seen)):
         errors.append(f"{rel}: the layer table has no row for {layer} (dev/layers.json has it)")
     return 1
 
 
+def unit_of(units, rel_in_folder):
+    """The index of the layer (of one folder's "inside" list) holding a file, or None."""
+    stem = os.path.splitext(rel_in_folder)[0]
+    for i, unit in enumerate(units):
+        for f in unit["files"]:
+            if (f.endswith("/") and rel_in_folder.startswith(f)) or f == stem:
+                return i
+    return None
+
+
+def check_inside(root, inside, errors):
+    """Back arrows between the layers of one folder, unplaced files, unnamed libraries."""
+    checked = 0
+    for folder, units in inside.items():
+        base = os.path.join(root, folder)
+        named = {lib for unit in units for lib in unit["libraries"]}
+        for dirpath, dirs, files in os.walk(base):
+            dirs.sort()
+            for name in sorted(files):
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                if name == "CMakeLists.txt":
+                    with open(os.path.join(root, rel), encoding="utf-8") as f:
+                        text = f.read()
+                    for m in ADD_LIBRARY.finditer(text):
+                        if m.group(1) not in named:
+                            lineno = text.count("\n", 0, m.start()) + 1
+                            errors.append(f"{rel}:{lineno}: {folder} adds {m.group(1)}, which no layer of "
+                                          f"dev/layers.json \"inside\" {folder} names")
+                    continue
+                if not name.endswith(SOURCE):
+                    continue
+                mine = unit_of(units, os.path.relpath(rel, folder))
+                if mine is None:
+                    errors.append(f"{rel}: in no layer of dev/layers.json \"inside\" {folder}")
+                    continue
+                checked += 1
+                with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+                    for lineno, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m or not m.group(1).startswith(folder + "/"):
+                            continue
+                        theirs = unit_of(units, m.group(1)[len(folder) + 1:])
+                        if theirs is not None and theirs > mine:
+                            errors.append(f"{rel}:{lineno}: a back arrow inside {folder}: layer "
+                                          f"{units[mine]['layer']} may not include {m.group(1)} (layer "
+                                          f"{units[theirs]['layer']}, above it; order: "
+                                          f"{' < '.join(u['layer'] for u in units)})")
+    return checked
+
+
 def main(root):
     g, direct, uses, said = load_graph()
+    inside = {k: v for k, v in g.get("inside", {}).items() if k != "about"}
     free = list(g["free"])
     tops = ["common"] + list(g["programs"]) + list(g["library_users"])
     errors = []
     checked = check_includes(root, tops, uses, said, free, errors)
     checked += check_links(root, tops, uses, said, free, errors)
-    checked += check_doc(root, direct, errors)
+    checked += check_inside(root, inside, errors)
+    checked += check_doc(root, direct, inside, errors)
     for e in errors:
         print(e)
     print(f"check_layers: {checked} files checked, {len(errors)} violations")

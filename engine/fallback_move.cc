@@ -32,4 +32,10 @@ int FallbackMove(const Board& board, const std::vector<int>& excluded) {
   return best;
 }
 
+Board PlaceStone(const Board& board, int move) {
+  std::vector<int8_t> cells = board.cells();
+  cells[move] = board.to_move();
+  return Board::FromStones(board.size(), board.rule(), cells, Opponent(board.to_move()), move);
+}
+
 }  // namespace gz

@@ -19,4 +19,9 @@ namespace gz {
 // shortcuts are skipped there).  kNoMove only when no such point is left.
 int FallbackMove(const Board& board, const std::vector<int>& excluded);
 
+// `board` after its side to move places a stone on the empty point `move`,
+// also where Board::Play refuses it: a finished position or a point our rule
+// forbids (the manager judges the rule, and plays on where ours has ended).
+Board PlaceStone(const Board& board, int move);
+
 }  // namespace gz

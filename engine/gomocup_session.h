@@ -2,10 +2,12 @@
 // more reply lines out.  It owns the game state (board, rule, limits) and asks
 // a MovePlayer (move_player.h: the net's search or the classical player) for
 // moves; it does no I/O itself, so the binary, the unit tests and other
-// drivers share it.  Its sections live in three files: gomocup_session.cc
-// (commands, blocks, thinking), gomocup_yixin.cc (Yixin-Board's extensions),
-// gomocup_swap2.cc (SWAP2BOARD and yxswap2step1/2/3); the text of the protocol
-// is protocol_text.h.
+// drivers share it.  Its sections live in five files, named in the private
+// part below: gomocup_session.cc (the command table, Gomocup's commands),
+// gomocup_blocks.cc (the block being read up to DONE), gomocup_think.cc
+// (searching and the move reply), gomocup_yixin.cc (Yixin-Board's
+// extensions), gomocup_swap2.cc (SWAP2BOARD and yxswap2step1/2/3); the text
+// of the protocol is protocol_text.h, a point's common/game/point_text.h.
 //
 // Coordinates are 0-based "X,Y" with X = column and Y = row; the board stores
 // row * size + col (Yixin-Board sends row,col: every point goes back in the
@@ -62,6 +64,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <utility>
@@ -108,49 +111,92 @@ class GomocupSession {
   const std::optional<MoveDecision>& last_decision() const { return last_decision_; }
 
  private:
+  using Time = std::chrono::steady_clock::time_point;
+  // One command line as its handler takes it.
+  struct Call {
+    const std::string& word;  // the command's word in the table (upper case)
+    const std::string& args;  // the rest of the line, trimmed
+    Time received;            // when the line arrived: the turn clock starts then
+    std::vector<std::string>& replies;
+  };
+  using Handler = void (GomocupSession::*)(const Call& call);
+  // The command table (gomocup_session.cc FindCommand): every command the
+  // session knows, Gomocup's and Yixin-Board's, and its handler.  A word
+  // ending in '*' matches every command it begins (Yixin's database queries);
+  // exact words are tried first.  takes_args false: anything after the word
+  // is refused with an ERROR.  A command not in the table: UNKNOWN (a YX...
+  // one: ERROR), as the protocol asks.
+  struct Command {
+    const char* word;
+    Handler handle;
+    bool takes_args = true;
+  };
+  static const Command* FindCommand(const std::string& word);
+  bool Dispatch(const std::string& line, Time received, std::vector<std::string>& replies);
   // Does this line owe a move reply (BEGIN, TURN, a BOARD block's DONE)?
   bool OwesMove(const std::string& line) const;
-  bool Dispatch(const std::string& line, std::chrono::steady_clock::time_point received,
-                std::vector<std::string>& replies);
-  void Start(const std::string& args, std::vector<std::string>& replies);
-  void Turn(const std::string& args, std::chrono::steady_clock::time_point received,
-            std::vector<std::string>& replies);
-  void Takeback(const std::string& args, std::vector<std::string>& replies);
+
+  // Gomocup's commands (gomocup_session.cc).
+  void Start(const Call& c);
+  void Restart(const Call& c);
+  void RectStart(const Call& c);
+  void Begin(const Call& c);
+  void Turn(const Call& c);
+  void Takeback(const Call& c);
+  void Info(const Call& c);
+  void About(const Call& c);
+  void StartGame(const std::string& args, std::vector<std::string>& replies);  // START's and RECTSTART's
   // The point of a TURN / TAKEBACK command, or kNoMove after replying with the
   // error (no game started, or a malformed point).
-  int PointOfCommand(const char* command, const std::string& args, std::vector<std::string>& replies);
-  void Info(const std::string& args);
+  int PointOfCommand(const Call& c);
+  void NewGame(int size);
+
+  // Yixin-Board's commands (gomocup_yixin.cc).
+  void YxShowInfo(const Call& c);
+  void YxBlockReset(const Call& c);
+  void YxStop(const Call& c);
+  void YxHashClear(const Call& c);
+  void YxShowForbid(const Call& c);
+  void YxNBest(const Call& c);  // YXNBEST n, YXSEARCHDEFEND
+  void YxBalance(const Call& c);  // YXBALANCEONE, YXBALANCETWO
+  void YxNoted(const Call& c);  // YXDRAW, YXRESIGN
+  // Yixin's own engine's extensions, which this one does not have, read the
+  // way the GUI sends them: a database query's block (no answer), another
+  // block (one ERROR at DONE), or one argument line (ERROR first).
+  void YxQuery(const Call& c);
+  void Unsupported(const Call& c);
+  void UnsupportedWithLine(const Call& c);
   // Yixin's INFO keys; false when `key` is none of them.
   bool YixinInfo(const std::string& key, const std::string& value);
-  void Yixin(const std::string& command, const std::string& args, std::chrono::steady_clock::time_point received,
-             std::vector<std::string>& replies);
-  // The block being read, line by line, up to DONE.
+
+  // The block being read, line by line, up to DONE (gomocup_blocks.cc).
   enum class Block {
     kNone,
     kBoard,        // BOARD: a position, then a move
     kYxBoard,      // YXBOARD: a position, no reply
     kYxBlock,      // YXBLOCK: points no search plays
     kYxBlockUndo,  // YXBLOCKUNDO: points searches may play again
-    kSwap2,        // SWAP2BOARD
-    kSkipped,      // an extension we do not have, read whole (gomocup_yixin.cc)
+    kSwap2,        // SWAP2BOARD (gomocup_swap2.cc)
+    kQuery,        // YXQUERYDATABASE*: read whole, no answer (no database)
+    kSkipped,      // another extension we do not have, read whole: one ERROR at DONE
     kArgumentLine  // one argument line (a file name) of such an extension
   };
-  void OpenBlock(Block kind, const std::string& name, const std::string& args);
-  void BlockLine(const std::string& command, const std::string& line, std::chrono::steady_clock::time_point received,
+  // The command that opens a block (BOARD, YXBOARD, ...): the block's name in errors.
+  static const char* BlockWord(Block kind);
+  void OpenBlock(const Call& c);  // BOARD, SWAP2BOARD, YXBOARD, YXBLOCK, YXBLOCKUNDO
+  void Open(Block kind, const std::string& args);
+  void BlockLine(const std::string& command, const std::string& line, Time received,
                  std::vector<std::string>& replies);
   void BoardLine(const std::string& line);
   void PointLine(const std::string& line);  // a point of YXBLOCK(UNDO) / SWAP2BOARD
   // The BOARD / YXBOARD block's position, or nullopt after replying with the
   // error (the board unchanged).
-  std::optional<Board> BlockPosition(std::vector<std::string>& replies);
-  void BoardDone(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
+  std::optional<Board> BlockPosition(Block kind, std::vector<std::string>& replies);
+  void BoardDone(Time received, std::vector<std::string>& replies);
   void YxBoardDone(std::vector<std::string>& replies);
   void YxBlockDone(bool add, std::vector<std::string>& replies);
-  void SkippedDone(std::vector<std::string>& replies);
-  void ShowForbid(std::vector<std::string>& replies) const;
-  void YxBalance(int stones, const std::string& args, std::chrono::steady_clock::time_point received,
-                 std::vector<std::string>& replies);
-  // One swap2 decision (gomocup_swap2.cc): `stones` in the order placed (0,
+
+  // Swap2 (gomocup_swap2.cc).  One decision: `stones` in the order placed (0,
   // 3 or 5); the stones to add, or swap; the position after them.
   struct Swap2Decision {
     bool swap = false;
@@ -158,24 +204,29 @@ class GomocupSession {
     Board result{15};
     std::string message;  // MESSAGE swap2: the values behind it
   };
-  std::optional<Swap2Decision> Swap2Decide(const std::vector<int>& stones, std::chrono::steady_clock::time_point received,
-                                           const std::string& name, std::vector<std::string>& replies);
-  void Swap2Done(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
-  void YxSwap2Step(int step, std::chrono::steady_clock::time_point received, std::vector<std::string>& replies);
+  std::optional<Swap2Decision> Swap2Decide(const std::vector<int>& stones, Time received, const std::string& name,
+                                           std::vector<std::string>& replies);
+  // The turn's time cut in `parts`: the deadline of part `part` (0-based).
+  using Share = std::function<Time(int part, int parts)>;
+  void Swap2Place3(const Share& share, Swap2Decision& out, std::ostream& msg);  // no stones yet
+  void Swap2After3(const Board& b, const Share& share, Swap2Decision& out, std::ostream& msg);
+  void Swap2After5(const Board& b, const Share& share, Swap2Decision& out, std::ostream& msg);
+  void Swap2Done(Time received, std::vector<std::string>& replies);
+  void YxSwap2Step(const Call& c);  // YXSWAP2STEP1/2/3
+
+  // Thinking (gomocup_think.cc).
   // The search's view of `board` (white or black to move) under a share of
   // this turn's time: a move and the value for its side.
-  MoveDecision Evaluate(const Board& board, std::chrono::steady_clock::time_point deadline);
+  MoveDecision Evaluate(const Board& board, Time deadline);
   // Answers FallbackMove's move with a MESSAGE naming `why` (logged), and
   // plays it when `play`: where a move is owed and no search can give one.
   void AnswerFallback(const std::string& why, bool play, std::vector<std::string>& replies);
-  SearchLimits LimitsUntil(std::chrono::steady_clock::time_point deadline) const;
+  SearchLimits LimitsUntil(Time deadline) const;
   // Searches the board; replies (analysis lines in Yixin mode), the MESSAGE
   // and the move; plays it when `play`.  `lines`: PV blocks reported.
-  void Think(std::chrono::steady_clock::time_point received, std::vector<std::string>& replies, bool play = true,
-             int lines = 1);
-  // Parses and validates "X,Y" against the board; returns the point or sets *error.
-  int ParsePoint(const std::string& args, std::string* error) const;
-  void NewGame(int size);
+  void Think(Time received, std::vector<std::string>& replies, bool play = true, int lines = 1);
+  // The MESSAGE line before a move reply: why the move, or the search's view.
+  static std::string MoveMessage(const MoveDecision& d, const TreeReport& report, int size);
 
   MovePlayer& main_player_;
   MovePlayer* backup_;
@@ -197,10 +248,9 @@ class GomocupSession {
   std::optional<MoveDecision> last_decision_;
 
   Block block_ = Block::kNone;
-  std::string block_name_;                         // the command that opened it, for errors
   std::vector<std::pair<int, int>> board_stones_;  // (point, field) of a BOARD / YXBOARD block
   std::vector<int> block_points_;                  // YXBLOCK(UNDO) / SWAP2BOARD points, in order
-  std::string board_error_;                        // first problem in the block
+  std::string block_error_;                        // the block's one problem, answered at DONE
 };
 
 }  // namespace gz

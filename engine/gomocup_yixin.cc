@@ -1,112 +1,65 @@
 // GomocupSession's Yixin-Board extensions (gomocup_session.h; what both
-// Yixin-Board lines send and parse: docs/engine.md "Yixin-Board").
+// Yixin-Board lines send and parse: docs/engine.md "Yixin-Board").  The
+// command table (gomocup_session.cc) names each command's handler.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <thread>
 
+#include "common/game/point_text.h"
 #include "common/game/renju.h"
 #include "engine/gomocup_session.h"
 #include "engine/protocol_text.h"
 #include "engine/yixin_output.h"
 
 namespace gz {
-namespace {
 
-bool OneOf(const std::string& word, std::initializer_list<const char*> words) {
-  for (const char* w : words)
-    if (word == w) return true;
-  return false;
+void GomocupSession::YxShowInfo(const Call& c) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  c.replies.push_back("MESSAGE INFO MAX_THREAD_NUM " + std::to_string(cores));
+  // Yixin-Board's hash slider; INFO hash_size is ignored (the tree follows max_memory).
+  c.replies.push_back("MESSAGE INFO MAX_HASH_SIZE 20");
 }
 
-// Extensions of Yixin's own engine that this one does not have.  Each is read
-// the way the GUI sends it (a block up to DONE, or one argument line) so no
-// line of it is taken for a command, and answered with one ERROR line, which
-// both GUIs only log.  The database queries Yixin-Board sends after every
-// board change get no answer at all: silence is "no entry".
-bool IsUnsupportedBlock(const std::string& c) {
-  return OneOf(c, {"YXBLOCKPATH", "YXBLOCKPATHUNDO", "YXSOOSORVSTEP2", "YXSOOSORVSTEP3", "YXSOOSORVSTEP4",
-                   "YXSOOSORVSTEP5", "YXSOOSORVSTEP6", "YXEDITLABELDATABASE", "YXEDITTVDDATABASE",
-                   "YXEDITTEXTDATABASE", "YXDELETEDATABASEONE", "YXDELETEDATABASEALL", "YXSETBESTMOVEDATABASE",
-                   "YXCLEARBESTMOVEDATABASE"});
-}
-bool IsDatabaseQuery(const std::string& c) { return c.rfind("YXQUERYDATABASE", 0) == 0; }
-bool IsUnsupportedWithArgumentLine(const std::string& c) {
-  return OneOf(c, {"YXHASHDUMP", "YXHASHLOAD", "YXSETDATABASE", "YXDBTOTXT", "YXDBTOTXTALL", "YXTXTTODB",
-                   "YXLIBTODB", "YXDBMERGE", "YXDBSPLIT", "YXDBTOPOS"});
-}
+void GomocupSession::YxBlockReset(const Call&) { blocked_.clear(); }
 
-}  // namespace
+// Nothing left to do: the reader raised the interrupt when the line arrived,
+// so a running search has already answered.
+void GomocupSession::YxStop(const Call&) {}
 
-void GomocupSession::Yixin(const std::string& command, const std::string& args,
-                           std::chrono::steady_clock::time_point received, std::vector<std::string>& replies) {
-  auto no_args = [&] {
-    if (args.empty()) return true;
-    replies.push_back("ERROR " + command + ": takes no arguments, got '" + OneLine(args) + "'");
-    return false;
-  };
-  // yxedittextdatabase "text" arrives without its line break: the first
-  // point of its block is glued on, so the word is matched by its prefix.
-  const std::string word = command.rfind("YXEDITTEXTDATABASE", 0) == 0 ? "YXEDITTEXTDATABASE" : command;
-  if (word == "YXSHOWINFO") {
-    if (!no_args()) return;
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    replies.push_back("MESSAGE INFO MAX_THREAD_NUM " + std::to_string(cores));
-    // Yixin-Board's hash slider; INFO hash_size is ignored (the tree follows max_memory).
-    replies.push_back("MESSAGE INFO MAX_HASH_SIZE 20");
-  } else if (word == "YXBOARD") {
-    OpenBlock(Block::kYxBoard, word, args);
-  } else if (word == "YXBLOCK" || word == "YXBLOCKUNDO") {
-    OpenBlock(word == "YXBLOCK" ? Block::kYxBlock : Block::kYxBlockUndo, word, args);
-  } else if (word == "YXBLOCKRESET") {
-    if (no_args()) blocked_.clear();
-  } else if (word == "YXSTOP") {
-    // Nothing left to do: the reader raised the interrupt when the line
-    // arrived, so a running search has already answered.
-  } else if (word == "YXHASHCLEAR") {
-    if (no_args()) player_->ClearTree();
-  } else if (word == "YXSHOWFORBID") {
-    if (!no_args()) return;
-    if (!board_) replies.push_back("ERROR YXSHOWFORBID: no game started; send START first");
-    else ShowForbid(replies);
-  } else if (word == "YXNBEST" || word == "YXSEARCHDEFEND") {
-    // YXSEARCHDEFEND: the five best moves, as YXNBEST 5 (no search of its own).
-    const auto n = word == "YXNBEST" ? ParseInteger(args) : std::optional<long long>(5);
-    const int points = board_ ? board_->num_points() : 0;
-    if (!board_) {
-      replies.push_back("ERROR " + word + ": no game started; send START first");
-    } else if (!n || *n < 1 || *n > points) {
-      replies.push_back("ERROR YXNBEST: expected a number of moves 1.." + std::to_string(points) + ", got '" +
-                        OneLine(args) + "'");
-    } else if (board_->terminal()) {
-      replies.push_back("ERROR " + word + ": the game is already over");
-    } else {
-      Think(received, replies, /*play=*/false, static_cast<int>(*n));
-    }
-  } else if (word == "YXBALANCEONE" || word == "YXBALANCETWO") {
-    YxBalance(word == "YXBALANCEONE" ? 1 : 2, args, received, replies);
-  } else if (word == "YXSWAP2STEP1" || word == "YXSWAP2STEP2" || word == "YXSWAP2STEP3") {
-    if (no_args()) YxSwap2Step(word.back() - '0', received, replies);
-  } else if (word == "YXDRAW" || word == "YXRESIGN") {
-    // A draw offer or a resignation from the GUI's console: neither GUI reads
-    // an answer (nor does Rapfi give one); the game goes on as the GUI says.
-    spdlog::info("engine: {} noted", word);
-  } else if (IsDatabaseQuery(word)) {
-    OpenBlock(Block::kSkipped, word, args);
-  } else if (IsUnsupportedBlock(word)) {
-    OpenBlock(Block::kSkipped, word, args);
-  } else if (IsUnsupportedWithArgumentLine(word)) {
-    replies.push_back("ERROR " + word + ": not supported by this engine");
-    OpenBlock(Block::kArgumentLine, word, args);
+void GomocupSession::YxHashClear(const Call&) { player_->ClearTree(); }
+
+// YXNBEST n; YXSEARCHDEFEND: the five best moves, as YXNBEST 5 (no search of its own).
+void GomocupSession::YxNBest(const Call& c) {
+  const auto n = c.word == "YXNBEST" ? ParseInteger(c.args) : std::optional<long long>(5);
+  const int points = board_ ? board_->num_points() : 0;
+  if (!board_) {
+    c.replies.push_back("ERROR " + c.word + ": no game started; send START first");
+  } else if (!n || *n < 1 || *n > points) {
+    c.replies.push_back("ERROR YXNBEST: expected a number of moves 1.." + std::to_string(points) + ", got '" +
+                        OneLine(c.args) + "'");
+  } else if (board_->terminal()) {
+    c.replies.push_back("ERROR " + c.word + ": the game is already over");
   } else {
-    replies.push_back("ERROR " + OneLine(word) + ": unknown command (not supported)");
+    Think(c.received, c.replies, /*play=*/false, static_cast<int>(*n));
   }
 }
 
-void GomocupSession::SkippedDone(std::vector<std::string>& replies) {
-  if (!IsDatabaseQuery(block_name_)) replies.push_back("ERROR " + block_name_ + ": not supported by this engine");
+// A draw offer or a resignation from the GUI's console: neither GUI reads an
+// answer (nor does Rapfi give one); the game goes on as the GUI says.
+void GomocupSession::YxNoted(const Call& c) { spdlog::info("engine: {} noted", c.word); }
+
+void GomocupSession::YxQuery(const Call& c) { Open(Block::kQuery, c.args); }
+
+void GomocupSession::Unsupported(const Call& c) {
+  Open(Block::kSkipped, c.args);
+  block_error_ = c.word + ": not supported by this engine";  // answered at DONE
+}
+
+void GomocupSession::UnsupportedWithLine(const Call& c) {
+  c.replies.push_back("ERROR " + c.word + ": not supported by this engine");
+  Open(Block::kArgumentLine, c.args);
 }
 
 bool GomocupSession::YixinInfo(const std::string& key, const std::string& value) {
@@ -142,29 +95,18 @@ bool GomocupSession::YixinInfo(const std::string& key, const std::string& value)
   return true;
 }
 
-void GomocupSession::ShowForbid(std::vector<std::string>& replies) const {
+// FORBID XXYY...XXYY.: black's forbidden points, two digits a coordinate.
+void GomocupSession::YxShowForbid(const Call& c) {
+  if (!board_) {
+    c.replies.push_back("ERROR YXSHOWFORBID: no game started; send START first");
+    return;
+  }
   std::string out = "FORBID ";
   const int n = board_->size();
   if (board_->rule() == Rule::kRenju && board_->to_move() == kBlack && !board_->terminal()) {
-    char buf[32];
-    for (int p : ForbiddenPoints(*board_)) {
-      std::snprintf(buf, sizeof(buf), "%02d%02d", p % n, p / n);
-      out += buf;
-    }
+    for (int p : ForbiddenPoints(*board_)) out += FormatPointPacked(p, n);
   }
-  replies.push_back(out + ".");
-}
-
-void GomocupSession::YxBlockDone(bool add, std::vector<std::string>& replies) {
-  if (!board_error_.empty()) {
-    replies.push_back("ERROR " + board_error_);
-    return;
-  }
-  for (int p : block_points_) {
-    const auto at = std::find(blocked_.begin(), blocked_.end(), p);
-    if (add && at == blocked_.end()) blocked_.push_back(p);
-    if (!add && at != blocked_.end()) blocked_.erase(at);
-  }
+  c.replies.push_back(out + ".");
 }
 
 // YXBALANCEONE s / YXBALANCETWO s: the stone (or the two stones, one of each
@@ -175,9 +117,12 @@ void GomocupSession::YxBlockDone(bool add, std::vector<std::string>& replies) {
 // whose win rate is nearest the target; YXBALANCETWO plays the best move
 // first and balances the reply on half the time each.  The reply is the GUI's
 // move line ("X,Y" or "X1,Y1 X2,Y2"); nothing is played here.
-void GomocupSession::YxBalance(int stones, const std::string& args, std::chrono::steady_clock::time_point received,
-                               std::vector<std::string>& replies) {
-  const std::string name = stones == 1 ? "YXBALANCEONE" : "YXBALANCETWO";
+void GomocupSession::YxBalance(const Call& c) {
+  const std::string& name = c.word;
+  const int stones = name == "YXBALANCEONE" ? 1 : 2;
+  const std::string& args = c.args;
+  const Time received = c.received;
+  std::vector<std::string>& replies = c.replies;
   const auto s = args.empty() ? std::optional<long long>(0) : ParseInteger(args);
   if (!s) {
     replies.push_back("ERROR " + name + ": expected a score, got '" + OneLine(args) + "'");
@@ -190,7 +135,7 @@ void GomocupSession::YxBalance(int stones, const std::string& args, std::chrono:
   const double target = 1.0 / (1.0 + std::exp(-static_cast<double>(*s) / 600.0));
   const auto budget = ThinkingTime(tc_, board_->num_points() - board_->move_count());
   searched_ = true;
-  auto balanced = [&](const Board& b, std::chrono::steady_clock::time_point deadline, double want) {
+  auto balanced = [&](const Board& b, Time deadline, double want) {
     SearchLimits limits = LimitsUntil(deadline);
     limits.excluded = blocked_;
     const MoveDecision d = player_->ChooseMove(b, limits);
@@ -208,19 +153,19 @@ void GomocupSession::YxBalance(int stones, const std::string& args, std::chrono:
   const int n = board_->size();
   try {
     if (stones == 1) {
-      replies.push_back(FormatCoordinates(balanced(*board_, received + budget, target).first, n));
+      replies.push_back(FormatPoint(balanced(*board_, received + budget, target).first, n));
       return;
     }
     const int first = balanced(*board_, received + budget / 2, target).second;
     Board after = *board_;
     after.Play(first);
     if (after.terminal()) {
-      replies.push_back("ERROR " + name + ": the best move " + FormatCoordinates(first, n) + " ends the game");
+      replies.push_back("ERROR " + name + ": the best move " + FormatPoint(first, n) + " ends the game");
       return;
     }
     // The reply's side wants the opponent's target.
     const int second = balanced(after, received + budget, 1.0 - target).first;
-    replies.push_back(FormatCoordinates(first, n) + " " + FormatCoordinates(second, n));
+    replies.push_back(FormatPoint(first, n) + " " + FormatPoint(second, n));
   } catch (const std::exception& e) {
     replies.push_back("ERROR " + name + ": " + OneLine(e.what()));
   }

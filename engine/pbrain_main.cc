@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "engine/engine_settings.h"
 #include "engine/gomocup_session.h"
 #include "engine/line_input.h"
+#include "engine/protocol_text.h"
 
 namespace {
 
@@ -28,15 +30,82 @@ void Reply(const std::string& line) {
   if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) std::_Exit(1);
 }
 
-std::string OneLine(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
-}
-
 // The classical player's nodes a move when it stands in for a net that
 // cannot play (a broken settings file or net): about 0.1 s a move here.
 constexpr int64_t kBackupClassicalNodes = 10000;
+
+// The command line, or the exit code when there is nothing to serve (--help:
+// 0, a bad flag: 2).  `ignored`: flags of the GUI's own, logged later.
+std::optional<int> ParseCommandLine(int argc, char** argv, gz::EngineCommandLine& cl, std::vector<std::string>& ignored) {
+  try {
+    const std::string usage = std::string("usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n") +
+                              gz::EngineFlagsHelp();
+    gz::CliSpec spec{usage, gz::EngineValueFlags(), {}};
+    spec.ignore_unknown = true;  // GUIs pass flags of their own (Yixin-Board: --force-utf8)
+    gz::CliArgs args = gz::ParseCli(argc, argv, spec);
+    if (args.help) {
+      std::cout << usage;
+      return 0;
+    }
+    ignored = args.ignored;
+    cl = gz::EngineCommandLineFrom(args);
+  } catch (const gz::GomokuError& e) {
+    std::cerr << "pbrain-gomoku-zero: " << e.what() << "\n" << gz::EngineFlagsHelp();
+    return 2;
+  }
+  cl.shipped_nets_by_default = true;
+  return std::nullopt;
+}
+
+// The engine's settings; a broken settings file or net is no reason to stop:
+// *problem says it (the GUI gets it as a MESSAGE) and play goes on with the
+// built-in settings.
+gz::EngineSettings LoadSettings(const gz::EngineCommandLine& cl, std::string* problem) {
+  gz::EngineSettings settings;
+  try {
+    settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
+  } catch (const gz::GomokuError& e) {
+    *problem = gz::OneLine(e.what());
+    // The built-in settings: the shipped nets (else the classical backup
+    // plays every game, see GomocupSession), no settings file.
+    settings = gz::EngineSettings{};
+    settings.log_file = cl.log_file;
+    try {
+      settings.league_nets = gz::ShippedLeagueNets(gz::ShippedNetDirs(gz::ExecutableDir()));
+      gz::AdoptEnginePlaySettings(settings);
+      settings.config.Validate();
+    } catch (const gz::GomokuError&) {
+      settings = gz::EngineSettings{};
+      settings.log_file = cl.log_file;
+    }
+  }
+  // No net anywhere and none asked for: the classical player, not the
+  // rollout baseline (that plays only with --weights none).
+  if (settings.weights.empty() && settings.league_nets.empty() && settings.classical_nodes == 0 && !settings.baseline)
+    settings.classical_nodes = kBackupClassicalNodes;
+  return settings;
+}
+
+// Reads commands until END or the end of the input, replying to each.
+void Serve(gz::GomocupSession& session, gz::StdinLineReader& reader) {
+  std::vector<std::string> replies;
+  for (;;) {
+    gz::InputLine in = reader.Next();
+    if (in.eof) {
+      spdlog::info("engine: end of input");
+      return;
+    }
+    replies.clear();
+    bool keep_going = session.Handle(in.text, in.received, replies);
+    // END arrived while this command searched: the search stopped at once,
+    // and its move is owed to nobody (the manager reads nothing after END).
+    if (!keep_going || (reader.stop_flag().load() && session.searched())) {
+      spdlog::info("engine: END received");
+      return;
+    }
+    for (const std::string& r : replies) Reply(r);
+  }
+}
 
 }  // namespace
 
@@ -57,50 +126,13 @@ int main(int argc, char** argv) {
   gz::InitLogging("pbrain", "", gz::LogConsole::kWhenAsked);
   gz::EngineCommandLine cl;
   std::vector<std::string> ignored;
-  try {
-    const std::string usage = std::string("usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n") +
-                              gz::EngineFlagsHelp();
-    gz::CliSpec spec{usage, gz::EngineValueFlags(), {}};
-    spec.ignore_unknown = true;  // GUIs pass flags of their own (Yixin-Board: --force-utf8)
-    gz::CliArgs args = gz::ParseCli(argc, argv, spec);
-    if (args.help) {
-      std::cout << usage;
-      return 0;
-    }
-    ignored = args.ignored;
-    cl = gz::EngineCommandLineFrom(args);
-  } catch (const gz::GomokuError& e) {
-    std::cerr << "pbrain-gomoku-zero: " << e.what() << "\n" << gz::EngineFlagsHelp();
-    return 2;
-  }
-  cl.shipped_nets_by_default = true;
+  if (const std::optional<int> exit_code = ParseCommandLine(argc, argv, cl, ignored)) return *exit_code;
 
   // The reader runs from here on, so a GUI's first commands wait in its queue
   // (not in a pipe) while the nets load.
   gz::StdinLineReader reader;
   std::string settings_problem;  // shown to the GUI as a MESSAGE: play goes on with the defaults
-  gz::EngineSettings settings;
-  try {
-    settings = gz::ResolveEngineSettings(cl, gz::ExecutableDir());
-  } catch (const gz::GomokuError& e) {
-    settings_problem = OneLine(e.what());
-    // The built-in settings: the shipped nets (else the classical backup
-    // plays every game, see GomocupSession), no settings file.
-    settings = gz::EngineSettings{};
-    settings.log_file = cl.log_file;
-    try {
-      settings.league_nets = gz::ShippedLeagueNets(gz::ShippedNetDirs(gz::ExecutableDir()));
-      gz::AdoptEnginePlaySettings(settings);
-      settings.config.Validate();
-    } catch (const gz::GomokuError&) {
-      settings = gz::EngineSettings{};
-      settings.log_file = cl.log_file;
-    }
-  }
-  // No net anywhere and none asked for: the classical player, not the
-  // rollout baseline (that plays only with --weights none).
-  if (settings.weights.empty() && settings.league_nets.empty() && settings.classical_nodes == 0 && !settings.baseline)
-    settings.classical_nodes = kBackupClassicalNodes;
+  const gz::EngineSettings settings = LoadSettings(cl, &settings_problem);
   if (!settings.log_file.empty()) gz::InitLogging("pbrain", settings.log_file, gz::LogConsole::kWhenAsked);
   for (const std::string& a : ignored) spdlog::warn("engine: ignoring unknown argument '{}'", a);
   if (!settings_problem.empty()) spdlog::error("engine: {}; playing with the built-in settings", settings_problem);
@@ -115,24 +147,7 @@ int main(int argc, char** argv) {
   session.set_live_output(Reply);  // Yixin-Board's analysis lines while searching
   spdlog::info("engine: ready ({})", engine.player->Describe());
   if (!settings_problem.empty()) Reply("MESSAGE engine settings: " + settings_problem + "; playing with the built-in settings");
-
-  std::vector<std::string> replies;
-  for (;;) {
-    gz::InputLine in = reader.Next();
-    if (in.eof) {
-      spdlog::info("engine: end of input");
-      break;
-    }
-    replies.clear();
-    bool keep_going = session.Handle(in.text, in.received, replies);
-    // END arrived while this command searched: the search stopped at once,
-    // and its move is owed to nobody (the manager reads nothing after END).
-    if (!keep_going || (reader.stop_flag().load() && session.searched())) {
-      spdlog::info("engine: END received");
-      break;
-    }
-    for (const std::string& r : replies) Reply(r);
-  }
+  Serve(session, reader);
   std::fflush(stdout);
   return 0;
 }

@@ -32,27 +32,10 @@ std::optional<long long> ParseInteger(const std::string& text) {
   return std::stoll(t);
 }
 
-std::vector<std::string> SplitCommas(const std::string& s) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  parts.push_back(cur);
-  return parts;
-}
-
 std::optional<std::pair<int, int>> ParseCoordinates(const std::string& text) {
-  std::vector<std::string> parts = SplitCommas(text);
-  if (parts.size() != 2) return std::nullopt;
-  auto x = ParseInteger(parts[0]), y = ParseInteger(parts[1]);
-  if (!x || !y || *x < -1000000 || *x > 1000000 || *y < -1000000 || *y > 1000000) return std::nullopt;
-  return std::make_pair(static_cast<int>(*x), static_cast<int>(*y));
+  const std::optional<PointXY> xy = ParseXY(text);
+  if (!xy) return std::nullopt;
+  return std::make_pair(static_cast<int>(xy->x), static_cast<int>(xy->y));  // at most 9 digits: fits
 }
 
 Rule RuleOfInfoValue(long long v) {
@@ -65,14 +48,6 @@ Rule RuleOfInfoValue(long long v) {
   if (v == 2 || (v & 4)) return Rule::kRenju;
   if (v & 8) return (v & 1) ? Rule::kCaro : Rule::kCaroOverline;
   return (v & 1) ? Rule::kStandard : Rule::kFreestyle;
-}
-
-std::string FormatCoordinates(int move, int size) {
-  return std::to_string(move % size) + "," + std::to_string(move / size);
-}
-
-std::string FormatCoordinatesSpaced(int move, int size) {
-  return std::to_string(move % size) + " " + std::to_string(move / size);
 }
 
 }  // namespace gz

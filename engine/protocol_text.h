@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/game/board.h"
+#include "common/game/point_text.h"
 
 namespace gz {
 
@@ -20,13 +21,13 @@ std::string Upper(std::string s);
 std::string OneLine(std::string s);
 // A decimal integer of at most 12 digits (blanks around allowed), else nullopt.
 std::optional<long long> ParseInteger(const std::string& text);
-std::vector<std::string> SplitCommas(const std::string& s);
 
-// "X,Y" (blanks allowed around the numbers) -> (x, y); nullopt if malformed.
+// Points are common/game/point_text.h's (ParsePoint, FormatPoint,
+// FormatPointSpaced: the one grammar); these two are its "X,Y" under the
+// protocol's names, for drivers and tests of the protocol.
+// "X,Y" -> (x, y) (point_text.h ParseXY); nullopt if malformed.
 std::optional<std::pair<int, int>> ParseCoordinates(const std::string& text);
-std::string FormatCoordinates(int move, int size);  // "X,Y"
-// "X Y": the points of Yixin-Board's MESSAGE SWAP2 lines (a comma breaks its parser).
-std::string FormatCoordinatesSpaced(int move, int size);
+inline std::string FormatCoordinates(int move, int size) { return FormatPoint(move, size); }  // "X,Y"
 
 // The rule of `INFO rule V` (docs/engine.md "Rules"): exactly 2 or bit 4
 // renju; bit 8 caro (with bit 1: exactly five, rule 9; without: overlines

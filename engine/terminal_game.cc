@@ -7,7 +7,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "engine/gomocup_session.h"
+#include "common/game/point_text.h"
 
 namespace gz {
 namespace {
@@ -53,13 +53,13 @@ std::optional<int> ParseHumanMove(const std::string& text, int size, std::string
   const std::string t = Normalize(text);
   int x = -1, y = -1;
   if (t.find(',') != std::string::npos) {
-    auto xy = ParseCoordinates(t);
+    const std::optional<PointXY> xy = ParseXY(t);
     if (!xy) {
       *error = "'" + text + "' is not a move; type e.g. h8 or 7,7";
       return std::nullopt;
     }
-    x = xy->first;
-    y = xy->second;
+    x = static_cast<int>(xy->x);  // at most 9 digits: fits
+    y = static_cast<int>(xy->y);
   } else {
     bool ok = t.size() >= 2 && t.size() <= 4 && t[0] >= 'a' && t[0] <= 'z';
     for (size_t i = 1; ok && i < t.size(); ++i) ok = std::isdigit(static_cast<unsigned char>(t[i])) != 0;
@@ -163,7 +163,7 @@ void TerminalGame::EngineTurn(std::ostream& out) {
   MoveDecision d = player_.ChooseMove(board_, limits);
   board_.Play(d.move);
   history_.push_back(d.move);
-  out << "engine plays " << FormatHumanMove(d.move, board_.size()) << " (" << FormatCoordinates(d.move, board_.size())
+  out << "engine plays " << FormatHumanMove(d.move, board_.size()) << " (" << FormatPoint(d.move, board_.size())
       << ")";
   if (d.reason == "win") out << ": winning move\n";
   else if (d.reason == "block") out << ": forced block\n";

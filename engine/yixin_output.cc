@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/protocol_text.h"
+#include "common/game/point_text.h"
 
 namespace gz {
 
@@ -31,18 +31,18 @@ void YixinReporter::Realtime(const TreeReport& r, int n, std::vector<std::string
   if (first_) out.push_back("MESSAGE REALTIME REFRESH");
   first_ = false;
   for (int i = 0; i < n; ++i) {
-    const std::string at = FormatCoordinates(r.moves[i].move, size_);
+    const std::string at = FormatPoint(r.moves[i].move, size_);
     out.push_back("MESSAGE REALTIME POS " + at);
     out.push_back("MESSAGE REALTIME DONE " + at);
   }
   for (const MoveReport& m : r.moves)
     if (m.proof && !m.proof->win && std::find(lost_.begin(), lost_.end(), m.move) == lost_.end()) {
       lost_.push_back(m.move);
-      out.push_back("MESSAGE REALTIME LOSE " + FormatCoordinates(m.move, size_));
+      out.push_back("MESSAGE REALTIME LOSE " + FormatPoint(m.move, size_));
     }
   if (r.moves.front().move != best_) {
     best_ = r.moves.front().move;
-    out.push_back("MESSAGE REALTIME BEST " + FormatCoordinates(best_, size_));
+    out.push_back("MESSAGE REALTIME BEST " + FormatPoint(best_, size_));
   }
 }
 
@@ -52,7 +52,7 @@ void YixinReporter::Detail(const TreeReport& r, int n, double seconds, std::vect
   for (int i = 0; i < n; ++i) {
     const MoveReport& m = r.moves[i];
     std::string line;
-    for (int p : m.pv) line += (line.empty() ? "" : " ") + FormatCoordinates(p, size_);
+    for (int p : m.pv) line += (line.empty() ? "" : " ") + FormatPoint(p, size_);
     char rate[32];
     std::snprintf(rate, sizeof(rate), "%.4f", m.winrate);
     const std::string depth = std::to_string(m.pv.size());
@@ -67,7 +67,7 @@ void YixinReporter::Detail(const TreeReport& r, int n, double seconds, std::vect
     out.push_back("INFO EVAL " + YixinEvalText(m));
     out.push_back(std::string("INFO WINRATE ") + rate);
     // Never a key without a value: dhbloo's Yixin-Board crashes on one.
-    out.push_back("INFO BESTLINE " + (line.empty() ? FormatCoordinates(m.move, size_) : line));
+    out.push_back("INFO BESTLINE " + (line.empty() ? FormatPoint(m.move, size_) : line));
     out.push_back("INFO PV DONE");
   }
 }

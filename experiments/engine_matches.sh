@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 52's yardstick: a net in the engine as shipped (pbrain-gomoku-zero,
+# The yardstick: a net in the engine as shipped (pbrain-gomoku-zero,
 # 0.5 s a move) against each OPPONENT over the 24 even openings of 15x15
 # freestyle with both colours (48 games), at most two matches at a time (one
 # per core).  Each match's record (players, settings, openings, every game) is
 # OUTDIR/TAG-500ms-vs-NAME.json; at the end one markdown row per match is
 # printed (W/D/L, per colour, score and Elo from NET's view), as the tables of
-# docs/benchmarks-log.md show them.
+# results/benchmarks-log.md show them.
 #
 #   experiments/engine_matches.sh [--bin DIR] [--games N] [--openings L] NET OUTDIR TAG OPPONENT...
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One league's net (issue 51, docs/engine.md "Nets for every league"): a conv-heads
+# One league's net (docs/engine.md "Nets for every league"): a conv-heads
 # net of RULE for SIZE x SIZE boards, started from a trained net's tower
 # (build/bin/derive_net) and trained by the main job (launch/start.sh with
 # configs/cpu.json) for MINUTES minutes, without the evaluator or dashboard.

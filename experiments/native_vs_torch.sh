@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 46 section 4: the engine with the native CPU forward against the engine
+# The engine with the native CPU forward against the engine
 # with LibTorch's, the same binary and net, at 0.5 s a move, 40 games from the
 # balanced 3-stone openings of 15x15 freestyle (arena's default set), colours
 # alternating.  The arena writes the data file OUT (players, settings,

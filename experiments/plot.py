@@ -5,9 +5,9 @@ usage: experiments/plot.py SUMMARY_JSON OUT_SVG [--title TEXT]
 
 One line per curve (summary "curves": compare.py's runs against the reference's final
 net, learn.py's checkpoints against each rung): Elo at each rated minute, with its 95%
-interval as a vertical bar.  A data file of `runlib.py record` (docs/data/*.json) draws
+interval as a vertical bar.  A data file of `runlib.py record` (results/data/*.json) draws
 its run's own evaluator curve.  Also reads the older summaries of tools/compare_recipe.sh
-and tools/learn_run.sh (docs/data/*.json: "runs" with a "one_scale_curve" each).
+and tools/learn_run.sh (results/data/*.json: "runs" with a "one_scale_curve" each).
 Pure standard library: nothing to install, nothing fetched.  NOT a CI test.
 """
 import json

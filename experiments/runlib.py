@@ -42,7 +42,7 @@ As a command:
       self-play results by kind of opening ("open N" stones < BALANCED_STONES (4), "balanced")
       over the game files of iterations FIRST..LAST (needs numpy)
   experiments/runlib.py record OUT [--name NAME (run)] [--out FILE] [KEY=TEXT]...
-      the data file of a write-up (docs/data/*.json) for the run OUT/NAME: each KEY=TEXT
+      the data file of a write-up (results/data/*.json) for the run OUT/NAME: each KEY=TEXT
       (date=, machine=, command=, commit=) as given, the config and sets of OUT/summary.json,
       iterations, games, the run's own evaluator curve and one self-play row per iteration;
       to FILE (written atomically) or stdout.  experiments/plot.py draws its own curve.
@@ -335,7 +335,7 @@ def selfplay_rows(run_dir):
 
 
 def data_record(out_dir, name="run", **about):
-    """The data file beside a write-up (docs/data/*.json): `about` (date, machine, command,
+    """The data file beside a write-up (results/data/*.json): `about` (date, machine, command,
     commit: free text), the config and sets of OUT/summary.json, the run's stats and own
     evaluator curve (run_stats) and its self-play rows (selfplay_rows)."""
     run_dir = os.path.join(out_dir, name)

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential cmake
-  lld                     # LLVM's linker: a clean build links in 8 s instead of 35 s (docs/benchmarks-log.md "Build time")
+  lld                     # LLVM's linker: a clean build links in 8 s instead of 35 s (results/benchmarks-log.md "Build time")
   libtorch-dev            # LibTorch 1.13 (CPU)
   libopenblas0-pthread    # fast BLAS behind libblas.so.3 (reference BLAS is ~20x slower)
   libboost-dev            # Boost.Asio
@@ -24,6 +24,7 @@ PACKAGES=(
   g++-mingw-w64-x86-64-posix  # the Windows engine's cross build (tools/make_gomocup_folder.sh --windows)
   wine64                  # runs that .exe in ctest's test_windows_engine (docs/engine.md)
   libeigen3-dev           # Eigen 3.4 headers: bench_native_kernels sets the native forward's kernels against Eigen's product
+  emscripten nodejs       # the engine as WebAssembly for the browser (browser/build.sh) and its Node test
 )
 
 # shellcheck source=launch/apt_packages.sh
@@ -33,5 +34,8 @@ InstallMissing setup "${PACKAGES[@]}"
 JOBS="${JOBS:-$(nproc)}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@"
 cmake --build build -j "$JOBS"
-echo "setup: done; binaries in build/bin/"
+# The static site (the engine as WebAssembly, the page, the nets) in
+# build/browser/site/: docs/browser.md.
+JOBS="$JOBS" browser/build.sh
+echo "setup: done; binaries in build/bin/, the browser site in build/browser/site/"
 ls build/bin

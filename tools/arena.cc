@@ -30,8 +30,9 @@ SPEC:  net:PATH[:SIMS]   checkpoint + MCTS (SIMS default: mcts.simulations)
 In-process players take immediate wins, block immediate losses and search
 with fixed simulations, no noise.  Board size and rule come from the config
 (board.size, board.rule).  Colours alternate; games 2k and 2k+1 start from
-opening k of the default set: the even set where the board has one (15x15
-freestyle: 24 openings of 3 stones), else the fixed random set of 2 stones;
+opening k of the default set: the even set where the board has one (3 stones
+each: 24 on 15x15 freestyle, 48 on 20x20 freestyle and on 15x15 renju), else
+the fixed random set of 2 stones;
 --openings K plays the fixed random set of K stones instead (docs/ratings.md).
 --seed seeds the rollout evaluators.  Prints W/D/L from A's view (also by A's
 colour), the score and Elo(A - B) with a 95% interval; --json prints one JSON

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
-"""Makes the even opening set: common/game/even_openings_15x15_freestyle.inc (issue 52).
+"""Makes an even opening set: common/game/even_openings_SxS_RULE.inc.
 
-    tools/even_openings.py [--judge build/bin/classical_judge] [--screen-nodes 10000]
-                           [--nodes 100000] [--count 24] [--out common/game/even_openings_15x15_freestyle.inc]
-    tools/even_openings.py --check FILE     validate a set (what the C++ loader checks, in Python)
+    tools/even_openings.py [--size 15] [--rule freestyle] [--judge build/bin/classical_judge]
+                           [--screen-nodes 10000] [--nodes 100000] [--count 24] [--out FILE]
+    tools/even_openings.py [--size S] --check FILE     validate a set (what the C++ loader checks, in Python)
 
 Candidates: every 3-stone opening (black, white, black; white to move) with all
-stones in the central 5x5 square of the 15x15 board, one per class of the 8 board
-symmetries.  Each is rated by the classical player (`classical_judge`, common/
+stones in the central square of the board (5x5 on odd sizes, 6x6 on even
+ones, so that the square maps onto itself under the 8 symmetries), one per
+class of the 8 board symmetries.  Each is rated by the classical player (`classical_judge`, common/
 search/classical.h) from the side to move's view: first a screen at
 --screen-nodes, then the 4 x count candidates nearest zero again at --nodes; the
 `count` nearest zero at --nodes are kept (ties to the lower points), and
@@ -22,7 +23,16 @@ import subprocess
 import sys
 
 N = 15
-LO, HI = 5, 10  # the central 5x5 square: rows and columns 5..9
+LO, HI = 5, 10  # the central square: rows and columns LO..HI-1 (set_size)
+
+
+def set_size(size):
+    global N, LO, HI
+    if not 9 <= size <= 22:
+        sys.exit("even_openings: --size must be 9..22, got %d" % size)
+    side = 5 if size % 2 else 6
+    N, LO = size, (size - side) // 2
+    HI = LO + side
 
 
 def transform(p, s):
@@ -61,9 +71,10 @@ def candidates():
     return out
 
 
-def judge(binary, nodes, openings):
+def judge(binary, nodes, openings, rule):
     text = "".join(",".join(map(str, o)) + "\n" for o in openings)
-    res = subprocess.run([binary, "--nodes", str(nodes)], input=text, capture_output=True, text=True, check=True)
+    res = subprocess.run([binary, "--nodes", str(nodes), "--size", str(N), "--rule", rule], input=text,
+                         capture_output=True, text=True, check=True)
     return [json.loads(line) for line in res.stdout.splitlines()]
 
 
@@ -93,27 +104,34 @@ def main():
     ap.add_argument("--screen-nodes", type=int, default=10000)
     ap.add_argument("--nodes", type=int, default=100000)
     ap.add_argument("--count", type=int, default=24)
-    ap.add_argument("--out", default="common/game/even_openings_15x15_freestyle.inc")
+    ap.add_argument("--size", type=int, default=15)
+    ap.add_argument("--rule", default="freestyle", choices=["freestyle", "standard", "renju", "caro", "caro-overline"])
+    ap.add_argument("--out", help="default common/game/even_openings_SxS_RULE.inc (caro-overline: caro_overline)")
     ap.add_argument("--check")
     a = ap.parse_args()
+    set_size(a.size)
+    if a.out is None:
+        a.out = "common/game/even_openings_%dx%d_%s.inc" % (N, N, a.rule.replace("-", "_"))
     if a.check:
         print("%s: %d openings, valid" % (a.check, len(check(a.check))))
         return
     cands = candidates()
     print("even_openings: %d candidates, screening at %d nodes" % (len(cands), a.screen_nodes), flush=True)
-    screen = judge(a.judge, a.screen_nodes, cands)
+    screen = judge(a.judge, a.screen_nodes, cands, a.rule)
     screen.sort(key=lambda j: (abs(j["score"]), j["moves"]))
     short = [j["moves"] for j in screen[:4 * a.count]]
     print("even_openings: rating the %d nearest zero at %d nodes" % (len(short), a.nodes), flush=True)
-    final = judge(a.judge, a.nodes, short)
+    final = judge(a.judge, a.nodes, short, a.rule)
     final.sort(key=lambda j: (abs(j["score"]), j["moves"]))
     kept = final[:a.count]
     lines = [
-        "// The even opening set of 15x15 freestyle (issue 52): made by tools/even_openings.py, do not edit.",
-        "// %d candidates (3 stones in the central 5x5, one per symmetry class) screened by the classical" % len(cands),
+        "// The even opening set of %dx%d %s: made by tools/even_openings.py --size %d --rule %s, do not edit." % (
+            N, N, a.rule, N, a.rule),
+        "// %d candidates (3 stones in the central %dx%d, one per symmetry class) screened by the classical" % (
+            len(cands), HI - LO, HI - LO),
         "// player at %d nodes, the %d nearest zero rated again at %d nodes; these %d are the nearest zero." % (
             a.screen_nodes, len(short), a.nodes, a.count),
-        "// Points r*15+c in the order played (black, white, black); white is to move.  The comment: the",
+        "// Points r*%d+c in the order played (black, white, black); white is to move.  The comment: the" % N,
         "// judge's score from white's view (window units of common/search/classical.h; an open three is",
         "// worth about 300), its move and depth.  Included by common/game/even_openings.cc.",
     ]

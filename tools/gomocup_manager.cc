@@ -6,6 +6,7 @@
 
 #include "common/base/errors.h"
 #include "common/game/board.h"
+#include "common/game/point_text.h"
 #include "tools/process_memory.h"
 
 namespace gz {
@@ -156,8 +157,7 @@ ManagerGame PlayManagerGame(ManagedBrain& black, ManagedBrain& white, int size, 
     g.moves.push_back(r.move);
     if (e == ManagerEnd::kFoul || e == ManagerEnd::kIllegal || e == ManagerEnd::kCrash) {
       g.loser_name = brain.name();
-      g.reason = std::string(ManagerEndName(e)) + ": " + LetterPoint(x, y) + " (" + std::to_string(x) + "," +
-                 std::to_string(y) + ")";
+      g.reason = std::string(ManagerEndName(e)) + ": " + LetterPoint(x, y) + " (" + FormatPoint(r.move, size) + ")";
     }
   }
   if (g.end == ManagerEnd::kOngoing) {

@@ -3,12 +3,12 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include "common/base/child_process.h"
 #include "common/base/errors.h"
 #include "common/game/board.h"
+#include "common/game/point_text.h"
 
 namespace gz {
 namespace {
@@ -19,8 +19,6 @@ using std::chrono::milliseconds;
 // How long START may take: wine's first start in a fresh prefix and the net's
 // load (common/match/engine_player.h's bound).
 constexpr milliseconds kStartTimeout = kEngineStartTimeout;
-
-std::string Point(int move, int size) { return std::to_string(move % size) + "," + std::to_string(move / size); }
 
 // One brain process and the checks of its replies.
 class Session {
@@ -73,12 +71,8 @@ class Session {
 
   // Parses "X,Y" points on the board (nullopt: malformed or off the board).
   std::optional<int> ParsePoint(const std::string& text) const {
-    static const std::regex kPoint(R"(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*)");
-    std::smatch m;
-    if (!std::regex_match(text, m, kPoint)) return std::nullopt;
-    const int x = std::stoi(m[1]), y = std::stoi(m[2]);
-    if (x >= board_.size() || y >= board_.size()) return std::nullopt;
-    return y * board_.size() + x;
+    std::string error;
+    return gz::ParsePoint(text, board_.size(), &error);  // common/game/point_text.h
   }
 
   // Sends `command`, expects a legal move within the turn limit plus grace,
@@ -133,7 +127,7 @@ class Session {
   void TurnAndReply(const std::string& step) {
     const int ours = OurMove();
     Play(ours);
-    ExpectMove(step, "TURN " + Point(ours, board_.size()));
+    ExpectMove(step, "TURN " + FormatPoint(ours, board_.size()));
   }
 
   void NewBoard(Rule rule) {
@@ -181,7 +175,7 @@ void CheckSwap2(Session& s, int size) {
   s.Send("RESTART");
   if (auto ok = s.Reply(milliseconds(5000)); !ok || *ok != "OK") return s.Fail("RESTART", "no OK before SWAP2BOARD");
   s.Send("SWAP2BOARD");
-  for (int p : stones) s.Send(Point(p, size));
+  for (int p : stones) s.Send(FormatPoint(p, size));
   s.Send("DONE");
   r = s.Reply(milliseconds(20000));
   if (!r) return s.Fail("SWAP2BOARD (3 stones)", "no answer");
@@ -219,8 +213,8 @@ std::vector<std::string> RunProtocolChecks(const EngineCommand& engine, const Pr
     s.ExpectMove("BEGIN", "BEGIN");
     s.TurnAndReply("TURN");
     // TAKEBACK the brain's last move, then ours: the board is back to one stone.
-    s.ExpectOk("TAKEBACK (its move)", "TAKEBACK " + Point(s.TakeBack(), n));
-    s.ExpectOk("TAKEBACK (our move)", "TAKEBACK " + Point(s.TakeBack(), n));
+    s.ExpectOk("TAKEBACK (its move)", "TAKEBACK " + FormatPoint(s.TakeBack(), n));
+    s.ExpectOk("TAKEBACK (our move)", "TAKEBACK " + FormatPoint(s.TakeBack(), n));
     s.TurnAndReply("TURN after TAKEBACK");
     s.ExpectOk("RESTART", "RESTART");
     // BOARD: four stones, black (the brain, field 1) to move.
@@ -229,7 +223,7 @@ std::vector<std::string> RunProtocolChecks(const EngineCommand& engine, const Pr
     for (int i = 0; i < 4; ++i) {
       const int p = s.OurMove();
       s.Play(p);
-      block += "\n" + Point(p, n) + "," + (i % 2 == 0 ? "1" : "2");
+      block += "\n" + FormatPoint(p, n) + "," + (i % 2 == 0 ? "1" : "2");
     }
     s.ExpectMove("BOARD", block + "\nDONE");
     s.ExpectOk("RESTART before SWAP2BOARD", "RESTART");

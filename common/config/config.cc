@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -82,9 +82,15 @@ void AddFloat(Registry& r, const std::string& key, const char* help, float* p, d
                    *p = static_cast<float>(CheckedNumber(v, k, lo, hi));
                  },
                  [p] {
+                   // The fewest significant digits that read back to *p (what
+                   // std::to_chars's shortest form gives; emscripten 3.1.6's
+                   // libc++ has no floating-point to_chars: docs/browser.md).
                    char buf[32];
-                   auto res = std::to_chars(buf, buf + sizeof buf, *p);
-                   return json(std::strtod(std::string(buf, res.ptr).c_str(), nullptr));
+                   for (int digits = 1; digits <= 9; ++digits) {
+                     std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(*p));
+                     if (std::strtof(buf, nullptr) == *p) break;
+                   }
+                   return json(std::strtod(buf, nullptr));
                  }, help};
 }
 void AddBool(Registry& r, const std::string& key, const char* help, bool* p) {
@@ -509,7 +515,7 @@ void Config::Set(const std::string& key, const std::string& raw, const std::stri
 
 const std::vector<std::pair<std::string, std::string>>& Config::RenamedKeys() {
   // The engine's batch and threads were mcts.* keys (in MctsParams) until the
-  // search's own settings and the engine's were separated (issue 50).
+  // search's own settings and the engine's were separated.
   static const std::vector<std::pair<std::string, std::string>> kRenamed = {
       {"mcts.engine_batch", "engine.batch"},
       {"mcts.engine_threads", "engine.threads"},
@@ -689,11 +695,12 @@ void Config::Validate() const {
 json Config::ToJson() const {
   Registry reg = MakeRegistry(const_cast<Config&>(*this));
   json out = json::object();
-  for (auto& [key, field] : reg) out[json::json_pointer("/" + [&] {
-    std::string k = key;
+  // Not a structured binding: clang 14 (emscripten 3.1.6) cannot capture one in a lambda.
+  for (auto& entry : reg) {
+    std::string k = entry.first;
     std::replace(k.begin(), k.end(), '.', '/');
-    return k;
-  }())] = field.get();
+    out[json::json_pointer("/" + k)] = entry.second.get();
+  }
   return out;
 }
 

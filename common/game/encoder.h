@@ -12,7 +12,7 @@
 //      standard.
 // kEncoderVersion is recorded in checkpoints, game files and the wire
 // handshake; bump it on any change to the planes.  History: 1 = planes 0-3;
-// 2 = plane 4 added (issue 17).  A checkpoint of another version is refused
+// 2 = plane 4 added.  A checkpoint of another version is refused
 // when loaded (common/net/checkpoint_format.cc names both versions).
 #pragma once
 

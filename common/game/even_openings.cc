@@ -4,10 +4,22 @@
 namespace gz {
 
 std::vector<std::vector<int>> EvenOpenings(int size, Rule rule) {
-  if (size != 15 || rule != Rule::kFreestyle) return {};
-  return {
+  if (size == 15 && rule == Rule::kFreestyle) {
+    return {
 #include "common/game/even_openings_15x15_freestyle.inc"
-  };
+    };
+  }
+  if (size == 20 && rule == Rule::kFreestyle) {
+    return {
+#include "common/game/even_openings_20x20_freestyle.inc"
+    };
+  }
+  if (size == 15 && rule == Rule::kRenju) {
+    return {
+#include "common/game/even_openings_15x15_renju.inc"
+    };
+  }
+  return {};
 }
 
 }  // namespace gz

@@ -1,4 +1,4 @@
-// Renju forbidden points for black (issue 17, section 1).
+// Renju forbidden points for black.
 //
 // Under renju black may not play a point that makes an overline (six or
 // more), a double four or a double three; white is never restricted.  The

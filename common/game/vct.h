@@ -1,4 +1,4 @@
-// VCT: victory by continuous threats -- fours AND threes (issue 29 section 1).
+// VCT: victory by continuous threats -- fours AND threes.
 // A threat-space search for the attacker `a` (to move) against the defender d.
 // It extends the VCF of threats.h (whose vocabulary -- five point, four, open
 // four, and the rule handling of overlines, renju forbidden points and walls

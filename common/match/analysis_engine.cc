@@ -17,6 +17,7 @@
 #endif
 
 #include "common/base/errors.h"
+#include "common/game/point_text.h"
 #include "common/match/analysis_report.h"
 
 namespace gz {
@@ -27,16 +28,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
-// "X,Y": column, row (as the Gomocup engine writes points).
-std::string Point(int move, int size) { return std::to_string(move % size) + "," + std::to_string(move / size); }
-
 json ProofJson(const ProofInfo& p, int size) {
   json o;
   o["result"] = p.win ? "win" : "loss";
   o["plies"] = p.plies;
   o["complete"] = p.complete;
   json line = json::array();
-  for (int m : p.line) line.push_back(Point(m, size));
+  for (int m : p.line) line.push_back(FormatPoint(m, size));
   o["line"] = line;
   return o;
 }
@@ -225,14 +223,14 @@ std::string AnalysisEngine::Response(Search& s, bool during) {
   for (size_t i = 0; i < r.moves.size(); ++i) {
     const MoveReport& m = r.moves[i];
     json mi;
-    mi["move"] = Point(m.move, size);
+    mi["move"] = FormatPoint(m.move, size);
     mi["visits"] = m.visits;
     mi["winrate"] = Round4(m.winrate);
     mi["prior"] = Round4(m.prior);
     mi["lcb"] = Round4(m.lcb);
     mi["order"] = i;
     json pv = json::array();
-    for (int p : m.pv) pv.push_back(Point(p, size));
+    for (int p : m.pv) pv.push_back(FormatPoint(p, size));
     mi["pv"] = pv;
     if (m.proof) mi["proof"] = ProofJson(*m.proof, size);
     infos.push_back(mi);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base/errors.h"
+#include "common/game/point_text.h"
 
 namespace gz {
 namespace {
@@ -31,34 +32,18 @@ int8_t ColourOf(const json& v, const std::string& field) {
   throw Refusal{field, "expected a colour \"B\" or \"W\", got " + v.dump()};
 }
 
-// "X,Y" or [X, Y] on a size x size board.
+// "X,Y" or [X, Y] on a size x size board (common/game/point_text.h).
 int PointOf(const json& v, int size, const std::string& field) {
-  long long x = -1, y = -1;
-  bool parsed = false;
-  if (v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer()) {
-    x = v[0].get<long long>();
-    y = v[1].get<long long>();
-    parsed = true;
-  } else if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    const size_t comma = s.find(',');
-    auto number = [](const std::string& t, long long* out) {
-      size_t b = 0, e = t.size();
-      while (b < e && t[b] == ' ') ++b;
-      while (e > b && t[e - 1] == ' ') --e;
-      if (b == e || e - b > 6) return false;
-      for (size_t i = b; i < e; ++i)
-        if (!std::isdigit(static_cast<unsigned char>(t[i]))) return false;
-      *out = std::stoll(t.substr(b, e - b));
-      return true;
-    };
-    parsed = comma != std::string::npos && number(s.substr(0, comma), &x) && number(s.substr(comma + 1), &y);
-  }
-  if (!parsed) throw Refusal{field, "expected a point \"X,Y\" or [X, Y], got " + v.dump()};
-  if (x < 0 || y < 0 || x >= size || y >= size)
-    throw Refusal{field, "point " + v.dump() + " is outside the " + std::to_string(size) + "x" +
-                             std::to_string(size) + " board"};
-  return static_cast<int>(y * size + x);
+  std::optional<PointXY> xy;
+  if (v.is_array() && v.size() == 2 && v[0].is_number_integer() && v[1].is_number_integer())
+    xy = PointXY{v[0].get<long long>(), v[1].get<long long>()};
+  else if (v.is_string())
+    xy = ParseXY(v.get<std::string>());
+  if (!xy) throw Refusal{field, "expected a point \"X,Y\" or [X, Y], got " + v.dump()};
+  std::string error;
+  const std::optional<int> point = PointFromXY(*xy, size, &error);
+  if (!point) throw Refusal{field, error + " (" + v.dump() + ")"};
+  return *point;
 }
 
 const json* Field(const json& o, const char* key) {

@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 #include <spdlog/spdlog.h>
 
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
+#include "common/game/point_text.h"
 #include "common/game/renju.h"
 
 namespace gz {
@@ -41,30 +41,12 @@ std::string FindInPath(const std::string& program) {
 
 bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
-std::string FormatPoint(int move, int size) {
-  return std::to_string(move % size) + "," + std::to_string(move / size);
-}
-
 // A reply line shortened for messages (garbage can be long or binary).
 std::string Printable(const std::string& line) {
   std::string out;
   for (char c : line.substr(0, 60)) out += (c >= 32 && c < 127) ? c : '?';
   if (line.size() > 60) out += "...";
   return out;
-}
-
-// Python's int() on one side of "x,y": blanks around, an optional sign, digits.
-std::optional<int> PythonInt(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n\f\v"), e = s.find_last_not_of(" \t\r\n\f\v");
-  if (b == std::string::npos) return std::nullopt;
-  std::string t = s.substr(b, e - b + 1);
-  int sign = 1;
-  if (t[0] == '+' || t[0] == '-') {
-    sign = t[0] == '-' ? -1 : 1;
-    t = t.substr(1);
-  }
-  if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return sign * std::stoi(t);
 }
 
 }  // namespace
@@ -252,7 +234,6 @@ Forfeit EngineMatchPlayer::NoMove(std::chrono::milliseconds allowed, int64_t lim
 
 MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point deadline,
                                       std::chrono::milliseconds allowed, int64_t limit_ms) {
-  static const std::regex kMove(R"(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*)");
   MoveReply r;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -266,20 +247,20 @@ MoveReply EngineMatchPlayer::ReadMove(const Board& board, Clock::time_point dead
       continue;
     }
     if (StartsWith(*line, "MESSAGE") || StartsWith(*line, "DEBUG") || StartsWith(*line, "SUGGEST")) continue;
-    std::smatch m;
-    if (!std::regex_match(*line, m, kMove)) {
+    const std::optional<PointXY> xy = ParseXY(*line);  // common/game/point_text.h
+    if (!xy) {
       r.forfeit = Forfeit{"malformed", "reply '" + Printable(*line) + "' is not a move x,y"};
       return r;
     }
-    const int x = std::stoi(m[1]), y = std::stoi(m[2]);
-    if (x >= board.size() || y >= board.size()) {
-      r.forfeit = Forfeit{"illegal", "move " + *line + " is off the " + std::to_string(board.size()) + "x" +
-                                         std::to_string(board.size()) + " board"};
+    std::string off;
+    const std::optional<int> at = PointFromXY(*xy, board.size(), &off);
+    if (!at) {
+      r.forfeit = Forfeit{"illegal", "reply '" + Printable(*line) + "': " + off};
       return r;
     }
-    const int point = y * board.size() + x;
+    const int point = *at;
     if (!board.IsLegal(point)) {
-      const std::string where = "move " + std::to_string(x) + "," + std::to_string(y);
+      const std::string where = "move " + FormatXY(*xy);
       r.forfeit = Forfeit{"illegal", board.at(point) != kEmpty ? where + " is on an occupied point"
                                                                : where + " is " + IllegalBecause(board, point)};
       return r;
@@ -294,13 +275,10 @@ bool EngineMatchPlayer::ReadsAsManager(const std::string& line, const Board& boa
   std::string lower = line;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (StartsWith(lower, "message")) return false;
-  const size_t comma = line.find(',');
-  std::optional<int> x, y;
-  if (comma != std::string::npos && line.find(',', comma + 1) == std::string::npos) {
-    x = PythonInt(line.substr(0, comma));
-    y = PythonInt(line.substr(comma + 1));
-  }
-  if (!x || !y) {
+  // The manager reads "x,y" with Python's int() on each side: blanks, a sign
+  // and digits, as point_text.h's grammar reads them.
+  const std::optional<PointXY> xy = ParseXY(line);
+  if (!xy) {
     ++skipped_lines_;
     if (StartsWith(line, "ERROR")) {
       ++error_lines_;
@@ -308,14 +286,14 @@ bool EngineMatchPlayer::ReadsAsManager(const std::string& line, const Board& boa
     }
     return false;
   }
-  const int size = board.size();
-  const std::string where = "move " + std::to_string(*x) + "," + std::to_string(*y);
-  if (*x < 0 || *y < 0 || *x >= size || *y >= size)
-    r->forfeit = Forfeit{"crash", where + " is off the " + std::to_string(size) + "x" + std::to_string(size) + " board"};
-  else if (board.at(*y * size + *x) != kEmpty)
-    r->forfeit = Forfeit{"illegal", where + " is on an occupied point"};
+  std::string off;
+  const std::optional<int> point = PointFromXY(*xy, board.size(), &off);
+  if (!point)
+    r->forfeit = Forfeit{"crash", "reply '" + Printable(line) + "': " + off};
+  else if (board.at(*point) != kEmpty)
+    r->forfeit = Forfeit{"illegal", "move " + FormatXY(*xy) + " is on an occupied point"};
   else
-    r->move = *y * size + *x;
+    r->move = *point;
   return true;
 }
 

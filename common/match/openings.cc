@@ -16,9 +16,9 @@ constexpr int kMaxOpenings = 64;
 constexpr int kMaxDraws = 20000;
 constexpr int kRegion = 5;  // central square side
 
-// The smallest image of the stones (as a sorted (point, colour) list) over the
-// 8 symmetries: equal keys = the same position up to symmetry.
-std::vector<int> CanonicalKey(const Opening& o, int size) {
+}  // namespace
+
+std::vector<int> CanonicalOpeningKey(const Opening& o, int size) {
   std::vector<int> best;
   for (int sym = 0; sym < kNumSymmetries; ++sym) {
     std::vector<int> key;
@@ -28,8 +28,6 @@ std::vector<int> CanonicalKey(const Opening& o, int size) {
   }
   return best;
 }
-
-}  // namespace
 
 std::vector<Opening> OpeningSet(int size, Rule rule, int length) {
   const int side = std::min(size, kRegion);
@@ -54,7 +52,7 @@ std::vector<Opening> OpeningSet(int size, Rule rule, int length) {
       o.push_back(m);
     }
     if (b.terminal() || FindWinningMove(b) != kNoMove || FindForcedBlock(b) != kNoMove) continue;
-    if (!seen.insert(CanonicalKey(o, size)).second) continue;
+    if (!seen.insert(CanonicalOpeningKey(o, size)).second) continue;
     out.push_back(std::move(o));
   }
   GOMOKU_CHECK(!out.empty(), "no opening of length " << length << " on " << size << "x" << size);

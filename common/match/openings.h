@@ -1,10 +1,10 @@
 // The opening sets shared by arena and the evaluator.
 //
-// The default (DefaultOpeningSet) is the even set where the board has one:
-// 15x15 freestyle has 24 openings of 3 stones that the classical player at
-// 100,000 nodes rates nearest even (common/game/even_openings_15x15_freestyle.inc,
-// made by tools/even_openings.py; docs/ratings.md "Openings").  Elsewhere it
-// is the random set of 2 stones below.
+// The default (DefaultOpeningSet) is the even set where the board has one
+// (15x15 freestyle, 20x20 freestyle, 15x15 renju: openings of 3 stones that the
+// classical player at 100,000 nodes rates nearest even, common/game/
+// even_openings_*.inc made by tools/even_openings.py; docs/ratings.md
+// "Openings").  Elsewhere it is the random set of 2 stones below.
 //
 // The random set (OpeningSet) is deterministic: the set depends only on (board size, opening length).  How it
 // is made (docs/ratings.md): candidates of `length` alternating stones (black
@@ -32,6 +32,10 @@ std::vector<Opening> OpeningSet(int size, Rule rule, int length);
 // where there is one (EvenOpenings, common/game/even_openings.h), else
 // OpeningSet(size, rule, 2).
 std::vector<Opening> DefaultOpeningSet(int size, Rule rule);
+
+// The smallest image of the stones (a sorted list of point*2 + colour) over the
+// 8 symmetries: equal keys = the same position up to symmetry.
+std::vector<int> CanonicalOpeningKey(const Opening& o, int size);
 
 // The opening of game `game` of a pairing: games 2k and 2k+1 share opening
 // k mod count.

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/net/checkpoint_info.h"
 #include "common/net/model.h"
-#include "common/net/net_api.h"
 
 namespace gz {
 

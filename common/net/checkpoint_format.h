@@ -24,8 +24,9 @@
 // Every function here throws ModelError naming `path` and the problem; none
 // reads past the bytes it is given.  Pure functions, thread-safe.
 //
-// Built in the Torch-free library gomoku_net_format (with play_settings.cc and
-// net_api.h's ReadCheckpointInfo / CheckpointPlaysSize), which gomoku_net links:
+// Built in the Torch-free library gomoku_net_format (with play_settings.cc; this
+// file's .cc also defines checkpoint_info.h's ReadCheckpointInfo and
+// CheckpointPlaysSize), which gomoku_net links:
 // a build without LibTorch (the native forward, common/net/native/) links it alone.
 #pragma once
 
@@ -34,7 +35,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/net/net_api.h"
+#include "common/net/checkpoint_info.h"
 
 namespace gz {
 

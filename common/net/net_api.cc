@@ -1,12 +1,9 @@
 // Implementation of the torch-free facade (net_api.h).
 #include "common/net/net_api.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <mutex>
 
 #include <torch/cuda.h>
 
@@ -97,30 +94,6 @@ std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::st
   return forward;
 }
 
-void ValidateForwardOptions(const ForwardOptions& options, const std::string& resolved_device) {
-  const std::string& p = options.precision;
-  if (p != "fp32" && p != "bf16" && p != "fp16")
-    GOMOKU_THROW(ConfigError, "server.precision: unknown precision '" << p << "' (expected fp32, bf16 or fp16)");
-  UsesNativeForward(options.backend, resolved_device);  // throws for a bad backend
-  if (options.max_batch < 1 || options.max_batch > kMaxForwardBatch)
-    GOMOKU_THROW(ConfigError, "forward max_batch " << options.max_batch << " outside [1, " << kMaxForwardBatch
-                                                   << "] (server.max_batch x symmetries per position)");
-  bool cuda_device = resolved_device == "cuda" || resolved_device.rfind("cuda:", 0) == 0;
-#if !defined(GOMOKU_WITH_CUDA)
-  const char* why = "this build has no CUDA path (LibTorch without CUDA)";
-  cuda_device = false;
-#else
-  const char* why = "that needs a CUDA device";
-#endif
-  if (cuda_device) return;
-  if (p != "fp32")
-    GOMOKU_THROW(ConfigError, "server.precision: '" << p << "' requested on device '" << resolved_device << "', but "
-                                                    << why << "; use fp32");
-  if (options.cuda_graphs)
-    GOMOKU_THROW(ConfigError, "server.cuda_graphs: CUDA graphs requested on device '"
-                                  << resolved_device << "', but " << why << "; set it to false");
-}
-
 std::unique_ptr<BatchForward> LoadForward(const std::string& path, const std::string& device, int threads,
                                           const ForwardOptions& options, const CheckpointExpect& expect,
                                           CheckpointInfo* info_out) {
@@ -159,14 +132,6 @@ std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std
                                               SymmetryMode mode, const CheckpointExpect& expect,
                                               CheckpointInfo* info) {
   return std::make_unique<SymmetricEvaluator>(LoadForward(path, device, threads, expect, info), mode);
-}
-
-void TuneCpuAllocator() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum on 64-bit
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  });
 }
 
 double ForwardFlops(int board_size, int channels, int blocks, const std::string& heads) {

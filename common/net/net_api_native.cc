@@ -52,7 +52,4 @@ std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std
   return std::make_unique<SymmetricEvaluator>(LoadForward(path, device, threads, expect, info), mode);
 }
 
-// It tunes glibc for LibTorch's large tensors; the native forward has none.
-void TuneCpuAllocator() {}
-
 }  // namespace gz

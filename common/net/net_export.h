@@ -29,8 +29,8 @@
 #include "common/base/errors.h"
 #include "common/data/npz.h"
 #include "common/game/board.h"
+#include "common/net/checkpoint_info.h"
 #include "common/net/model.h"
-#include "common/net/net_api.h"
 
 namespace gz {
 

@@ -1,8 +1,11 @@
 #include "common/net/torch_forward.h"
 
+#include <malloc.h>
+
 #include <ATen/Parallel.h>
 #include <cfloat>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "common/game/encoder.h"
@@ -20,6 +23,14 @@ torch::Device ParseDevice(const std::string& device) {
 }
 
 }  // namespace
+
+void TuneCpuAllocator() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum on 64-bit
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+}
 
 int64_t FlushSubnormalWeights(PolicyValueNet& net) {
   torch::NoGradGuard no_grad;

@@ -10,10 +10,20 @@
 #include <cstdint>
 #include <string>
 
+#include "common/net/checkpoint_info.h"
 #include "common/net/model.h"
-#include "common/net/net_api.h"
+#include "common/search/evaluator.h"
 
 namespace gz {
+
+// Makes glibc keep freed memory for reuse instead of handing every large
+// tensor back to the OS (mallopt M_MMAP_THRESHOLD 32 MiB, M_TRIM_THRESHOLD
+// 1 GiB).  Without it each activation of a big batch is a fresh mmap that
+// page-faults on first touch: a 15x15 128x8 CPU forward at batch 64 ran ~4x
+// slower (docs/network.md).  Process-wide, idempotent, thread-safe; costs
+// resident memory that is not returned to the OS.  TorchForward calls it when
+// it runs on the CPU; the trainer may call it too.
+void TuneCpuAllocator();
 
 // Sets every subnormal float of `net`'s parameters and buffers to zero and
 // returns how many there were.  Subnormal operands take a slow microcode path

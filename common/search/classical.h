@@ -1,4 +1,4 @@
-// A classical Gomoku player with no network (issue 52 section 1): the
+// A classical Gomoku player with no network: the
 // yardstick outside the self-play family.  `classical:N` in arena, the
 // evaluator's ladder and the engine's player specs (docs/ratings.md).
 //

@@ -48,11 +48,11 @@ TEST_CASE("out-of-range and wrong-type values name the key") {
   CHECK(e.find("mcts.c_puct") != std::string::npos);
   e = ConfigErrorOf([&] { c.ApplyOverride("board.rule=pente"); });
   CHECK(e.find("board.rule") != std::string::npos);
-  c.ApplyOverride("board.rule=caro");  // issue 51: caro is a rule
+  c.ApplyOverride("board.rule=caro");  // Caro is a rule
   CHECK(c.rule() == Rule::kCaro);
   c.ApplyOverride("board.rule=caro-overline");  // Gomocup's rule 8
   CHECK(c.rule() == Rule::kCaroOverline);
-  c.ApplyOverride("board.rule=renju");  // issue 17: renju is a rule
+  c.ApplyOverride("board.rule=renju");  // Renju is a rule
   CHECK(c.rule() == Rule::kRenju);
   c.ApplyOverride("board.rule=freestyle");
   e = ConfigErrorOf([&] { c.ApplyOverride("server.max_wait=-3"); });
@@ -86,7 +86,7 @@ TEST_CASE("cross-field validation") {
   c.ApplyOverride("run.min_games=500");
   std::string e = ConfigErrorOf([&] { c.Validate(); });
   CHECK(e.find("run.min_games") != std::string::npos);
-  // net.heads (issue 17): fc | conv; conv not with data-parallel training yet.
+  // net.heads: fc | conv; conv not with data-parallel training yet.
   Config h;
   CHECK(h.net.heads == "fc");
   h.ApplyOverride("net.heads=conv");

@@ -8,6 +8,17 @@ import subprocess
 import time
 
 
+def make_check(failures):
+    """The browser tests' one check: prints ok / FAILED for `what`, appends a
+    failure to `failures`, and returns `ok`."""
+    def check(what, ok, detail=""):
+        print(("ok: " if ok else "FAILED: ") + what + ("" if ok else "  (%s)" % (detail,)), flush=True)
+        if not ok:
+            failures.append(what)
+        return ok
+    return check
+
+
 class Chromium:
     def __init__(self, out_dir, width=1400, height=1100):
         exe = shutil.which("chromium")

@@ -23,17 +23,12 @@ import urllib.request
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp_browser import Chromium  # noqa: E402
+from cdp_browser import Chromium, make_check  # noqa: E402
 
 BIN = os.environ.get("GZ_BIN_DIR", os.path.join(os.path.dirname(__file__), "../../build/bin"))
 OUT = os.path.join(os.environ.get("GZ_TEST_TMP", "/tmp"), "test_dashboard_analysis")
 failures = []
-
-
-def check(what, ok, detail=""):
-    print(("ok: " if ok else "FAILED: ") + what + ("" if ok else "  (%s)" % (detail,)), flush=True)
-    if not ok:
-        failures.append(what)
+check = make_check(failures)
 
 
 def api(url):

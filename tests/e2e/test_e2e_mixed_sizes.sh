@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mixed board sizes (issue 17 section 2): launch/start.sh on the tiny config
+# Mixed board sizes: launch/start.sh on the tiny config
 # with conv heads and selfplay.board_sizes 9 and 7: the games of both sizes go
 # through the one server (one lane per size, no fallback), the trainer trains
 # on both, reloads, and the trained checkpoint plays the arena at both sizes.

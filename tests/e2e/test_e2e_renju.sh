@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole loop under renju (issue 17): launch/start.sh with board.rule renju
+# The whole loop under renju: launch/start.sh with board.rule renju
 # on the tiny config: 2 iterations of self-play through the server, training,
 # reload; the game files and the server say renju; the arena plays the newest
 # net against a rollout player under renju (its referee refuses forbidden points).

@@ -270,7 +270,7 @@ int PointOf(const std::string& xy, int n) {
 }
 }  // namespace
 
-// Issue 17: a manager script plays one whole game per rule against the real
+// A manager script plays one whole game per rule against the real
 // engine: a swap2 opening (SWAP2BOARD with 0, 3 and, when the engine adds two
 // stones, 5 stones), then a continuous-game BOARD (INFO rule bit 2; one
 // field-3 point, nobody's), then TURN to the end.  The script referees every
@@ -378,7 +378,7 @@ TEST_CASE("manager script: a full game of each rule with a swap2 opening and a c
   }
 }
 
-// Issue 17: tools/make_gomocup_folder.sh makes a folder a manager loads as
+// Tools/make_gomocup_folder.sh makes a folder a manager loads as
 // is: the brain finds its settings and checkpoint next to itself.
 TEST_CASE("make_gomocup_folder.sh: the folder's brain answers START and ABOUT with its checkpoint") {
   const std::string dir = FreshTestDir("gomocup_folder");

@@ -108,9 +108,12 @@ TEST_CASE("openings: the engine's first replies on an empty or nearly empty boar
   for (const std::string& path : ShippedNets()) {
     const CheckpointInfo info = ReadCheckpointInfo(path);
     // A conv net is checked on 15x15 and on the size it was trained for (20
-    // for the 20x20 league net).  There the engine's replies are asserted and
-    // the policy mass is reported: a 20x20 net spreads its policy over the
-    // wider centre (docs/engine.md "Shipped nets").
+    // for the 20x20 league nets).  The engine's replies are asserted on both.
+    // The policy mass is asserted where the engine plays the net on 15x15 (a
+    // net trained for 15x15); a net trained for 20x20 never plays 15x15
+    // freestyle (the fc net does: NewestShippedNet prefers the size's own
+    // net) and spreads its policy over the wider centre, so there the mass is
+    // reported (docs/engine.md "Shipped nets").
     std::vector<int> sizes{info.heads == "fc" ? info.board_size : 15};
     if (info.heads != "fc" && info.board_size != 15) sizes.push_back(info.board_size);
     EngineSettings settings;
@@ -148,7 +151,7 @@ TEST_CASE("openings: the engine's first replies on an empty or nearly empty boar
         }
         INFO(what.str());
         CHECK(DistanceToStones(b, d.move) <= 2);
-        if (size == sizes.front()) {
+        if (size == 15 && info.board_size == 15) {
           CHECK(near / total >= 0.5);
         } else {
           WARN("policy mass reported, not asserted: " << what.str());

@@ -563,7 +563,7 @@ TEST_CASE("no VCF on quiet positions; bad arguments throw") {
   CHECK(FivePoints(done, kWhite).empty());
 }
 
-// --- renju (issue 17 section 1): the solver respects black's forbidden points.
+// --- renju: the solver respects black's forbidden points.
 TEST_CASE("renju: overline is no five for black but a five for white") {
   const int n = 9;
   // X X X . X X on row 0 and O O O . O O on row 8: the gaps make six.

@@ -131,7 +131,7 @@ TEST_CASE("server answers equal local batched inference (all8, LibTorch's forwar
   CompareServerWithLocal(SymmetryMode::kAll8, "all8", "torch", "LibTorch forward, threads 1");
 }
 
-// Issue 17: a renju server encodes every INFER position under its own rule
+// A renju server encodes every INFER position under its own rule
 // (HELLO says the client's is the same), so the forbidden-points plane it
 // builds equals the one local inference builds from Position::rule.
 TEST_CASE("renju: the server's planes carry black's forbidden points like local inference", "[remote][equivalence]") {

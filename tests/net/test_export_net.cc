@@ -1,4 +1,4 @@
-// export_net (common/net/net_export.h, issue 28 section 4): the exported .npz
+// export_net (common/net/net_export.h): the exported .npz
 // holds the header the docs promise and every tensor of the net byte for byte;
 // the check file holds deterministic random positions and exactly what the
 // project's forward computes on them; bad input is refused naming the problem

@@ -1,4 +1,4 @@
-// Issue 46 section 1: the native CPU forward (common/net/native/) computes what
+// The native CPU forward (common/net/native/) computes what
 // the LibTorch forward computes: every shipped net and random nets of both
 // heads (several sizes, rules and channel counts, BatchNorm statistics made
 // non-trivial so the folding is exercised), 1,000 positions each, policy and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 28 section 4 ("load anywhere"): a checkpoint exported by export_net is
+# "Load anywhere": a checkpoint exported by export_net is
 # rebuilt in PyTorch by tools/net_to_torch.py, checked against the C++ forward on
 # 1,000 positions (max abs difference <= 1e-5), written as TorchScript and ONNX;
 # fc and conv heads (conv also at another board size), BatchNorm layers away from

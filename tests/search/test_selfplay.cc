@@ -144,7 +144,7 @@ TEST_CASE("streaming: next() returning nullptr ends refills; stop drops games in
                   GomokuError);
 }
 
-// Issue 17: renju self-play.  Every black move of every game is a legal
+// Renju self-play.  Every black move of every game is a legal
 // (non-forbidden) point, the search never gives a forbidden point a child or
 // a visit, the record says renju, and the encoder saw the renju rule.
 namespace {

@@ -1,4 +1,4 @@
-// Issue 16 section 2: the self-play recipe.  Each part off reproduces
+// The self-play recipe.  Each part off reproduces
 // today's games bit for bit; on, each does what docs/search.md says.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// The training side of the self-play recipe (issue 16 section 2): policy
+// The training side of the self-play recipe: policy
 // loss only on full-search samples, soft value targets, the power-law
 // window, the cap on samples per new sample, the resignation report.
 #include <cmath>

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "common/net/net_api.h"  // kMaxForwardBatch
+#include "common/net/forward_options.h"  // kMaxForwardBatch
 
 namespace gz {
 

@@ -39,8 +39,10 @@
 
 #include <c10/cuda/CUDAStream.h>
 
+#include "common/net/checkpoint_info.h"
+#include "common/net/forward_options.h"
 #include "common/net/model.h"
-#include "common/net/net_api.h"
+#include "common/search/evaluator.h"
 
 namespace at::cuda {
 struct CUDAGraph;

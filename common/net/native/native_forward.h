@@ -19,7 +19,7 @@
 #include <memory>
 #include <string>
 
-#include "common/net/net_api.h"
+#include "common/net/checkpoint_info.h"
 #include "common/search/evaluator.h"
 
 namespace gz {

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/net/net_api.h"
+#include "common/net/checkpoint_info.h"
 
 namespace gz::native {
 
