@@ -104,9 +104,9 @@ std::vector<Rate> BenchNet(const Options& opt, NetShape shape, const std::string
   info.board_size = opt.board;
   info.channels = shape.channels;
   info.blocks = shape.blocks;
-  info.heads = heads;
+  info.heads = gz::ParseNetHeads(heads);
   gz::TorchForward forward(net, info, "cpu", opt.threads);
-  const double flops = gz::ForwardFlops(opt.board, shape.channels, shape.blocks, heads);
+  const double flops = gz::ForwardFlops(opt.board, shape.channels, shape.blocks, info.heads);
   std::vector<Rate> rates;
   std::printf("\nnet %dx%d %s heads on %dx%d: %.1f MFLOP per position; %s\n", shape.channels, shape.blocks,
               heads.c_str(), opt.board, opt.board, flops / 1e6, forward.Describe().c_str());

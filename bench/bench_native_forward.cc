@@ -75,7 +75,7 @@ void BenchNet(const std::string& path, const std::string& label, double seconds,
   const int count = 256;
   const std::vector<float> planes = Positions(info.board_size, count);
   std::printf("\n%s: %dx%d %s heads on %dx%d\n  %s\n  %s\n", label.c_str(), info.channels, info.blocks,
-              info.heads.c_str(), info.board_size, info.board_size, torch->Describe().c_str(),
+              gz::NetHeadsName(info.heads), info.board_size, info.board_size, torch->Describe().c_str(),
               native->Describe().c_str());
   std::printf("  %6s %14s %14s %13s %16s %16s %13s\n", "batch", "torch evals/s", "native evals/s", "native/torch",
               "torch evals/cpu-s", "native evals/cpu-s", "native/torch");

@@ -18,7 +18,11 @@ docs/benchmarks.md "The engine in the browser").  One run, one machine:
      state.js) and BEGIN on an empty board; the time from navigation start to
      the move (the worker's script, the wasm and every net fetched and
      compiled included);
-  3. the site's size on disk.
+  3. the same through the page itself (index.html, another fresh profile):
+     navigation start to the engine's first stone when the engine is set to
+     play black at the page's default level (its 'Engine' select; the page
+     then sends its own settings and BOARD), the engine's ready status too;
+  4. the site's size on disk.
 
 usage: bench/wasm_speed.py [--site build/browser/site] [--native build/bin/pbrain-gomoku-zero]
                            [--visits 1000] [--positions 20] [--out DIR]
@@ -41,33 +45,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "dashboard"))
 from cdp_browser import Chromium  # noqa: E402  (the project's one headless-Chromium driver)
 
-# 15x15 freestyle, black first, "X,Y": the even openings
+# bench/wasm_speed_positions.txt: 15x15 freestyle, black first, "X,Y": the even openings
 # (common/game/even_openings_15x15_freestyle.inc), each extended by 0..14 plies
 # of the native engine at 64 simulations a move (3 to 17 stones), kept where a
 # 1000-simulation search neither shortcuts (a win or forced block) nor proves
 # the root: every position is searched in full by both engines.
-POSITIONS = [
-    ["5,5", "8,7", "8,8"],
-    ["6,5", "7,5", "9,8", "7,6", "7,8"],
-    ["6,5", "6,6", "9,8", "7,6", "8,6", "6,7", "8,5"],
-    ["5,5", "7,7", "9,8", "8,7", "6,7", "7,8", "9,6", "9,7", "10,7"],
-    ["5,5", "6,5", "9,7", "7,6", "8,7", "6,7", "8,5", "5,6", "8,6", "8,8", "10,7"],
-    ["5,5", "5,6", "9,7", "6,7", "7,8", "4,7", "7,6", "6,5", "7,4", "3,8", "2,9", "7,7", "5,7"],
-    ["5,5", "7,6", "9,8", "6,7", "8,5", "7,8", "9,6", "7,7", "7,5", "6,5", "9,7", "9,5", "9,10", "9,9", "11,8"],
-    ["6,5", "6,6", "8,9", "7,6", "8,6", "5,6", "4,6", "5,5", "5,7", "3,5", "8,7", "8,8", "7,7", "6,7", "6,8", "5,9", "9,7"],
-    ["6,5", "5,5", "9,8"],
-    ["5,5", "9,9", "9,8", "8,7", "6,5"],
-    ["5,5", "6,5", "9,6", "7,6", "8,7", "7,8", "6,7"],
-    ["5,5", "6,6", "9,6", "7,6", "6,7", "7,8", "7,5", "8,7", "5,6"],
-    ["5,5", "9,6", "9,7", "8,7", "7,8", "7,6", "6,7", "5,6", "8,6", "7,5", "6,5"],
-    ["5,5", "8,7", "9,7", "7,8", "7,6", "6,7", "5,6", "5,7", "4,7", "6,9", "9,6", "8,6", "6,5"],
-    ["5,5", "7,9", "9,8", "7,8", "7,7", "6,7", "5,6", "5,8", "7,6", "6,8", "4,8", "4,6", "5,7", "6,6", "6,9"],
-    ["6,5", "7,6", "7,9"],
-    ["7,5", "8,5", "5,7", "8,7", "6,6"],
-    ["6,5", "5,6", "8,9", "7,6", "6,7", "6,6", "8,6"],
-    ["5,5", "6,5", "8,7", "7,6", "7,8", "6,7", "5,8", "6,9", "6,6", "8,8", "5,7"],
-    ["6,5", "7,5", "9,7", "7,6", "7,7", "6,7", "8,5", "8,7", "8,6", "9,5", "7,4", "8,3", "5,6"],
-]
+
+
+def _read_positions(path):
+    with open(path) as f:
+        return [line.split() for line in f if line.strip() and not line.startswith("#")]
+
+
+POSITIONS = _read_positions(os.path.join(os.path.dirname(os.path.abspath(__file__)), "wasm_speed_positions.txt"))
 SEARCH = re.compile(r"^MESSAGE .*\bsims (\d+) \(\+(\d+) reused\) time (\d+)ms")
 MOVE = re.compile(r"^\d+,\d+$")
 CLK = os.sysconf("SC_CLK_TCK")
@@ -169,6 +159,26 @@ def serve(site):
     return server
 
 
+def page_first_move(base, out_dir):
+    """Measure 3: index.html in a fresh profile; seconds from navigation start
+    to the engine ready and to its first stone as black (the default level)."""
+    d = os.path.join(out_dir, "page")
+    os.makedirs(d, exist_ok=True)
+    browser = Chromium(d)
+    try:
+        browser.goto(f"{base}/index.html")
+        if not browser.until("document.readyState === 'complete' && !!window.gz", 120):
+            raise SystemExit("index.html did not load")
+        poll = "new Promise((r) => { const t = setInterval(() => { if (%s) { clearInterval(t); r(performance.now()); } }, 5); })"
+        ready = browser.eval(poll % "gz.state().ready")
+        browser.eval("(() => { const s = document.getElementById('side'); s.value = 'engine-black';"
+                     " s.dispatchEvent(new Event('change')); })()")
+        moved = browser.eval(poll % "gz.state().moves.length === 1")
+        return ready / 1000, moved / 1000
+    finally:
+        browser.close()
+
+
 def site_bytes(site):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(site) for f in fs)
 
@@ -237,7 +247,12 @@ def main():
         native.close()
     finally:
         browser.close()
-        server.shutdown()
+
+    page_ready, page_move = page_first_move(base, out_dir) if os.path.exists(os.path.join(args.site, "index.html")) else (0, 0)
+    server.shutdown()
+    if page_move:
+        print(f"the page itself (index.html, fresh profile): engine ready at {page_ready:.2f} s, its first move as black "
+              f"at the default level at {page_move:.2f} s from navigation start", flush=True)
 
     def total(who, k):
         return sum(r[who][0] for r in rows) / sum(r[who][k] for r in rows)

@@ -1,6 +1,7 @@
 #include "dashboard/dashboard_service.h"
 
 #include <functional>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -73,6 +74,14 @@ std::string HostName(const std::string& host) {
 
 constexpr int64_t kMaxIteration = int64_t{1} << 40;
 
+// DNS rebinding: a page from elsewhere that resolves its own name to
+// 127.0.0.1 must not read the run.  On loopback only loopback names pass.
+void RequireLoopbackHost(const HttpRequest& req) {
+  const std::string h = HostName(req.host);
+  if (h != "127.0.0.1" && h != "localhost" && h != "[::1]")
+    throw HttpError(403, "Host '" + req.host + "' refused: this dashboard serves only 127.0.0.1 / localhost");
+}
+
 }  // namespace
 
 std::string FindChartJs() {
@@ -107,15 +116,14 @@ HttpResponse DashboardService::Handle(const HttpRequest& req) {
 }
 
 HttpResponse DashboardService::Route(const HttpRequest& req) {
-  // DNS rebinding: a page from elsewhere that resolves its own name to
-  // 127.0.0.1 must not read the run.  On loopback only loopback names pass.
-  if (opt_.loopback) {
-    const std::string h = HostName(req.host);
-    if (h != "127.0.0.1" && h != "localhost" && h != "[::1]")
-      throw HttpError(403, "Host '" + req.host + "' refused: this dashboard serves only 127.0.0.1 / localhost");
-  }
+  if (opt_.loopback) RequireLoopbackHost(req);
   const Target t = ParseTarget(req.target);
-  const std::string& p = t.path;
+  if (std::optional<HttpResponse> r = FileRoute(req, t.path)) return *r;
+  if (std::optional<HttpResponse> r = ApiRoute(req, t)) return *r;
+  throw HttpError(404, "no such page: " + t.path);
+}
+
+std::optional<HttpResponse> DashboardService::FileRoute(const HttpRequest& req, const std::string& p) {
   for (const PageFile& f : kPageFiles)
     if (p == f.path) {
       RequireMethod(req, "GET");
@@ -144,6 +152,10 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
     r.cache_control = "max-age=3600";
     return r;
   }
+  return std::nullopt;
+}
+
+std::optional<HttpResponse> DashboardService::ApiRoute(const HttpRequest& req, const Target& t) {
   // The JSON API: path, method, answer (evaluated after the method check).
   const struct {
     const char* path;
@@ -187,11 +199,11 @@ HttpResponse DashboardService::Route(const HttpRequest& req) {
        }},
   };
   for (const auto& route : api)
-    if (p == route.path) {
+    if (t.path == route.path) {
       RequireMethod(req, route.method);
       return Json(route.answer());
     }
-  throw HttpError(404, "no such page: " + p);
+  return std::nullopt;
 }
 
 }  // namespace gz

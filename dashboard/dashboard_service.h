@@ -19,6 +19,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "dashboard/analysis_service.h"
@@ -27,6 +28,8 @@
 #include "dashboard/site_files.h"
 
 namespace gz {
+
+struct Target;  // dashboard/query.h
 
 struct DashboardOptions {
   std::string run_dir;
@@ -45,6 +48,11 @@ class DashboardService {
 
  private:
   HttpResponse Route(const HttpRequest& req);
+  // Route's two tables: the page's files and the browser board, then the JSON
+  // API.  nullopt: the path is not theirs.  HttpError for a wrong method or
+  // bad input.
+  std::optional<HttpResponse> FileRoute(const HttpRequest& req, const std::string& path);
+  std::optional<HttpResponse> ApiRoute(const HttpRequest& req, const Target& target);
 
   DashboardOptions opt_;
   std::string chart_js_bytes_;  // read once at start: the file never changes under a run

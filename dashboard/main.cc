@@ -33,16 +33,79 @@
 #include "dashboard/http_server.h"
 
 namespace {
+
+using namespace gz;
+
 const char* kUsage =
     "usage: gz_dashboard --run-dir DIR [--port P] [--bind ADDR] [--site-dir DIR] [--config FILE] "
     "[--set key=value]... [--log-file FILE]\n"
     "Serves the run's dashboard over HTTP (read-only; 127.0.0.1 unless --bind says otherwise), and the\n"
     "browser board under /board/ from --site-dir (default: ../browser/site beside this binary).\n";
+
+// The command line and the dashboard.* keys, --port and --bind over them.
+// Throws ConfigError.
+Config LoadSettings(const CliArgs& args) {
+  if (!args.has("--run-dir")) GOMOKU_THROW(ConfigError, "--run-dir is required (see --help)");
+  Config cfg = Config::Load(args.config, args.sets);
+  if (args.has("--port")) cfg.dashboard.port = static_cast<int>(args.get_int("--port", cfg.dashboard.port));
+  if (args.has("--bind")) cfg.dashboard.bind = args.get("--bind");
+  if (cfg.dashboard.port < 0 || cfg.dashboard.port > 65535)
+    GOMOKU_THROW(ConfigError, "dashboard.port: " << cfg.dashboard.port << " is not a TCP port (0..65535)");
+  if (cfg.dashboard.max_games < 0) GOMOKU_THROW(ConfigError, "dashboard.max_games must be >= 0");
+  if (cfg.dashboard.simulations < 1) GOMOKU_THROW(ConfigError, "dashboard.simulations must be >= 1");
+  if (!(cfg.dashboard.idle_timeout_s > 0)) GOMOKU_THROW(ConfigError, "dashboard.idle_timeout_s must be > 0");
+  return cfg;
+}
+
+// dashboard.bind as an address; a warning when it is not loopback.
+boost::asio::ip::address BindAddress(const Config& cfg) {
+  boost::system::error_code ec;
+  const auto addr = boost::asio::ip::make_address(cfg.dashboard.bind, ec);
+  if (ec) GOMOKU_THROW(ConfigError, "dashboard.bind: '" << cfg.dashboard.bind << "' is not an IP address");
+  if (!addr.is_loopback())
+    spdlog::warn("WARNING: binding {} (not loopback): anyone who can reach this address can read the run and "
+                 "use the CPU through browser games; the dashboard has no authentication",
+                 cfg.dashboard.bind);
+  return addr;
+}
+
+// What the service serves, with a warning for each part that is missing.
+DashboardOptions ServiceOptions(const CliArgs& args, const Config& cfg, bool loopback) {
+  DashboardOptions dopt;
+  dopt.run_dir = args.get("--run-dir");
+  dopt.chart_js = FindChartJs();
+  if (dopt.chart_js.empty())
+    spdlog::warn("Chart.js not found (Debian package libjs-chart.js): the page shows no charts");
+  dopt.loopback = loopback;
+  dopt.play = cfg.dashboard;
+  dopt.site_dir = args.has("--site-dir") ? args.get("--site-dir") : ExecutableDir() + "/../browser/site";
+  if (!FileExists(dopt.site_dir + "/index.html"))
+    spdlog::warn("the browser board is not built ({} has no index.html): /board/ answers 404 until "
+                 "browser/build.sh makes it", dopt.site_dir);
+  return dopt;
+}
+
+// Serves until SIGINT or SIGTERM.
+void ServeUntilSignal(HttpServer& server) {
+  // A handler, not sigwait: threads that libraries start before main()
+  // would not have the signals blocked and would take the default action.
+  boost::asio::io_context signals_ctx;
+  boost::asio::signal_set signals(signals_ctx, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& e, int sig) {
+    if (e) return;
+    spdlog::info("signal {}: stopping", sig);
+    server.Stop();
+  });
+  std::thread waiter([&] { signals_ctx.run(); });
+  server.Run();
+  // Run() returns only after Stop(), which only the signal handler calls.
+  waiter.join();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace gz;
-  gz::CliArgs args;
+  CliArgs args;
   Config cfg;
   try {
     args = ParseCli(argc, argv, CliSpec{kUsage, {"--run-dir", "--port", "--bind", "--log-file", "--site-dir"}, {}});
@@ -50,15 +113,7 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     }
-    if (!args.has("--run-dir")) GOMOKU_THROW(ConfigError, "--run-dir is required (see --help)");
-    cfg = Config::Load(args.config, args.sets);
-    if (args.has("--port")) cfg.dashboard.port = static_cast<int>(args.get_int("--port", cfg.dashboard.port));
-    if (args.has("--bind")) cfg.dashboard.bind = args.get("--bind");
-    if (cfg.dashboard.port < 0 || cfg.dashboard.port > 65535)
-      GOMOKU_THROW(ConfigError, "dashboard.port: " << cfg.dashboard.port << " is not a TCP port (0..65535)");
-    if (cfg.dashboard.max_games < 0) GOMOKU_THROW(ConfigError, "dashboard.max_games must be >= 0");
-    if (cfg.dashboard.simulations < 1) GOMOKU_THROW(ConfigError, "dashboard.simulations must be >= 1");
-    if (!(cfg.dashboard.idle_timeout_s > 0)) GOMOKU_THROW(ConfigError, "dashboard.idle_timeout_s must be > 0");
+    cfg = LoadSettings(args);
   } catch (const ConfigError& e) {
     std::cerr << "gz_dashboard: " << e.what() << "\n" << kUsage;
     return 2;
@@ -70,26 +125,8 @@ int main(int argc, char** argv) {
     InitLogging("dashboard", args.get("--log-file"));
     const std::string run_dir = args.get("--run-dir");
     if (!FileExists(run_dir)) spdlog::warn("run directory {} does not exist (yet): the page stays empty until it does", run_dir);
-    boost::system::error_code ec;
-    const auto addr = boost::asio::ip::make_address(cfg.dashboard.bind, ec);
-    if (ec) GOMOKU_THROW(ConfigError, "dashboard.bind: '" << cfg.dashboard.bind << "' is not an IP address");
-    const bool loopback = addr.is_loopback();
-    if (!loopback)
-      spdlog::warn("WARNING: binding {} (not loopback): anyone who can reach this address can read the run and "
-                   "use the CPU through browser games; the dashboard has no authentication",
-                   cfg.dashboard.bind);
-
-    DashboardOptions dopt;
-    dopt.run_dir = run_dir;
-    dopt.chart_js = FindChartJs();
-    if (dopt.chart_js.empty())
-      spdlog::warn("Chart.js not found (Debian package libjs-chart.js): the page shows no charts");
-    dopt.loopback = loopback;
-    dopt.play = cfg.dashboard;
-    dopt.site_dir = args.has("--site-dir") ? args.get("--site-dir") : ExecutableDir() + "/../browser/site";
-    if (!FileExists(dopt.site_dir + "/index.html"))
-      spdlog::warn("the browser board is not built ({} has no index.html): /board/ answers 404 until "
-                   "browser/build.sh makes it", dopt.site_dir);
+    const auto addr = BindAddress(cfg);
+    const DashboardOptions dopt = ServiceOptions(args, cfg, addr.is_loopback());
     DashboardService service(dopt);
 
     HttpServerOptions hopt;
@@ -101,20 +138,7 @@ int main(int argc, char** argv) {
     spdlog::info("dashboard of {} listening on {} (Chart.js: {}; the browser board: {}board/ from {})", run_dir, url,
                  dopt.chart_js.empty() ? "missing" : dopt.chart_js, url, dopt.site_dir);
     std::cout << "dashboard: " << url << std::endl;
-
-    // A handler, not sigwait: threads that libraries start before main()
-    // would not have the signals blocked and would take the default action.
-    boost::asio::io_context signals_ctx;
-    boost::asio::signal_set signals(signals_ctx, SIGINT, SIGTERM);
-    signals.async_wait([&](const boost::system::error_code& e, int sig) {
-      if (e) return;
-      spdlog::info("signal {}: stopping", sig);
-      server.Stop();
-    });
-    std::thread waiter([&] { signals_ctx.run(); });
-    server.Run();
-    // Run() returns only after Stop(), which only the signal handler calls.
-    waiter.join();
+    ServeUntilSignal(server);
     spdlog::info("dashboard stopped");
     return 0;
   } catch (const ConfigError& e) {

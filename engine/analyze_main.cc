@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
-#include <set>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -49,13 +49,10 @@ int main(int argc, char** argv) {
   try {
     const std::string usage = std::string("usage: analyze [flags]  (JSON analysis queries on stdin, responses on stdout)\n") +
                               gz::EngineFlagsHelp() + kAnalyzeFlags;
-    std::set<std::string> flags = gz::EngineValueFlags();
-    flags.insert({"--max-visits", "--leaves", "--max-searches", "--max-memory-mb", "--search-memory-mb"});
-    gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, flags, {}});
-    if (args.help) {
-      std::cout << usage;
-      return 0;
-    }
+    const std::optional<gz::CliArgs> parsed = gz::ParseEngineArgs(
+        argc, argv, usage, {"--max-visits", "--leaves", "--max-searches", "--max-memory-mb", "--search-memory-mb"});
+    if (!parsed) return 0;
+    const gz::CliArgs& args = *parsed;
     cl = gz::EngineCommandLineFrom(args);
     options.limits.default_max_visits = static_cast<int>(args.get_int("--max-visits", 400));
     options.leaves_per_search = static_cast<int>(args.get_int("--leaves", 8));

@@ -1,6 +1,7 @@
 #include "engine/engine_settings.h"
 
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "common/base/errors.h"
@@ -173,6 +174,19 @@ EngineCommandLine EngineCommandLineFrom(const CliArgs& args) {
   cl.log_file = args.get(kLogFileFlag);
   cl.overrides = args.sets;
   return cl;
+}
+
+std::optional<CliArgs> ParseEngineArgs(int argc, char** argv, const std::string& usage,
+                                       const std::set<std::string>& extra, bool ignore_unknown) {
+  CliSpec spec{usage, EngineValueFlags(), {}};
+  spec.value_flags.insert(extra.begin(), extra.end());
+  spec.ignore_unknown = ignore_unknown;
+  CliArgs args = ParseCli(argc, argv, spec);
+  if (args.help) {
+    std::cout << usage;
+    return std::nullopt;
+  }
+  return args;
 }
 
 const char* EngineFlagsHelp() {

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,6 +111,13 @@ void AdoptEnginePlaySettings(EngineSettings& s);
 // do not take: their settings file is --settings).
 std::set<std::string> EngineValueFlags();
 EngineCommandLine EngineCommandLineFrom(const CliArgs& args);
+
+// An engine program's command line: the engine flags and the program's own
+// value flags `extra`.  --help: prints `usage` to stdout and returns nullopt
+// (the program exits 0).  Throws ConfigError for a bad or unknown flag unless
+// ignore_unknown (GUIs pass flags of their own), then CliArgs::ignored lists them.
+std::optional<CliArgs> ParseEngineArgs(int argc, char** argv, const std::string& usage,
+                                       const std::set<std::string>& extra = {}, bool ignore_unknown = false);
 
 // Help text for the engine flags (EngineValueFlags).
 const char* EngineFlagsHelp();

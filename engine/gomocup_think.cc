@@ -48,7 +48,7 @@ void GomocupSession::Think(Time received, std::vector<std::string>& replies, boo
   if (show_detail_ != 0)
     for (std::string& l : reporter.Lines(report, d.seconds)) replies.push_back(std::move(l));
   spdlog::info("engine: move {} ({}), value {}, {} sims, {:.3f} s (slowest simulation {:.1f} ms)",
-               FormatPoint(d.move, size), d.reason, FormatValue(d.value), d.simulations, d.seconds,
+               FormatPoint(d.move, size), MoveReasonName(d.reason), FormatValue(d.value), d.simulations, d.seconds,
                d.longest_simulation_ms);
   if (play) {
     board.Play(d.move);
@@ -61,9 +61,9 @@ void GomocupSession::Think(Time received, std::vector<std::string>& replies, boo
 
 std::string GomocupSession::MoveMessage(const MoveDecision& d, const TreeReport& report, int size) {
   std::ostringstream msg;
-  if (d.reason == "win") {
+  if (d.reason == MoveReason::kWin) {
     msg << "MESSAGE immediate win at " << FormatPoint(d.move, size);
-  } else if (d.reason == "block") {
+  } else if (d.reason == MoveReason::kBlock) {
     msg << "MESSAGE forced block at " << FormatPoint(d.move, size);
   } else if (report.proof) {
     // A proof is a distance, not a win rate.

@@ -40,15 +40,11 @@ std::optional<int> ParseCommandLine(int argc, char** argv, gz::EngineCommandLine
   try {
     const std::string usage = std::string("usage: pbrain-gomoku-zero [flags]  (Gomocup protocol on stdin/stdout)\n") +
                               gz::EngineFlagsHelp();
-    gz::CliSpec spec{usage, gz::EngineValueFlags(), {}};
-    spec.ignore_unknown = true;  // GUIs pass flags of their own (Yixin-Board: --force-utf8)
-    gz::CliArgs args = gz::ParseCli(argc, argv, spec);
-    if (args.help) {
-      std::cout << usage;
-      return 0;
-    }
-    ignored = args.ignored;
-    cl = gz::EngineCommandLineFrom(args);
+    // GUIs pass flags of their own (Yixin-Board: --force-utf8).
+    const std::optional<gz::CliArgs> args = gz::ParseEngineArgs(argc, argv, usage, {}, /*ignore_unknown=*/true);
+    if (!args) return 0;
+    ignored = args->ignored;
+    cl = gz::EngineCommandLineFrom(*args);
   } catch (const gz::GomokuError& e) {
     std::cerr << "pbrain-gomoku-zero: " << e.what() << "\n" << gz::EngineFlagsHelp();
     return 2;

@@ -2,7 +2,7 @@
 // settings and player (MakeEnginePlayer) as pbrain-gomoku-zero.
 #include <cstdlib>
 #include <iostream>
-#include <set>
+#include <optional>
 #include <string>
 
 #include "common/base/errors.h"
@@ -56,13 +56,10 @@ int main(int argc, char** argv) {
   double seconds = -1;
   try {
     const std::string usage = std::string(kUsage) + gz::EngineFlagsHelp();
-    std::set<std::string> flags = gz::EngineValueFlags();
-    flags.insert({"--size", "--simulations", "--time", "--human", "--rule"});
-    gz::CliArgs args = gz::ParseCli(argc, argv, gz::CliSpec{usage, flags, {}});
-    if (args.help) {
-      std::cout << usage;
-      return 0;
-    }
+    const std::optional<gz::CliArgs> parsed =
+        gz::ParseEngineArgs(argc, argv, usage, {"--size", "--simulations", "--time", "--human", "--rule"});
+    if (!parsed) return 0;
+    const gz::CliArgs& args = *parsed;
     cl = gz::EngineCommandLineFrom(args);
     const bool baseline = cl.weights == "none";
     if (baseline) cl.weights.clear();

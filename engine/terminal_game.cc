@@ -165,8 +165,8 @@ void TerminalGame::EngineTurn(std::ostream& out) {
   history_.push_back(d.move);
   out << "engine plays " << FormatHumanMove(d.move, board_.size()) << " (" << FormatPoint(d.move, board_.size())
       << ")";
-  if (d.reason == "win") out << ": winning move\n";
-  else if (d.reason == "block") out << ": forced block\n";
+  if (d.reason == MoveReason::kWin) out << ": winning move\n";
+  else if (d.reason == MoveReason::kBlock) out << ": forced block\n";
   else
     out << ": value " << FormatValue(d.value) << " for the engine, " << d.simulations << " simulations in "
         << static_cast<int>(d.seconds * 1000) << " ms\n";

@@ -249,93 +249,121 @@ nlohmann::json EvalLoop::PinnedCheckpoints() const {
   return nlohmann::json(std::vector<int64_t>(pins.begin(), pins.end()));
 }
 
-void EvalLoop::Evaluate(int64_t it) {
-  const std::string path = run_.checkpoint(it);
-  std::unique_ptr<MatchPlayer> player;
+// One iteration's evaluation: the player under test and its resolved ladder.
+struct EvalLoop::Evaluation {
+  int64_t it = 0;
   int64_t generation = 0;
-  try {
-    generation = ReadCheckpointInfo(path).model_generation;
-    player = MakeNetPlayer(Name(it), path, cfg_.eval.simulations, cfg_, Options(cfg_.run.seed));
-  } catch (const std::exception& e) {
-    spdlog::warn("evaluator: cannot evaluate {}: {}", path, e.what());
-    return;
-  }
-  const int games = cfg_.eval.games;
-  // Resolve the ladder first, so the evaluation line lists its opponents.
-  std::vector<std::pair<std::string, std::unique_ptr<MatchPlayer>>> opponents;
-  nlohmann::json listed = nlohmann::json::array();
-  for (const std::string& entry : cfg_.eval.ladder) {
-    std::string name;
-    auto p = Opponent(entry, it, &name);
-    if (!p) continue;
-    listed.push_back({{fields::eval_result::kEntry, entry}, {fields::eval_result::kName, name}});
-    opponents.emplace_back(entry, std::move(p));
-  }
-  namespace rf = fields::eval_result;
-  nlohmann::json evaluation = {{rf::kType, rf::kTypeEvaluation}, {rf::kIteration, it},
-                               {rf::kGeneration, generation},   {rf::kPlayer, Name(it)},
-                               {rf::kOpponents, listed},        {rf::kGames, games},
-                               {rf::kSimulations, cfg_.eval.simulations}, {rf::kTime, NowSeconds()}};
-  if (!player->forward().empty()) evaluation[rf::kForward] = player->forward();
-  StampRecordVersion(evaluation, kEvalResultRecord);
-  log_.AppendEvaluation(evaluation);
-  const EvaluationRecord* record = log_.Find(it);
-  int done = 0;
-  for (auto& [entry, p] : opponents)
-    for (int g = 0; g < games; ++g) done += record->Has(entry, g) ? 1 : 0;
-  const int total = games * static_cast<int>(opponents.size());
-  spdlog::info("evaluator: evaluating {} (generation {}): {} opponent(s), {} of {} games already played", Name(it),
-               generation, opponents.size(), done, total);
-  namespace sf = fields::evaluator_status;
-  SetStatus("playing", {{sf::kCheckpoint, it}, {sf::kGamesDone, done}, {sf::kGamesTotal, total},
-                        {sf::kEvaluations, log_.evaluations().size()}, {sf::kLastEvaluated, it},
-                        {sf::kPinnedCheckpoints, PinnedCheckpoints()}});
+  std::unique_ptr<MatchPlayer> player;
+  std::vector<std::pair<std::string, std::unique_ptr<MatchPlayer>>> opponents;  // (ladder entry, player)
+  nlohmann::json listed = nlohmann::json::array();  // the opponents as the evaluation line lists them
+  int done = 0;                                      // games played, earlier sessions' included
+};
+
+void EvalLoop::Evaluate(int64_t it) {
+  Evaluation ev;
+  ev.it = it;
+  if (!LoadPlayer(ev)) return;
+  ResolveLadder(ev);
+  Announce(ev);
   // The even set where the board has one (15x15 freestyle), else 2 random stones (common/match/openings.h).
   const std::vector<Opening> openings = DefaultOpeningSet(cfg_.board.size, cfg_.rule());
-  for (auto& [entry, opponent] : opponents) {
-    SetStatus("playing", {{sf::kOpponent, opponent->name()}, {sf::kEntry, entry}});
-    for (int g = 0; g < games; ++g) {
+  for (auto& [entry, opponent] : ev.opponents) {
+    SetStatus("playing", {{fields::evaluator_status::kOpponent, opponent->name()},
+                          {fields::evaluator_status::kEntry, entry}});
+    for (int g = 0; g < cfg_.eval.games; ++g) {
       if (stop_) return;
       if (log_.Find(it)->Has(entry, g)) continue;
-      const bool black = g % 2 == 0;
-      const Opening& opening = OpeningForGame(openings, g);
-      GameResult r = black ? PlayGame(*player, *opponent, cfg_.board.size, cfg_.rule(), opening, &stop_)
-                           : PlayGame(*opponent, *player, cfg_.board.size, cfg_.rule(), opening, &stop_);
-      if (r.end == "stopped") return;
-      const int8_t colour = black ? kBlack : kWhite;
-      const double score = r.winner == 0 ? 0.5 : r.winner == colour ? 1.0 : 0.0;
-      nlohmann::json line = {
-          {rf::kType, rf::kTypeGame},
-          {rf::kIteration, it},
-          {rf::kGeneration, generation},
-          {rf::kPlayer, Name(it)},
-          {rf::kEntry, entry},
-          {rf::kOpponent, opponent->name()},
-          {rf::kGame, g},
-          {rf::kColour, black ? "black" : "white"},
-          {rf::kOpening, opening},
-          {rf::kMoves, r.moves},
-          {rf::kResult, score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw"},
-          {rf::kScore, score},
-          {rf::kEnd, r.end},
-          {rf::kForfeitKind, r.end == "forfeit" ? nlohmann::json(r.forfeit_kind) : nlohmann::json(nullptr)},
-          {rf::kReason, r.reason},
-          {rf::kSeconds, r.seconds},
-          {rf::kTime, NowSeconds()}};
-      if (!player->forward().empty()) line[rf::kForward] = player->forward();
-      if (!opponent->forward().empty()) line[rf::kOpponentForward] = opponent->forward();
-      StampRecordVersion(line, kEvalResultRecord);
-      log_.AppendGame(line);
-      WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
-      ++done;
-      spdlog::info("evaluator: {} vs {} game {}/{} as {}: {} ({}, {} moves)", Name(it), opponent->name(), g + 1,
-                   games, black ? "black" : "white", score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw",
-                   r.reason, r.moves.size());
-      SetStatus("playing", {{sf::kGamesDone, done}});
+      if (!PlayEvalGame(ev, entry, *opponent, g, OpeningForGame(openings, g))) return;
     }
   }
   WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
   spdlog::info("evaluator: {} done", Name(it));
+}
+
+bool EvalLoop::LoadPlayer(Evaluation& ev) {
+  const std::string path = run_.checkpoint(ev.it);
+  try {
+    ev.generation = ReadCheckpointInfo(path).model_generation;
+    ev.player = MakeNetPlayer(Name(ev.it), path, cfg_.eval.simulations, cfg_, Options(cfg_.run.seed));
+  } catch (const std::exception& e) {
+    spdlog::warn("evaluator: cannot evaluate {}: {}", path, e.what());
+    return false;
+  }
+  return true;
+}
+
+// The ladder is resolved first, so that the evaluation line lists its opponents.
+void EvalLoop::ResolveLadder(Evaluation& ev) {
+  for (const std::string& entry : cfg_.eval.ladder) {
+    std::string name;
+    auto p = Opponent(entry, ev.it, &name);
+    if (!p) continue;
+    ev.listed.push_back({{fields::eval_result::kEntry, entry}, {fields::eval_result::kName, name}});
+    ev.opponents.emplace_back(entry, std::move(p));
+  }
+}
+
+void EvalLoop::Announce(Evaluation& ev) {
+  namespace rf = fields::eval_result;
+  const int games = cfg_.eval.games;
+  nlohmann::json evaluation = {{rf::kType, rf::kTypeEvaluation}, {rf::kIteration, ev.it},
+                               {rf::kGeneration, ev.generation},   {rf::kPlayer, Name(ev.it)},
+                               {rf::kOpponents, ev.listed},        {rf::kGames, games},
+                               {rf::kSimulations, cfg_.eval.simulations}, {rf::kTime, NowSeconds()}};
+  if (!ev.player->forward().empty()) evaluation[rf::kForward] = ev.player->forward();
+  StampRecordVersion(evaluation, kEvalResultRecord);
+  log_.AppendEvaluation(evaluation);
+  const EvaluationRecord* record = log_.Find(ev.it);
+  for (auto& [entry, p] : ev.opponents)
+    for (int g = 0; g < games; ++g) ev.done += record->Has(entry, g) ? 1 : 0;
+  const int total = games * static_cast<int>(ev.opponents.size());
+  spdlog::info("evaluator: evaluating {} (generation {}): {} opponent(s), {} of {} games already played", Name(ev.it),
+               ev.generation, ev.opponents.size(), ev.done, total);
+  namespace sf = fields::evaluator_status;
+  SetStatus("playing", {{sf::kCheckpoint, ev.it}, {sf::kGamesDone, ev.done}, {sf::kGamesTotal, total},
+                        {sf::kEvaluations, log_.evaluations().size()}, {sf::kLastEvaluated, ev.it},
+                        {sf::kPinnedCheckpoints, PinnedCheckpoints()}});
+}
+
+bool EvalLoop::PlayEvalGame(Evaluation& ev, const std::string& entry, MatchPlayer& opponent, int g,
+                        const Opening& opening) {
+  MatchPlayer& player = *ev.player;
+  const bool black = g % 2 == 0;
+  GameResult r = black ? PlayGame(player, opponent, cfg_.board.size, cfg_.rule(), opening, &stop_)
+                       : PlayGame(opponent, player, cfg_.board.size, cfg_.rule(), opening, &stop_);
+  if (r.end == "stopped") return false;
+  const int8_t colour = black ? kBlack : kWhite;
+  const double score = r.winner == 0 ? 0.5 : r.winner == colour ? 1.0 : 0.0;
+  namespace rf = fields::eval_result;
+  nlohmann::json line = {
+      {rf::kType, rf::kTypeGame},
+      {rf::kIteration, ev.it},
+      {rf::kGeneration, ev.generation},
+      {rf::kPlayer, Name(ev.it)},
+      {rf::kEntry, entry},
+      {rf::kOpponent, opponent.name()},
+      {rf::kGame, g},
+      {rf::kColour, black ? "black" : "white"},
+      {rf::kOpening, opening},
+      {rf::kMoves, r.moves},
+      {rf::kResult, score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw"},
+      {rf::kScore, score},
+      {rf::kEnd, r.end},
+      {rf::kForfeitKind, r.end == "forfeit" ? nlohmann::json(r.forfeit_kind) : nlohmann::json(nullptr)},
+      {rf::kReason, r.reason},
+      {rf::kSeconds, r.seconds},
+      {rf::kTime, NowSeconds()}};
+  if (!player.forward().empty()) line[rf::kForward] = player.forward();
+  if (!opponent.forward().empty()) line[rf::kOpponentForward] = opponent.forward();
+  StampRecordVersion(line, kEvalResultRecord);
+  log_.AppendGame(line);
+  WriteRatingsFile(paths_.ratings, log_, cfg_.eval.anchor);
+  ++ev.done;
+  spdlog::info("evaluator: {} vs {} game {}/{} as {}: {} ({}, {} moves)", Name(ev.it), opponent.name(), g + 1,
+               cfg_.eval.games, black ? "black" : "white", score == 1.0 ? "win" : score == 0.0 ? "loss" : "draw",
+               r.reason, r.moves.size());
+  SetStatus("playing", {{fields::evaluator_status::kGamesDone, ev.done}});
+  return true;
 }
 
 }  // namespace gz

@@ -55,6 +55,14 @@ class EvalLoop {
   void CheckLadder();
   // Plays what is missing of iteration `it`'s evaluation.
   void Evaluate(int64_t it);
+  // Evaluate's steps; an Evaluation (eval_loop.cc) carries the iteration's players through them.
+  struct Evaluation;
+  bool LoadPlayer(Evaluation& ev);     // the checkpoint under test; false (warned) when it cannot play
+  void ResolveLadder(Evaluation& ev);  // the opponents of eval.ladder that can play
+  void Announce(Evaluation& ev);       // the evaluation line, the games already played, the status
+  // One game against `opponent` (colours alternate with g) into results.jsonl
+  // and ratings.jsonl; false when stopped.
+  bool PlayEvalGame(Evaluation& ev, const std::string& entry, MatchPlayer& opponent, int g, const Opening& opening);
   // The opponent for `entry` in the evaluation of `it`, or nullptr (skip).
   std::unique_ptr<MatchPlayer> Opponent(const std::string& entry, int64_t it, std::string* name);
   PlayerOptions Options(uint64_t seed) const;

@@ -55,6 +55,82 @@ GameRecord RandomGame(int board, uint64_t seed) {
   return rec;
 }
 
+// A client's side of a session: HELLO, INFER (three 9x9 positions), PING,
+// STATS, RELOAD.
+std::string ClientSession() {
+  wire::Hello hello;
+  hello.encoder_version = kEncoderVersion;
+  hello.board_size = 9;
+  hello.client_name = "fuzz-seed";
+  return wire::BuildFrame(wire::MsgType::kHello, 1, wire::EncodeHello(hello)) +
+         wire::BuildFrame(wire::MsgType::kInfer, 2, wire::EncodeInfer(PlayedPositions(9, 3, 1), 9)) +
+         wire::BuildFrame(wire::MsgType::kPing, 3, "") + wire::BuildFrame(wire::MsgType::kStats, 4, "") +
+         wire::BuildFrame(wire::MsgType::kReload, 5, wire::EncodeReload("/tmp/w.gzck"));
+}
+
+// wire: a client's and a server's side of a session.
+void WriteWireSeeds(const std::string& dir) {
+  std::vector<EvalResult> answers(1);
+  answers[0].log_policy.assign(81, -4.39f);
+  answers[0].value = 0.125f;
+  WriteFileAtomic(dir + "/wire/client_session", Stream(9, {ClientSession()}));
+  WriteFileAtomic(dir + "/wire/server_session",
+                  Stream(9, {wire::BuildFrame(wire::MsgType::kInferReply, 2, wire::EncodeInferReply(7, answers, 9)),
+                             wire::BuildFrame(wire::MsgType::kPong, 3, wire::EncodeGeneration(7)),
+                             wire::BuildFrame(wire::MsgType::kReloadOk, 5, wire::EncodeGeneration(8)),
+                             wire::BuildFrame(wire::MsgType::kError, 6,
+                                              wire::EncodeError({wire::ErrorCode::kNotReady, "no model yet"}))}));
+  WriteFileAtomic(dir + "/wire/infer15", Stream(15, {wire::BuildFrame(wire::MsgType::kInfer, 9,
+                                                                      wire::EncodeInfer(PlayedPositions(15, 4, 2), 15))}));
+}
+
+// frames (the server's frame reassembly): a control byte (1 + b % 3
+// connections) and 8 split-seed bytes, then the stream every connection
+// receives in random pieces.
+std::string FramesInput(uint8_t connections, uint64_t split_seed, const std::string& stream) {
+  std::string s(1, static_cast<char>(connections));
+  for (int i = 0; i < 8; ++i) s += static_cast<char>((split_seed >> (8 * i)) & 0xFF);
+  return s + stream;
+}
+
+// A frame header alone (its payload not written).
+std::string Header(const wire::FrameHeader& h) {
+  std::string bytes(wire::kHeaderSize, '\0');
+  wire::EncodeHeader(h, reinterpret_cast<uint8_t*>(bytes.data()));
+  return bytes;
+}
+
+void WriteFrameSeeds(const std::string& dir) {
+  const std::string session = ClientSession();
+  WriteFileAtomic(dir + "/frames/client_session", FramesInput(2, 1, session));
+  // An INFER bigger than the 16 KiB read chunk (the buffer grows), then a PING.
+  const std::string big = wire::BuildFrame(wire::MsgType::kInfer, 7, wire::EncodeInfer(PlayedPositions(15, 80, 3), 15));
+  WriteFileAtomic(dir + "/frames/big_infer", FramesInput(1, 2, big + wire::BuildFrame(wire::MsgType::kPing, 8, "")));
+  // Cut inside an INFER's payload: the unfinished frame stays held.
+  WriteFileAtomic(dir + "/frames/truncated", FramesInput(0, 3, session.substr(0, session.size() / 2)));
+  // A header announcing 1 MiB, then only a little of it.
+  wire::FrameHeader h1m;
+  h1m.type = wire::MsgType::kInfer;
+  h1m.request_id = 9;
+  h1m.payload_len = wire::kMaxPayload;
+  WriteFileAtomic(dir + "/frames/announce_1mib", FramesInput(1, 4, Header(h1m) + std::string(300, '\x01')));
+  // Good frames, then a header of another protocol version.
+  wire::FrameHeader hv;
+  hv.proto_version = 2;
+  WriteFileAtomic(dir + "/frames/version_mismatch",
+                  FramesInput(2, 5, wire::BuildFrame(wire::MsgType::kPing, 1, "") + Header(hv) + session));
+}
+
+void WriteRecordSeeds(const std::string& dir) {
+  // game_record: finished games on two board sizes.
+  WriteFileAtomic(dir + "/game_record/game5.npz", RandomGame(5, 3).ToNpzBytes());
+  WriteFileAtomic(dir + "/game_record/game7.npz", RandomGame(7, 4).ToNpzBytes());
+  // checkpoint: the smallest network there is.
+  CreateRandomCheckpoint(dir + "/checkpoint/net5_2x1.gzck", 5, Rule::kFreestyle, 2, 1, 5, 1, 1);
+  // and one with conv heads (format version 2, the "heads" field).
+  CreateRandomCheckpoint(dir + "/checkpoint/conv5_2x1.gzck", 5, Rule::kFreestyle, 2, 1, 5, 1, 1, "conv");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,70 +151,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = args.positional[0];
-  // wire: a client's and a server's side of a session.
-  wire::Hello hello;
-  hello.encoder_version = kEncoderVersion;
-  hello.board_size = 9;
-  hello.client_name = "fuzz-seed";
-  const auto pos9 = PlayedPositions(9, 3, 1);
-  std::vector<EvalResult> answers(1);
-  answers[0].log_policy.assign(81, -4.39f);
-  answers[0].value = 0.125f;
-  WriteFileAtomic(dir + "/wire/client_session",
-                  Stream(9, {wire::BuildFrame(wire::MsgType::kHello, 1, wire::EncodeHello(hello)),
-                             wire::BuildFrame(wire::MsgType::kInfer, 2, wire::EncodeInfer(pos9, 9)),
-                             wire::BuildFrame(wire::MsgType::kPing, 3, ""),
-                             wire::BuildFrame(wire::MsgType::kStats, 4, ""),
-                             wire::BuildFrame(wire::MsgType::kReload, 5, wire::EncodeReload("/tmp/w.gzck"))}));
-  WriteFileAtomic(dir + "/wire/server_session",
-                  Stream(9, {wire::BuildFrame(wire::MsgType::kInferReply, 2, wire::EncodeInferReply(7, answers, 9)),
-                             wire::BuildFrame(wire::MsgType::kPong, 3, wire::EncodeGeneration(7)),
-                             wire::BuildFrame(wire::MsgType::kReloadOk, 5, wire::EncodeGeneration(8)),
-                             wire::BuildFrame(wire::MsgType::kError, 6,
-                                              wire::EncodeError({wire::ErrorCode::kNotReady, "no model yet"}))}));
-  WriteFileAtomic(dir + "/wire/infer15", Stream(15, {wire::BuildFrame(wire::MsgType::kInfer, 9,
-                                                                      wire::EncodeInfer(PlayedPositions(15, 4, 2), 15))}));
-  // frames (the server's frame reassembly): a control byte (1 + b % 3
-  // connections) and 8 split-seed bytes, then the stream every connection
-  // receives in random pieces.
-  auto frames_input = [](uint8_t connections, uint64_t split_seed, const std::string& stream) {
-    std::string s(1, static_cast<char>(connections));
-    for (int i = 0; i < 8; ++i) s += static_cast<char>((split_seed >> (8 * i)) & 0xFF);
-    return s + stream;
-  };
-  const std::string session = wire::BuildFrame(wire::MsgType::kHello, 1, wire::EncodeHello(hello)) +
-                              wire::BuildFrame(wire::MsgType::kInfer, 2, wire::EncodeInfer(pos9, 9)) +
-                              wire::BuildFrame(wire::MsgType::kPing, 3, "") +
-                              wire::BuildFrame(wire::MsgType::kStats, 4, "") +
-                              wire::BuildFrame(wire::MsgType::kReload, 5, wire::EncodeReload("/tmp/w.gzck"));
-  WriteFileAtomic(dir + "/frames/client_session", frames_input(2, 1, session));
-  // An INFER bigger than the 16 KiB read chunk (the buffer grows), then a PING.
-  const std::string big = wire::BuildFrame(wire::MsgType::kInfer, 7, wire::EncodeInfer(PlayedPositions(15, 80, 3), 15));
-  WriteFileAtomic(dir + "/frames/big_infer", frames_input(1, 2, big + wire::BuildFrame(wire::MsgType::kPing, 8, "")));
-  // Cut inside an INFER's payload: the unfinished frame stays held.
-  WriteFileAtomic(dir + "/frames/truncated", frames_input(0, 3, session.substr(0, session.size() / 2)));
-  // A header announcing 1 MiB, then only a little of it.
-  std::string announce(wire::kHeaderSize, '\0');
-  wire::FrameHeader h1m;
-  h1m.type = wire::MsgType::kInfer;
-  h1m.request_id = 9;
-  h1m.payload_len = wire::kMaxPayload;
-  wire::EncodeHeader(h1m, reinterpret_cast<uint8_t*>(announce.data()));
-  WriteFileAtomic(dir + "/frames/announce_1mib", frames_input(1, 4, announce + std::string(300, '\x01')));
-  // Good frames, then a header of another protocol version.
-  std::string version2(wire::kHeaderSize, '\0');
-  wire::FrameHeader hv;
-  hv.proto_version = 2;
-  wire::EncodeHeader(hv, reinterpret_cast<uint8_t*>(version2.data()));
-  WriteFileAtomic(dir + "/frames/version_mismatch",
-                  frames_input(2, 5, wire::BuildFrame(wire::MsgType::kPing, 1, "") + version2 + session));
-  // game_record: finished games on two board sizes.
-  WriteFileAtomic(dir + "/game_record/game5.npz", RandomGame(5, 3).ToNpzBytes());
-  WriteFileAtomic(dir + "/game_record/game7.npz", RandomGame(7, 4).ToNpzBytes());
-  // checkpoint: the smallest network there is.
-  CreateRandomCheckpoint(dir + "/checkpoint/net5_2x1.gzck", 5, Rule::kFreestyle, 2, 1, 5, 1, 1);
-  // and one with conv heads (format version 2, the "heads" field).
-  CreateRandomCheckpoint(dir + "/checkpoint/conv5_2x1.gzck", 5, Rule::kFreestyle, 2, 1, 5, 1, 1, "conv");
+  WriteWireSeeds(dir);
+  WriteFrameSeeds(dir);
+  WriteRecordSeeds(dir);
   std::printf("seeds written under %s\n", dir.c_str());
   return 0;
 }

@@ -269,20 +269,42 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose
     std::lock_guard<std::mutex> lock(mu_);
     model = model_;
   }
+  const InputForm form = InputFormOf(*model->forward);
+  const BatchSize size = GatherInput(batch, *model, form);
+  const int n = size.forwarded * SymmetriesPerPosition(settings_.symmetry);
+  const double t0 = MonotonicSeconds();
+  int64_t gen = -1;
+  try {
+    std::lock_guard<std::mutex> device(device_mu_);
+    gen = form == InputForm::kPlanes ? model->forward->Forward(planes_.data(), n, logp_.data(), values_.data())
+                                     : model->forward->ForwardCompact(rows_.data(), n, logp_.data(), values_.data());
+  } catch (const std::exception& e) {
+    spdlog::error("forward of {} positions failed: {}", size.forwarded, e.what());
+    FailAll(batch, wire::ErrorCode::kInternal, std::string("forward failed: ") + e.what());
+    return;
+  }
+  const double t1 = MonotonicSeconds();
+  // Bookkeeping before the answers, so that a client that has its answer
+  // finds it counted in the stats.
+  RecordForward(batch, *model, close, size, t0, t1);
+  DeliverAnswers(batch, gen);
+}
+
+Batcher::BatchSize Batcher::GatherInput(std::vector<std::unique_ptr<InferJob>>& batch, const ServingModel& model,
+                                        InputForm form) {
   const int per = SymmetriesPerPosition(settings_.symmetry);
   const int pts = settings_.board_size * settings_.board_size;
-  const InputForm form = InputFormOf(*model->forward);
-  int n_positions = 0, n_forward = 0;
+  BatchSize size;
   for (auto& j : batch) {
-    if (!j->hit.empty() && j->cache_generation != model->generation) {
+    if (!j->hit.empty() && j->cache_generation != model.generation) {
       ForgetStaleHits(*j, settings_.symmetry, settings_.board_size, form);
     } else if (!HasJobInput(*j, settings_.symmetry, settings_.board_size, form)) {
       EncodeJobInput(*j, settings_.symmetry, settings_.board_size, form);  // encoded for another model's form
     }
-    n_positions += static_cast<int>(j->positions.size());
-    n_forward += j->forward_count;
+    size.positions += static_cast<int>(j->positions.size());
+    size.forwarded += j->forward_count;
   }
-  const int n = n_forward * per;
+  const int n = size.forwarded * per;
   logp_.resize(static_cast<size_t>(n) * pts);
   values_.resize(n);
   if (form == InputForm::kPlanes) {
@@ -300,47 +322,44 @@ void Batcher::RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose
       off += j->rows.size();
     }
   }
-  const double t0 = MonotonicSeconds();
-  int64_t gen = -1;
-  try {
-    std::lock_guard<std::mutex> device(device_mu_);
-    gen = form == InputForm::kPlanes ? model->forward->Forward(planes_.data(), n, logp_.data(), values_.data())
-                                     : model->forward->ForwardCompact(rows_.data(), n, logp_.data(), values_.data());
-  } catch (const std::exception& e) {
-    spdlog::error("forward of {} positions failed: {}", n_forward, e.what());
-    FailAll(batch, wire::ErrorCode::kInternal, std::string("forward failed: ") + e.what());
-    return;
-  }
-  const double t1 = MonotonicSeconds();
+  return size;
+}
+
+void Batcher::RecordForward(const std::vector<std::unique_ptr<InferJob>>& batch, const ServingModel& model,
+                            BatchClose close, const BatchSize& size, double t0, double t1) {
+  const int n = size.forwarded * SymmetriesPerPosition(settings_.symmetry);
   BatchRecord rec;
   rec.requests = static_cast<int>(batch.size());
-  rec.positions = n_positions;
-  rec.positions_forwarded = n_forward;
+  rec.positions = size.positions;
+  rec.positions_forwarded = size.forwarded;
   rec.forward_ms = (t1 - t0) * 1000.0;
-  rec.flops = ForwardFlops(settings_.board_size, model->info.channels, model->info.blocks, model->info.heads) *
+  rec.flops = ForwardFlops(settings_.board_size, model.info.channels, model.info.blocks, model.info.heads) *
               static_cast<double>(n);
   rec.close = close;
   rec.auto_wait = settings_.auto_wait;
   rec.queue_wait_ms.reserve(batch.size());
   for (auto& j : batch) rec.queue_wait_ms.push_back((t0 - j->enqueued_at) * 1000.0);
-  // Bookkeeping before the answers, so that a client that has its answer
-  // finds it counted in the stats.
   {
     std::lock_guard<std::mutex> lock(mu_);
-    wait_model_.RecordForward(t0, t1, n_forward);
+    wait_model_.RecordForward(t0, t1, size.forwarded);
     if (settings_.auto_wait && settings_.auto_pipeline) {
-      pipeline_.RecordBatch(t1, n_forward, clients_.load());
+      pipeline_.RecordBatch(t1, size.forwarded, clients_.load());
       rec.pipeline = pipeline_.state();
     }
     rec.estimates = wait_model_.Estimates(t1);
   }
   stats_->RecordBatch(rec);
+}
+
+void Batcher::DeliverAnswers(std::vector<std::unique_ptr<InferJob>>& batch, int64_t generation) {
+  const int per = SymmetriesPerPosition(settings_.symmetry);
+  const int pts = settings_.board_size * settings_.board_size;
   size_t row = 0;
   for (auto& j : batch) {
     const size_t rows = static_cast<size_t>(j->forward_count) * per;
     JobOutcome out;
     out.ok = true;
-    out.generation = gen;
+    out.generation = generation;
     out.log_policy.assign(logp_.begin() + static_cast<long>(row * pts),
                           logp_.begin() + static_cast<long>((row + rows) * pts));
     out.values.assign(values_.begin() + static_cast<long>(row), values_.begin() + static_cast<long>(row + rows));

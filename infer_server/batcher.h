@@ -131,7 +131,20 @@ class Batcher {
   // batch short change nothing before its deadline, so they do not wake it
   // (one futex wake and context switch per request saved).  Called with mu_ held.
   bool WakeNeeded() const;
+  // One forward of `batch` and its answers, in the steps below (batch thread).
   void RunBatch(std::vector<std::unique_ptr<InferJob>>& batch, BatchClose close);
+  struct BatchSize {
+    int positions = 0;  // of the requests, cache hits included
+    int forwarded = 0;  // that go through the forward
+  };
+  // Encodes what is missing (a stale cache hit, another model's input form)
+  // and lays the batch's input out in planes_ or rows_, sizing logp_ and values_.
+  BatchSize GatherInput(std::vector<std::unique_ptr<InferJob>>& batch, const ServingModel& model, InputForm form);
+  // The forward in the stats, the adaptive wait's model and the pipeline chooser.
+  void RecordForward(const std::vector<std::unique_ptr<InferJob>>& batch, const ServingModel& model,
+                     BatchClose close, const BatchSize& size, double t0, double t1);
+  // Each job's rows of logp_ and values_ to its connection (or counted dropped).
+  void DeliverAnswers(std::vector<std::unique_ptr<InferJob>>& batch, int64_t generation);
   void FailAll(std::vector<std::unique_ptr<InferJob>>& jobs, wire::ErrorCode code, const std::string& why);
 
   const BatchSettings settings_;

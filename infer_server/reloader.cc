@@ -167,7 +167,7 @@ int64_t Reloader::LoadAndInstall(const std::string& path) {
   }
   spdlog::info("model loaded: {} (generation {}, iteration {}, {} board{}, {} channels x {} blocks{}; {}) in {:.2f}s",
                path, gen, info.iteration, sizes, lanes_.size() > 1 ? "s" : "", info.channels, info.blocks,
-               info.heads == "conv" ? ", conv heads" : "", forward, MonotonicSeconds() - t0);
+               info.heads == NetHeads::kConv ? ", conv heads" : "", forward, MonotonicSeconds() - t0);
   return gen;
 }
 

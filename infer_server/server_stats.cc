@@ -1,3 +1,4 @@
+// The server's counters and the snapshot that reports them (server_stats.h).
 #include "infer_server/server_stats.h"
 
 #include <algorithm>
@@ -125,8 +126,6 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   std::lock_guard<std::mutex> lock(mu_);
   const double now = MonotonicSeconds();
   const double span = std::max(now - interval_.started_at, 1e-9);
-  const Counts& iv = interval_.counts;
-  const Counts& tot = totals_;
   nlohmann::json j = info_.is_object() ? info_ : nlohmann::json::object();
   j[sf::kTimestamp] = NowSeconds();
   j[sf::kUptimeS] = Round(now - started_at_, 3);
@@ -134,7 +133,27 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
   j[sf::kModelGeneration] = generation_;
   j["model_path"] = model_path_;
   j["clients"] = clients_.load();
-  // Over the interval.
+  AddIntervalFields(j, span);
+  AddFlopsFields(j, span);
+  AddAutoWaitFields(j);
+  AddTotalFields(j);
+  if (reset_interval) {
+    interval_ = Interval{};
+    interval_.started_at = now;
+  }
+  return j;
+}
+
+nlohmann::json ServerStats::CloseCounts(const Counts& c) {
+  nlohmann::json closes = nlohmann::json::object();
+  for (int i = 0; i < static_cast<int>(BatchClose::kCount); ++i)
+    closes[BatchCloseName(static_cast<BatchClose>(i))] = c.closes[i];
+  return closes;
+}
+
+void ServerStats::AddIntervalFields(nlohmann::json& j, double span) const {
+  namespace sf = fields::server_status;
+  const Counts& iv = interval_.counts;
   j["requests"] = iv.requests;
   j["positions"] = iv.positions;
   j["positions_forwarded"] = iv.positions_forwarded;
@@ -155,38 +174,43 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
     j["cache_hits"] = iv.cache_hits;
     j[sf::kCacheHitRate] = Round(Ratio(iv.cache_hits, iv.cache_lookups), 4);
   }
-  nlohmann::json closes = nlohmann::json::object(), closes_total = nlohmann::json::object();
-  for (int i = 0; i < static_cast<int>(BatchClose::kCount); ++i) {
-    closes[BatchCloseName(static_cast<BatchClose>(i))] = iv.closes[i];
-    closes_total[BatchCloseName(static_cast<BatchClose>(i))] = tot.closes[i];
-  }
-  j["batch_close"] = closes;
-  // Model FLOPs utilisation: FLOPs of the forwarded positions over the wall
-  // time of the interval (mfu) and over the time spent in forwards (mfu_in_forward).
+  j["batch_close"] = CloseCounts(iv);
+}
+
+// Model FLOPs utilisation: FLOPs of the forwarded positions over the wall
+// time of the interval (mfu) and over the time spent in forwards (mfu_in_forward).
+void ServerStats::AddFlopsFields(nlohmann::json& j, double span) const {
+  const Counts& iv = interval_.counts;
   j["flops_per_position"] = flops_per_position_;
   const double flops = iv.flops;
   j["forward_flops_per_s"] = Round(flops / span, 0);
-  j["forward_flops_total"] = Round(tot.flops, 0);
+  j["forward_flops_total"] = Round(totals_.flops, 0);
   if (peak_flops_ > 0) {
     j["peak_flops"] = Round(peak_flops_, 0);
     j["peak_precision"] = peak_precision_;
     j["mfu"] = Round(flops / span / peak_flops_, 6);
     j["mfu_in_forward"] = Round(Ratio(flops, iv.forward_ms / 1000.0) / peak_flops_, 6);
   }
-  if (auto_wait_seen_) {
-    j["auto_wait"] = {{"t0_ms", Round(estimates_.t0_s * 1000, 4)},
-                      {"c_ms", Round(estimates_.c_s * 1000, 5)},
-                      {"arrival_per_s", Round(estimates_.arrival_per_s, 1)},
-                      {"busy", Round(estimates_.busy, 4)},
-                      {"tau_ms", Round(estimates_.tau_s * 1000, 3)},
-                      {"forwards", estimates_.forwards}};
-    if (pipeline_) {
-      j["auto_wait"]["pipeline"] = PipelineModeName(pipeline_->mode);
-      j["auto_wait"]["lockstep_pos_per_s"] = Round(pipeline_->lockstep_pos_per_s, 1);
-      j["auto_wait"]["halves_pos_per_s"] = Round(pipeline_->halves_pos_per_s, 1);
-    }
+}
+
+void ServerStats::AddAutoWaitFields(nlohmann::json& j) const {
+  if (!auto_wait_seen_) return;
+  j["auto_wait"] = {{"t0_ms", Round(estimates_.t0_s * 1000, 4)},
+                    {"c_ms", Round(estimates_.c_s * 1000, 5)},
+                    {"arrival_per_s", Round(estimates_.arrival_per_s, 1)},
+                    {"busy", Round(estimates_.busy, 4)},
+                    {"tau_ms", Round(estimates_.tau_s * 1000, 3)},
+                    {"forwards", estimates_.forwards}};
+  if (pipeline_) {
+    j["auto_wait"]["pipeline"] = PipelineModeName(pipeline_->mode);
+    j["auto_wait"]["lockstep_pos_per_s"] = Round(pipeline_->lockstep_pos_per_s, 1);
+    j["auto_wait"]["halves_pos_per_s"] = Round(pipeline_->halves_pos_per_s, 1);
   }
-  // Since start.
+}
+
+void ServerStats::AddTotalFields(nlohmann::json& j) const {
+  namespace sf = fields::server_status;
+  const Counts& tot = totals_;
   j["requests_total"] = tot.requests;
   j["positions_total"] = tot.positions;
   j[sf::kPositionsForwardedTotal] = tot.positions_forwarded;
@@ -199,17 +223,12 @@ nlohmann::json ServerStats::Snapshot(bool reset_interval) {
     j["cache_hits_total"] = tot.cache_hits;
     j["cache_hit_rate_total"] = Round(Ratio(tot.cache_hits, tot.cache_lookups), 4);
   }
-  j["batch_close_total"] = closes_total;
+  j["batch_close_total"] = CloseCounts(tot);
   j["dropped_answers_total"] = dropped_answers_.load();
   j["connections_total"] = connections_total_.load();
   j["connections_cut_total"] = connections_cut_.load();
   j["reloads_ok_total"] = reloads_ok_.load();
   j["reloads_failed_total"] = reloads_failed_.load();
-  if (reset_interval) {
-    interval_ = Interval{};
-    interval_.started_at = now;
-  }
-  return j;
 }
 
 std::string ServerStats::LogLine(const nlohmann::json& s) {

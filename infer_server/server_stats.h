@@ -95,6 +95,13 @@ class ServerStats {
     double started_at = 0;
   };
   void AddToBoth(const Counts& c);  // mu_ held
+  // Snapshot's parts, mu_ held: the interval's figures over `span` seconds,
+  // the FLOPs and MFU, the adaptive wait's model, the totals since start.
+  void AddIntervalFields(nlohmann::json& j, double span) const;
+  void AddFlopsFields(nlohmann::json& j, double span) const;
+  void AddAutoWaitFields(nlohmann::json& j) const;
+  void AddTotalFields(nlohmann::json& j) const;
+  static nlohmann::json CloseCounts(const Counts& c);  // batch closes by reason name
 
   std::mutex mu_;
   Interval interval_;                 // guarded by mu_

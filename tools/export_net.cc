@@ -67,7 +67,7 @@ int Run(int argc, char** argv) {
   const ExportSummary s = ExportNet(o);
   std::printf("export_net: %s -> %s: %s heads, %dx%d, board %d, rule %s, iteration %lld, generation %lld, "
               "%d tensors, %llu bytes\n",
-              o.weights.c_str(), o.out.c_str(), s.info.heads.c_str(), s.info.channels, s.info.blocks,
+              o.weights.c_str(), o.out.c_str(), NetHeadsName(s.info.heads), s.info.channels, s.info.blocks,
               s.info.board_size, s.info.rule.c_str(), static_cast<long long>(s.info.iteration),
               static_cast<long long>(s.info.model_generation), s.tensors,
               static_cast<unsigned long long>(s.net_bytes));

@@ -82,23 +82,24 @@ class Forbid {
     return g_[px * n_ + py];
   }
 
+  // The sum of the `len` cell values of line k from coordinate `from` on.
+  int Sum(int k, int x, int y, int from, int len) const {
+    int s = 0;
+    for (int j = 0; j < len; ++j) s += V(k, x, y, from + j);
+    return s;
+  }
+
   bool A6(int k, int x, int y) const {
     const int p = Coord(k, x, y);
-    for (int i = p - 5; i <= p; ++i) {
-      int s = 0;
-      for (int j = 0; j < 6; ++j) s += V(k, x, y, i + j);
-      if (s == 6) return true;
-    }
+    for (int i = p - 5; i <= p; ++i)
+      if (Sum(k, x, y, i, 6) == 6) return true;
     return false;
   }
 
   bool A5(int k, int x, int y) const {
     const int p = Coord(k, x, y);
-    for (int i = p - 4; i <= p; ++i) {
-      int s = 0;
-      for (int j = 0; j < 5; ++j) s += V(k, x, y, i + j);
-      if (s == 5 && V(k, x, y, i - 1) != 1 && V(k, x, y, i + 5) != 1) return true;
-    }
+    for (int i = p - 4; i <= p; ++i)
+      if (Sum(k, x, y, i, 5) == 5 && V(k, x, y, i - 1) != 1 && V(k, x, y, i + 5) != 1) return true;
     return false;
   }
 
@@ -108,9 +109,7 @@ class Forbid {
     const int p = Coord(k, x, y);
     auto v = [&](int c) { return V(k, x, y, c); };
     for (int i = p - 4; i <= p; ++i) {
-      int s = 0;
-      for (int j = 0; j < 5; ++j) s += v(i + j);
-      if (s != 4 || v(i - 1) == 1 || v(i + 5) == 1) continue;
+      if (Sum(k, x, y, i, 5) != 4 || v(i - 1) == 1 || v(i + 5) == 1) continue;
       if (v(i + 4) == 0) return 1;  // XXXX_
       if (v(i + 3) == 0) {          // XXX_X
         if (p == i + 4 && v(i + 5) == 0 && v(i + 6) == 1 && v(i + 7) == 1 && v(i + 8) == 1 && v(i + 9) != 1)
@@ -142,9 +141,7 @@ class Forbid {
     const int p = Coord(k, x, y);
     auto v = [&](int c) { return V(k, x, y, c); };
     for (int i = p - 3; i <= p; ++i) {
-      int s = 0;
-      for (int j = 0; j < 4; ++j) s += v(i + j);
-      if (s != 3 || v(i - 1) != 0 || v(i - 2) == 1) continue;
+      if (Sum(k, x, y, i, 4) != 3 || v(i - 1) != 0 || v(i - 2) == 1) continue;
       if (v(i + 3) == 0) {  // XXX_
         if (v(i + 4) != 1) {
           if (v(i - 2) == 0 && v(i - 3) != 1) {  // __XXX_

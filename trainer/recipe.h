@@ -1,5 +1,4 @@
-// The training side of the self-play recipe (,
-// docs/trainer.md "Self-play recipe"): the power-law replay window, the cap
+// The training side of the self-play recipe (docs/trainer.md "Self-play recipe"): the power-law replay window, the cap
 // on training samples per new sample, and the resignation false-positive
 // report.  Pure functions of the config and the records.
 // Thread-safety: free functions, no state.

@@ -1,27 +1,21 @@
-// Trainer: the generation loop, saving and publishing (trainer.h).
+// The trainer's generation loop (trainer.h): iterations one after the other,
+// and in each COLLECT and TRAIN; SAVE and PUBLISH are trainer_publish.cc's.
 #include "trainer/trainer.h"
 
-#include <filesystem>
 #include <map>
 #include <set>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
-#include "common/game/encoder.h"
 #include "common/base/errors.h"
 #include "common/base/splitmix.h"
 #include "common/base/fileio.h"
-#include "common/data/host_reload.h"
 #include "common/data/metadata.h"
 #include "common/data/record_fields.h"
-#include "common/net/checkpoint.h"
 #include "trainer/game_files.h"
-#include "trainer/generation_log.h"
 #include "trainer/late_games.h"
 #include "trainer/recipe.h"
-#include "trainer/retention.h"
-#include "trainer/server_reload.h"
 #include "trainer/trainer_state.h"
 
 namespace gz {
@@ -309,111 +303,6 @@ nlohmann::json Trainer::IterationRecord(int64_t n, const Step& step) const {
     record["train_steps_by_size"] = steps_by;
   }
   return record;
-}
-
-void Trainer::SaveTrained(int64_t n, const nlohmann::json& record) {
-  CheckpointInfo info;
-  info.board_size = config_.board.size;
-  info.rule = config_.board.rule;
-  info.encoder_version = kEncoderVersion;
-  info.channels = config_.net.channels;
-  info.blocks = config_.net.blocks;
-  info.iteration = n;
-  info.model_generation = n;
-  info.seed = config_.run.seed;
-  info.play = config_.PlaySettings();  // the net plays outside the run as the run searched
-  const std::string path = run_.checkpoint(n);
-  SaveCheckpoint(path, trainer_->net(), info);
-  spdlog::info("checkpoint saved: iteration {} ({})", n, path);
-
-  TrainerState state;
-  state.trained_iteration = n;
-  state.optimizer_file = std::filesystem::path(paths_.optimizer(n)).filename().string();
-  state.record = record;
-  trainer_->SaveOptimizerState(paths_.optimizer(n));
-  WriteTrainerState(paths_.state(), state);
-  // Only the newest optimizer state is ever used; keep one older for safety.
-  std::error_code ec;
-  std::filesystem::remove(paths_.optimizer(n - 2), ec);
-}
-
-bool Trainer::Publish(int64_t n, nlohmann::json record, const std::atomic<bool>* stop) {
-  const std::string weights = run_.checkpoint(n);
-  const double publish_start = NowSeconds();
-  // The server's view of the self-play that just ended (before the reload resets anything).
-  std::optional<nlohmann::json> stats = TryFetchServerStats(socket_, 2.0);
-  // Self-play hosts follow the announcement (they load while this machine's
-  // server does); the checkpoint's model_generation is n (SaveTrained).
-  WriteReloadAnnouncement(run_.reload_announcement(), ReloadAnnouncement{n, weights, n, NowSeconds()});
-  const bool multi_host = !hosts_->Snapshot().empty();
-  spdlog::info("publishing iteration {}: announced {} in {}{}; asking the inference server at {} to load it", n,
-               weights, run_.reload_announcement(), multi_host ? " for the self-play hosts" : "", socket_);
-  ReloadOutcome reload = ReloadServer(socket_, weights, config_.train.reload_timeout_s, stop);
-  int64_t generation = n;
-  if (reload.acknowledged) {
-    generation = reload.generation;
-    spdlog::info("inference server acknowledged the reload of {}: model_generation {} ({:.2f}s)", weights,
-                 generation, reload.seconds);
-  } else {
-    if (stop && stop->load()) return false;
-    if (multi_host)
-      spdlog::info("no inference server on this machine ({}); the self-play hosts follow {}", reload.note,
-                   run_.reload_announcement());
-    else
-      spdlog::warn("inference server not running ({}); continuing without it: workers load {} themselves",
-                   reload.note, weights);
-  }
-  // Pitfall 5 across hosts: metadata.json only after every live host serves
-  // the new generation; a silent host is excluded by name.
-  HostReloadOutcome hosts = AwaitHostAcks(*hosts_, generation, config_.train.reload_timeout_s, stop);
-  if (hosts.stopped) return false;
-  std::set<std::string> excluded_now;
-  for (const auto& [host, why] : hosts.excluded) {
-    // A WARNING when a host drops out; while it stays out, an info line per iteration.
-    if (excluded_hosts_.count(host)) spdlog::info("self-play host {} excluded from iteration {}: {}", host, n + 1, why);
-    else spdlog::warn("self-play host {} excluded from iteration {}: {}", host, n + 1, why);
-    excluded_now.insert(host);
-  }
-  excluded_hosts_ = std::move(excluded_now);
-  if (!hosts.acknowledged.empty()) {
-    std::string list;
-    for (const std::string& h : hosts.acknowledged) list += (list.empty() ? "" : ", ") + h;
-    spdlog::info("self-play hosts serving generation {}: {} ({:.2f}s)", generation, list, hosts.seconds);
-  }
-  Metadata meta;
-  meta.iteration = n + 1;
-  meta.weights = weights;
-  meta.model_generation = generation;
-  meta.updated_at = NowSeconds();
-  meta.config = ConfigJson();
-  WriteMetadata(run_.metadata(), meta);
-  spdlog::info("metadata published: iteration {} (weights {}, model_generation {})", n + 1, weights, generation);
-  if (n == 0) return true;  // cold start: no iteration finished
-
-  namespace gf = fields::generation;
-  const double end = NowSeconds();
-  record["end"] = end;
-  record[gf::kPublishS] = end - publish_start;
-  if (record.contains(gf::kStart)) record[gf::kTotalS] = end - record[gf::kStart].get<double>();
-  record[gf::kModelGeneration] = generation;
-  record[gf::kReload] = {{"acknowledged", reload.acknowledged}, {"generation", reload.generation},
-                         {gf::kReloadSeconds, reload.seconds}, {"attempts", reload.attempts}, {"note", reload.note}};
-  if (stats) record[gf::kServer] = *stats;
-  if (multi_host) record["hosts"] = hosts.ToJson();
-  AppendGenerationRecord(run_.generations(), record);
-  std::vector<int64_t> protect = EvaluatorPinnedCheckpoints(run_.evaluator_status());
-  protect.push_back(n);
-  std::vector<int64_t> deleted = ApplyCheckpointRetention(run_.checkpoints(), config_.train.keep_last,
-                                                          config_.train.keep_every, protect);
-  if (!deleted.empty()) {
-    std::string list;
-    for (int64_t d : deleted) list += (list.empty() ? "" : ", ") + std::to_string(d);
-    spdlog::info("checkpoint retention: deleted iterations {}", list);
-  }
-  if (record.contains(gf::kTotalS))
-    spdlog::info("iteration {} finished: self-play {:.1f}s, training {:.1f}s, total {:.1f}s", n,
-                 record.value(gf::kSelfplayS, 0.0), record.value(gf::kTrainingS, 0.0), record[gf::kTotalS].get<double>());
-  return true;
 }
 
 }  // namespace gz

@@ -82,8 +82,15 @@ class Trainer {
   void LogTrainingPlan(int64_t n, const Step& step, int64_t new_samples) const;
   nlohmann::json IterationRecord(int64_t n, const Step& step) const;  // the generations.jsonl record
   void AppendLateToWindow(const std::vector<const LateGame*>& late);  // grouped by iteration, in order
-  void SaveTrained(int64_t n, const nlohmann::json& record);
-  bool Publish(int64_t n, nlohmann::json record, const std::atomic<bool>* stop);  // false = stopped
+  // trainer_publish.cc
+  void SaveTrained(int64_t n, const nlohmann::json& record);                      // SAVE
+  bool Publish(int64_t n, nlohmann::json record, const std::atomic<bool>* stop);  // PUBLISH; false = stopped
+  // Publish's steps; a Publication carries what they learn to the record.
+  struct Publication;
+  bool ReloadServers(int64_t n, Publication& pub, const std::atomic<bool>* stop);  // false = stopped
+  bool AwaitHosts(int64_t n, Publication& pub, const std::atomic<bool>* stop);     // false = stopped
+  void WriteRunMetadata(int64_t n, int64_t generation);
+  void RecordPublished(int64_t n, nlohmann::json record, const Publication& pub);  // generations.jsonl, retention
   nlohmann::json ConfigJson() const;
 
   Config config_;

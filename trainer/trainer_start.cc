@@ -91,7 +91,7 @@ void Trainer::WriteInitialWeights(const std::string& path0) {
       GOMOKU_THROW(ConfigError, key << ": checkpoint '" << init << "' has " << what << " " << have << " but "
                                     << run_key << " is " << want << "; a run starts only from a net of its own shape");
   };
-  differ("heads", info.heads, config_.net.heads, "net.heads");
+  differ("heads", NetHeadsName(info.heads), config_.net.heads, "net.heads");
   differ("channels", std::to_string(info.channels), std::to_string(config_.net.channels), "net.channels");
   differ("blocks", std::to_string(info.blocks), std::to_string(config_.net.blocks), "net.blocks");
   differ("rule", info.rule, RuleName(config_.rule()), "board.rule");
@@ -114,7 +114,7 @@ void Trainer::LoadNet(const std::string& path, int64_t expect_iteration) {
   expect.blocks = config_.net.blocks;
   CheckpointInfo info;
   PolicyValueNet net = LoadCheckpoint(path, expect, &info);
-  if (info.heads != config_.net.heads)
+  if (info.heads != ParseNetHeads(config_.net.heads))
     GOMOKU_THROW(ModelError, path << ": checkpoint has " << info.heads << " heads, net.heads is '" << config_.net.heads
                                   << "'");
   // A conv net (any size) trains at the run's size; its checkpoints then record it.

@@ -21,30 +21,36 @@ nlohmann::json ParseChecked(const std::string& path, const RecordFormat& format)
   return j;
 }
 
+// The record at `path` read by `parse`; nullopt when there is none, or
+// (after a warning naming `what`) when it is unreadable.
+template <typename T, typename Parse>
+std::optional<T> ReadRecord(const std::string& path, const RecordFormat& format, const char* what, Parse parse) {
+  if (!FileExists(path)) return std::nullopt;
+  const nlohmann::json j = ParseChecked(path, format);
+  try {
+    if (j.is_discarded()) throw std::runtime_error("not JSON");
+    return parse(j);
+  } catch (const std::exception& e) {
+    spdlog::warn("ignoring unreadable {} {}: {}", what, path, e.what());
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 void WriteTrainerState(const std::string& path, const TrainerState& s) {
-  nlohmann::json j = {{"trained_iteration", s.trained_iteration},
-                      {"optimizer", s.optimizer_file},
-                      {"record", s.record}};
-  StampRecordVersion(j, kTrainerStateRecord);
-  WriteFileAtomic(path, j.dump(2) + "\n");
+  WriteRecordFile(path, {{"trained_iteration", s.trained_iteration}, {"optimizer", s.optimizer_file}, {"record", s.record}},
+              kTrainerStateRecord, 2);
 }
 
 std::optional<TrainerState> ReadTrainerState(const std::string& path) {
-  if (!FileExists(path)) return std::nullopt;
-  const nlohmann::json j = ParseChecked(path, kTrainerStateRecord);
-  try {
-    if (j.is_discarded()) throw std::runtime_error("not JSON");
+  return ReadRecord<TrainerState>(path, kTrainerStateRecord, "trainer state", [](const nlohmann::json& j) {
     TrainerState s;
     s.trained_iteration = j.at("trained_iteration").get<int64_t>();
     s.optimizer_file = j.value("optimizer", "");
     s.record = j.value("record", nlohmann::json::object());
     return s;
-  } catch (const std::exception& e) {
-    spdlog::warn("ignoring unreadable trainer state {}: {}", path, e.what());
-    return std::nullopt;
-  }
+  });
 }
 
 namespace {
@@ -71,23 +77,20 @@ std::vector<LateEntry> LateFromJson(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 void WriteGameManifest(const std::string& path, const GameManifest& m) {
-  nlohmann::json j = {{"iteration", m.iteration},
-                      {"used", m.used},
-                      {"ignored", m.ignored},
-                      {"late", LateJson(m.late)},
-                      {"late_aged_out", LateJson(m.late_aged_out)},
-                      {"late_ignored", LateJson(m.late_ignored)},
-                      {"run_positions", m.run_positions},
-                      {"run_never_trained", m.run_never_trained}};
-  StampRecordVersion(j, kGameManifestRecord);
-  WriteFileAtomic(path, j.dump(1) + "\n");
+  WriteRecordFile(path,
+              {{"iteration", m.iteration},
+               {"used", m.used},
+               {"ignored", m.ignored},
+               {"late", LateJson(m.late)},
+               {"late_aged_out", LateJson(m.late_aged_out)},
+               {"late_ignored", LateJson(m.late_ignored)},
+               {"run_positions", m.run_positions},
+               {"run_never_trained", m.run_never_trained}},
+              kGameManifestRecord, 1);
 }
 
 std::optional<GameManifest> ReadGameManifest(const std::string& path) {
-  if (!FileExists(path)) return std::nullopt;
-  const nlohmann::json j = ParseChecked(path, kGameManifestRecord);
-  try {
-    if (j.is_discarded()) throw std::runtime_error("not JSON");
+  return ReadRecord<GameManifest>(path, kGameManifestRecord, "game manifest", [](const nlohmann::json& j) {
     GameManifest m;
     m.iteration = j.at("iteration").get<int64_t>();
     m.used = j.at("used").get<std::vector<std::string>>();
@@ -98,10 +101,7 @@ std::optional<GameManifest> ReadGameManifest(const std::string& path) {
     m.run_positions = j.value("run_positions", int64_t{0});
     m.run_never_trained = j.value("run_never_trained", int64_t{0});
     return m;
-  } catch (const std::exception& e) {
-    spdlog::warn("ignoring unreadable game manifest {}: {}", path, e.what());
-    return std::nullopt;
-  }
+  });
 }
 
 }  // namespace gz

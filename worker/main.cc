@@ -1,4 +1,5 @@
 // build/bin/worker: self-play games -> one .npz per game.  See worker_loop.h.
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -19,7 +20,6 @@
 #include "worker/worker_loop.h"
 
 namespace {
-
 
 const char* kUsage = R"(worker: AlphaZero self-play games, one .npz file per game.
 
@@ -52,6 +52,74 @@ Options:
   --help
 )";
 
+// The log file (run mode: <run>/logs/worker_<id>.log unless --log-file) and
+// the first lines: the effective config and who set each key.
+void StartLogging(const gz::CliArgs& args, const gz::Config& cfg, int id, bool standalone) {
+  using namespace gz;
+  std::string log_file = args.get(kLogFileFlag);
+  if (log_file.empty() && !standalone) {
+    MakeDirs(RunLayout(cfg.run.dir).logs());
+    log_file = RunLayout(cfg.run.dir).log_file(RunLayout::worker_name(id));
+  }
+  InitLogging("worker" + std::to_string(id), log_file);
+  spdlog::info("worker {} starting (pid {}); effective config: {}", id, ::getpid(), cfg.ToJson().dump());
+  spdlog::info("config set by: {}", cfg.DescribeOrigins());
+}
+
+// In run mode the board/symmetry of the run come from metadata.json; wait
+// for it before connecting so the handshake states the right geometry.
+// False when stopped first.
+bool AwaitRunGeometry(gz::Config* cfg, const std::atomic<bool>& stop) {
+  using namespace gz;
+  RunLayout layout(cfg->run.dir);
+  double last_log = -1e9;
+  while (!stop.load()) {
+    try {
+      if (auto md = ReadMetadata(layout.metadata())) {
+        cfg->AdoptRunGeometry(Config::FromJson(md->config, layout.metadata()), layout.metadata());
+        spdlog::info("run geometry from {}: board {} {}, symmetry {}", layout.metadata(), cfg->board.size,
+                     cfg->board.rule, cfg->inference.symmetry);
+        return !stop.load();
+      }
+    } catch (const IoError& e) {
+      spdlog::warn("{}", e.what());
+    }
+    if (MonotonicSeconds() - last_log > 10) {
+      spdlog::info("waiting for {} (the trainer creates it)", layout.metadata());
+      last_log = MonotonicSeconds();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
+}
+
+// A config with the even share on may be run on a board without an even
+// set (league runs change only the board): those games start as with
+// share 0, and the worker says so once.
+void WarnMissingEvenOpenings(const gz::Config& cfg) {
+  using namespace gz;
+  if (cfg.selfplay.even_opening_share > 0)
+    for (const int size : cfg.board_sizes())
+      if (EvenOpenings(size, cfg.rule()).empty())
+        spdlog::warn("selfplay.even_opening_share {}: board {}x{} {} has no even opening set; its games start "
+                     "as with share 0", cfg.selfplay.even_opening_share, size, size, cfg.board.rule);
+}
+
+// The games themselves: standalone (--games) or following the run.  Returns the exit code.
+int RunWorker(const gz::CliArgs& args, const gz::Config& cfg, int id, bool standalone,
+              const std::atomic<bool>& stop) {
+  using namespace gz;
+  WorkerEvaluators evals;
+  SetUpLocal(cfg, &evals);   // one local evaluator per board size of the run
+  SetUpRemote(cfg, &evals);  // the server iff GOMOKU_INFER_SOCK is set; throws ProtocolError on a refused handshake
+  SelfPlayWorker worker(id, cfg, &evals, &stop);
+  if (standalone)
+    return worker.PlayStandalone(static_cast<int>(args.get_int("--games", 1)), args.get("--out"),
+                                 args.get("--weights", "uniform"), args.get_int("--iteration", 0),
+                                 args.get("--summary"));
+  return worker.FollowRun(cfg.run.dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,60 +148,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     const bool standalone = args.has("--games");
-    std::string log_file = args.get(kLogFileFlag);
-    if (log_file.empty() && !standalone) {
-      MakeDirs(RunLayout(cfg.run.dir).logs());
-      log_file = RunLayout(cfg.run.dir).log_file(RunLayout::worker_name(id));
-    }
-    InitLogging("worker" + std::to_string(id), log_file);
-    spdlog::info("worker {} starting (pid {}); effective config: {}", id, ::getpid(), cfg.ToJson().dump());
-    spdlog::info("config set by: {}", cfg.DescribeOrigins());
-
-    // In run mode the board/symmetry of the run come from metadata.json; wait
-    // for it before connecting so the handshake states the right geometry.
-    if (!standalone) {
-      RunLayout layout(cfg.run.dir);
-      double last_log = -1e9;
-      while (!g_stop.load()) {
-        try {
-          if (auto md = ReadMetadata(layout.metadata())) {
-            cfg.AdoptRunGeometry(Config::FromJson(md->config, layout.metadata()), layout.metadata());
-            spdlog::info("run geometry from {}: board {} {}, symmetry {}", layout.metadata(), cfg.board.size,
-                         cfg.board.rule, cfg.inference.symmetry);
-            break;
-          }
-        } catch (const IoError& e) {
-          spdlog::warn("{}", e.what());
-        }
-        if (MonotonicSeconds() - last_log > 10) {
-          spdlog::info("waiting for {} (the trainer creates it)", layout.metadata());
-          last_log = MonotonicSeconds();
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-      if (g_stop.load()) return 0;
-    }
-
-    // A config with the even share on may be run on a board without an even
-    // set (league runs change only the board): those games start as with
-    // share 0, and the worker says so once.
-    if (cfg.selfplay.even_opening_share > 0)
-      for (const int size : cfg.board_sizes())
-        if (EvenOpenings(size, cfg.rule()).empty())
-          spdlog::warn("selfplay.even_opening_share {}: board {}x{} {} has no even opening set; its games start "
-                       "as with share 0", cfg.selfplay.even_opening_share, size, size, cfg.board.rule);
-    WorkerEvaluators evals;
-    SetUpLocal(cfg, &evals);   // one local evaluator per board size of the run
-    SetUpRemote(cfg, &evals);  // the server iff GOMOKU_INFER_SOCK is set; throws ProtocolError on a refused handshake
-    SelfPlayWorker worker(id, cfg, &evals, &g_stop);
-    int rc;
-    if (standalone) {
-      rc = worker.PlayStandalone(static_cast<int>(args.get_int("--games", 1)), args.get("--out"),
-                                 args.get("--weights", "uniform"), args.get_int("--iteration", 0),
-                                 args.get("--summary"));
-    } else {
-      rc = worker.FollowRun(cfg.run.dir);
-    }
+    StartLogging(args, cfg, id, standalone);
+    if (!standalone && !AwaitRunGeometry(&cfg, g_stop)) return 0;
+    WarnMissingEvenOpenings(cfg);
+    const int rc = RunWorker(args, cfg, id, standalone, g_stop);
     spdlog::info("worker {} exiting with code {}", id, rc);
     return rc;
   } catch (const ConfigError& e) {

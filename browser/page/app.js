@@ -179,10 +179,11 @@ async function start() {
   wire();
   hooks.render = render;
   render();
-  registerOffline();
   const status = $('engine-status');
   try {
-    st.engine = new Engine('engine/engine-worker.js', {
+    // The worker index.html started before the modules loaded (it fetches
+    // and compiles the engine meanwhile), else one of our own.
+    st.engine = new Engine(window.gzEngineWorker || 'engine/engine-worker.js', {
       onLog: log,
       onError: (m) => { log('ERROR ' + m); say('engine: ' + m); },
     });
@@ -195,6 +196,13 @@ async function start() {
     status.textContent = 'engine failed: ' + e.message;
     status.dataset.state = 'error';
   }
+  // After the engine's start and its first job (at most 10 s), not beside
+  // them: the service worker's first install fetches the whole site (every
+  // net) for offline use, which would compete with them.
+  const started = Date.now();
+  const whenIdle = () => (st.engine && st.engine.busy && Date.now() - started < 10000
+    ? setTimeout(whenIdle, 250) : registerOffline());
+  setTimeout(whenIdle, 250);
 }
 
 // For the browser test (tests/browser/test_browser_page.py): what the page

@@ -4,8 +4,11 @@
 // so the page never waits on it; `stop()` goes out at once, outside the queue.
 
 export class Engine {
-  constructor(url, { onLog = () => {}, onError = () => {} } = {}) {
-    this.worker = new Worker(url);
+  // `worker`: the worker's URL, or a Worker already started (index.html
+  // starts it before the modules load; its load error, if any, is kept in
+  // worker.gzEarlyError).
+  constructor(worker, { onLog = () => {}, onError = () => {} } = {}) {
+    this.worker = typeof worker === 'string' ? new Worker(worker) : worker;
     this.onLog = onLog;
     this.onError = onError;
     this.jobs = [];      // waiting: {messages, onLine, onAnalysis, resolve, reject}
@@ -19,6 +22,7 @@ export class Engine {
   init() {
     return new Promise((resolve, reject) => {
       this.readyWaiter = { resolve, reject };
+      if (this.worker.gzEarlyError) return this.fail('the engine worker failed: ' + this.worker.gzEarlyError);
       this.worker.postMessage({ type: 'init' });
     });
   }
@@ -37,16 +41,12 @@ export class Engine {
   }
 
   // Ends the running search at once; it still answers what it owes.  With
-  // nothing running there is nothing to stop, and nothing is sent.
+  // nothing running there is nothing to stop, and nothing is sent.  A stop
+  // sent while the worker still reads the job's settings stops the search of
+  // its last line (API.md); one that arrives after the job ended is ignored.
   stop() {
-    const job = this.current;
-    if (!job || job.fence) return;
-    job.stopped = true;
-    // The worker stops the message it is handling, and a job searches in its
-    // last message only (the settings and the position come first): a stop
-    // that came early waits for that message.
-    if (job.owed > 1) job.stopAtLast = true;
-    else this.worker.postMessage({ type: 'stop' });
+    if (!this.current) return;
+    this.worker.postMessage({ type: 'stop' });
   }
 
   enqueue(messages, handlers) {
@@ -59,7 +59,7 @@ export class Engine {
   next() {
     if (this.current || !this.jobs.length || !this.ready) return;
     const job = this.jobs.shift();
-    job.owed = job.fence ? 2 : job.messages.length;  // a fence ends at the idle after its ABOUT line
+    job.owed = job.messages.length;
     job.lines = [];
     job.analyses = [];
     this.current = job;
@@ -75,7 +75,6 @@ export class Engine {
         this.next();
         return;
       case 'protocol-out':
-        if (job && job.fence) { if (msg.line.startsWith('name=')) job.owed = 1; return; }
         if (job) { job.lines.push(msg.line); if (job.onLine) job.onLine(msg.line); }
         return;
       case 'analysis':
@@ -83,17 +82,8 @@ export class Engine {
         return;
       case 'idle':
         if (!job) return;
-        if (job.fence && job.owed !== 1) return;  // a stop's idle, before the fence's ABOUT
-        if (--job.owed > 0) {
-          if (job.owed === 1 && job.stopAtLast) this.worker.postMessage({ type: 'stop' });
-          return;
-        }
+        if (--job.owed > 0) return;
         this.current = null;
-        // A stop that reached the worker after this job had ended is answered
-        // by an idle of its own: a fence (ABOUT, told apart by its reply)
-        // absorbs it before the next job can take it for one of its own.
-        if (job.stopped) this.jobs.unshift({ messages: [{ type: 'protocol', line: 'ABOUT' }], fence: true,
-                                            resolve: () => {}, reject: () => {} });
         job.resolve(job.messages[0].type === 'analyze' ? job.analyses : job.lines);
         this.next();
         return;

@@ -3,7 +3,8 @@
 //   gz_init(nets_dir)    the engine over the nets the worker wrote into
 //                        MEMFS (the newest of each rule and size, as the
 //                        native engine picks its shipped nets); 0 on success,
-//                        else 1 after a log line saying why
+//                        else 1 after a log line saying why.  Called again
+//                        (more nets written), it restarts the engine over them
 //   gz_protocol(line)    one Gomocup / Yixin-Board line into the same
 //                        GomocupSession pbrain-gomoku-zero runs; each reply
 //                        line goes out through gz_js_emit(0, line); 0 after END
@@ -94,7 +95,14 @@ EMSCRIPTEN_KEEPALIVE const char* gz_version() { return gz::kEngineVersion; }
 
 EMSCRIPTEN_KEEPALIVE int gz_init(const char* nets_dir) {
   try {
-    gz::InitLogging("gz-wasm", "", gz::LogConsole::kAlways);  // stderr: the worker's log messages
+    static bool logging = false;
+    if (!logging) gz::InitLogging("gz-wasm", "", gz::LogConsole::kAlways);  // stderr: the worker's log messages
+    logging = true;
+    // A second call restarts the engine over the nets now in `nets_dir` (the
+    // worker adds the other rules' and sizes' nets when a game needs them):
+    // the old one goes first, so its tree's memory is free for the new one.
+    delete g_engine;
+    g_engine = nullptr;
     auto e = std::make_unique<Engine>();
     e->settings.league_nets = gz::ShippedLeagueNets({nets_dir});
     if (e->settings.league_nets.empty()) {

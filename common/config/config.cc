@@ -1,39 +1,26 @@
+// The key registry: every config key's type, bounds and help text, bound to
+// the field of the Config it sets.  The field kinds (integer, float, string
+// list, ...) read a JSON value, check it and name the key in every error, so
+// files, --set and the environment all pass the same checks.
 #include "common/config/config.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 
 #include "common/base/errors.h"
-#include "common/base/fileio.h"
-#include "common/data/run_layout.h"
-#include "common/search/symmetric_batch.h"
+#include "common/config/config_registry.h"
 
 namespace gz {
+namespace config_detail {
 namespace {
 
 using nlohmann::json;
-
-// One entry per key: how to set it from JSON (bounds checked), read it back,
-// and its help text (the meaning column of docs/configuration.md's key table,
-// printed by `worker --print-config-doc` for dev/gen_config_doc.py).
-struct Field {
-  std::function<void(const json&, const std::string& key)> set;
-  std::function<json()> get;
-  std::string help;
-};
-using Registry = std::map<std::string, Field>;
 
 [[noreturn]] void Bad(const std::string& key, const std::string& why) {
   GOMOKU_THROW(ConfigError, "config key '" << key << "': " << why);
@@ -100,6 +87,17 @@ void AddBool(Registry& r, const std::string& key, const char* help, bool* p) {
                  },
                  [p] { return json(*p); }, help};
 }
+// Runs the optional `check` of a key's value; its error becomes a ConfigError
+// naming the key, `context` (which entry) before the check's own words.
+void RunCheck(const std::function<void(const std::string&)>& check, const std::string& value, const std::string& k,
+              const std::string& context) {
+  if (!check) return;
+  try {
+    check(value);
+  } catch (const GomokuError& e) {
+    Bad(k, context + e.what());
+  }
+}
 void AddString(Registry& r, const std::string& key, const char* help, std::string* p,
                std::vector<std::string> allowed = {}, std::function<void(const std::string&)> check = nullptr) {
   r[key] = Field{[p, allowed, check](const json& v, const std::string& k) {
@@ -112,13 +110,7 @@ void AddString(Registry& r, const std::string& key, const char* help, std::strin
                      for (auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
                      Bad(k, "value '" + s + "' is not one of: " + list);
                    }
-                   if (check) {
-                     try {
-                       check(s);
-                     } catch (const GomokuError& e) {
-                       Bad(k, e.what());
-                     }
-                   }
+                   RunCheck(check, s, k, "");
                    *p = s;
                  },
                  [p] { return json(*p); }, help};
@@ -150,97 +142,15 @@ void AddStringList(Registry& r, const std::string& key, const char* help, std::v
                    }
                    for (size_t i = 0; i < out.size(); ++i) {
                      if (out[i].empty()) Bad(k, "entry " + std::to_string(i) + " is empty");
-                     if (check) {
-                       try {
-                         check(out[i]);
-                       } catch (const GomokuError& e) {
-                         Bad(k, "entry '" + out[i] + "': " + e.what());
-                       }
-                     }
+                     RunCheck(check, out[i], k, "entry '" + out[i] + "': ");
                    }
                    *p = std::move(out);
                  },
                  [p] { return json(*p); }, help};
 }
 
-// One selfplay.board_sizes entry: "SIZE" (weight 1) or "SIZE:WEIGHT", with
-// kMinBoardSize <= SIZE <= kMaxBoardSize and WEIGHT a finite number > 0.
-std::pair<int, double> ParseSizeShare(const std::string& s) {
-  const auto colon = s.find(':');
-  const std::string size_text = s.substr(0, colon);
-  const std::string weight_text = colon == std::string::npos ? "1" : s.substr(colon + 1);
-  size_t used = 0;
-  int size = 0;
-  double weight = 0;
-  try {
-    size = std::stoi(size_text, &used);
-    if (used != size_text.size()) throw std::invalid_argument("trailing");
-    weight = std::stod(weight_text, &used);
-    if (used != weight_text.size()) throw std::invalid_argument("trailing");
-  } catch (const std::logic_error&) {
-    GOMOKU_THROW(ConfigError, "expected SIZE or SIZE:WEIGHT (e.g. 15:8)");
-  }
-  if (size < kMinBoardSize || size > kMaxBoardSize)
-    GOMOKU_THROW(ConfigError, "board size " << size << " is outside [" << kMinBoardSize << ", " << kMaxBoardSize << "]");
-  if (!(weight > 0) || !std::isfinite(weight)) GOMOKU_THROW(ConfigError, "weight must be a finite number > 0");
-  return {size, weight};
-}
-
-// An opponent of the evaluator's ladder: rollout:P, classical:N, checkpoint:N,
-// previous:K (P, K >= 1, N >= 0; classical's N >= 1) or engine:COMMAND.  Whether a checkpoint exists or an
-// engine starts is checked by the evaluator at start, where the run is known.
-void CheckLadderEntry(const std::string& s) {
-  auto colon = s.find(':');
-  std::string kind = s.substr(0, colon), arg = colon == std::string::npos ? "" : s.substr(colon + 1);
-  if (kind == "engine") {
-    if (arg.empty()) GOMOKU_THROW(ConfigError, "engine: needs a command");
-    return;
-  }
-  if (kind == "net") {  // a fixed net outside the run (e.g. a reference net), at eval.simulations or :SIMS
-    if (arg.empty()) GOMOKU_THROW(ConfigError, "net: needs a checkpoint path (net:PATH or net:PATH:SIMS)");
-    return;
-  }
-  if (kind != "rollout" && kind != "classical" && kind != "checkpoint" && kind != "previous")
-    GOMOKU_THROW(ConfigError, "unknown opponent kind '" << kind
-                                  << "' (rollout:P, classical:N, checkpoint:N, previous:K, net:PATH, engine:COMMAND)");
-  char* end = nullptr;
-  long long n = arg.empty() ? -1 : std::strtoll(arg.c_str(), &end, 10);
-  if (arg.empty() || *end != '\0' || n < (kind == "checkpoint" ? 0 : 1) || n > 100000000)
-    GOMOKU_THROW(ConfigError, kind << ": expects " << (kind == "checkpoint" ? "an iteration >= 0" : "a count >= 1")
-                                   << ", got '" << arg << "'");
-}
-
-// A self-play host's name goes into file and directory names on the shared
-// run directory (games/it{N}/{host}_w{id}_g{k}.npz, status/{host}/): letters,
-// digits, '-' and '.', not starting with '.', at most 64 characters.
-void CheckHostName(const std::string& s) {
-  if (s.empty()) return;  // one machine: today's names
-  if (s.size() > 64) GOMOKU_THROW(ConfigError, "a host name has at most 64 characters, got " << s.size());
-  if (s[0] == '.') GOMOKU_THROW(ConfigError, "a host name may not start with '.', got '" << s << "'");
-  if (!IsValidHostName(s))
-    GOMOKU_THROW(ConfigError, "a host name has only letters, digits, '-' and '.', got '" << s << "'");
-}
-
-// The c10d rendezvous of data-parallel training: tcp://HOST:PORT (a TCPStore
-// served by rank 0) or file://PATH (a FileStore every rank can open).
-void CheckDistStore(const std::string& s) {
-  if (s.rfind("file://", 0) == 0) {
-    if (s.size() == 7) GOMOKU_THROW(ConfigError, "file:// needs a path");
-    return;
-  }
-  if (s.rfind("tcp://", 0) != 0)
-    GOMOKU_THROW(ConfigError, "expected tcp://HOST:PORT or file://PATH, got '" << s << "'");
-  const std::string rest = s.substr(6);
-  const auto colon = rest.rfind(':');
-  char* end = nullptr;
-  const long port = colon == std::string::npos ? -1 : std::strtol(rest.c_str() + colon + 1, &end, 10);
-  if (colon == 0 || colon == std::string::npos || colon + 1 == rest.size() || *end != '\0' || port < 1 ||
-      port > 65535)
-    GOMOKU_THROW(ConfigError, "expected tcp://HOST:PORT with a port in 1..65535, got '" << s << "'");
-}
-
-Registry MakeRegistry(Config& c) {
-  Registry r;
+// board.* and net.*: the game and the network's shape.
+void AddBoardKeys(Registry& r, Config& c) {
   AddInt(r, "board.size", "board side, 5..22", &c.board.size, kMinBoardSize, kMaxBoardSize);
   AddString(r, "board.rule", "freestyle (5+ wins), standard (exactly 5), renju (black: exactly 5, no overline, double four or double three; a draw at 25 empty points), caro (exactly 5, not closed at both ends by the opponent or the edge; Gomocup rule 9) or caro-overline (6+, or as caro; Gomocup rule 8)",
             &c.board.rule, {"freestyle", "standard", "renju", "caro", "caro-overline"});
@@ -248,6 +158,10 @@ Registry MakeRegistry(Config& c) {
   AddInt(r, "net.blocks", "residual blocks", &c.net.blocks, 0, 64);
   AddString(r, "net.heads", "fc (fixed board size) or conv (convolutional policy, pooled value: any size 5..22)",
             &c.net.heads, {"fc", "conv"});
+}
+
+// mcts.*: the search layer's MctsParams.
+void AddMctsKeys(Registry& r, Config& c) {
   AddInt(r, "mcts.simulations", "new simulations per move", &c.mcts.simulations, 1, 1000000);
   AddFloat(r, "mcts.c_puct", "PUCT exploration constant", &c.mcts.c_puct, 0.0, 100.0);
   AddFloat(r, "mcts.dirichlet_alpha", "root noise alpha (0 = off)", &c.mcts.dirichlet_alpha, 0.0, 100.0);
@@ -271,6 +185,10 @@ Registry MakeRegistry(Config& c) {
            &c.mcts.fpu_reduction, 0.0, 2.0);
   AddFloat(r, "mcts.dirichlet_alpha_scaled", "root noise alpha = this / legal moves (0 = mcts.dirichlet_alpha)",
            &c.mcts.dirichlet_alpha_scaled, 0.0, 10000.0);
+}
+
+// selfplay.*: SelfPlayParams and the mixed board sizes.
+void AddSelfplayKeys(Registry& r, Config& c) {
   AddInt(r, "selfplay.temperature_moves", "moves sampled with tau=1", &c.selfplay.temperature_moves, 0, 1000);
   AddFloat(r, "selfplay.final_temperature", "tau afterwards (0 = argmax)", &c.selfplay.final_temperature, 0.0, 10.0);
   AddInt(r, "selfplay.random_opening_moves", "uniformly random first moves (not samples)",
@@ -310,6 +228,10 @@ Registry MakeRegistry(Config& c) {
          &c.selfplay.open_opening_radius, 1, 10);
   AddStringList(r, "selfplay.board_sizes", "mixed sizes: SIZE:WEIGHT entries drawn per game (must include board.size; others need net.heads conv); empty = board.size only",
                 &c.selfplay.board_sizes, [](const std::string& e) { ParseSizeShare(e); });
+}
+
+// inference.* (every net's forward) and engine.* (the engine's search).
+void AddInferenceKeys(Registry& r, Config& c) {
   AddString(r, "inference.symmetry", "none, random or all8", &c.inference.symmetry, {"none", "random", "all8"});
   AddString(r, "inference.device", "auto, cpu, cuda or cuda:N", &c.inference.device, {}, [](const std::string& s) {
     if (s != "auto" && s != "cpu" && s.rfind("cuda", 0) != 0)
@@ -324,6 +246,10 @@ Registry MakeRegistry(Config& c) {
          &c.engine.batch, 1, 512);
   AddInt(r, "engine.threads", "the engine's search: threads sharing one tree (network evaluations serialised; 1 = the calling thread)",
          &c.engine.threads, 1, 32);
+}
+
+// server.*: the inference server.
+void AddServerKeys(Registry& r, Config& c) {
   AddString(r, "server.socket", "socket path (empty = <run>/sock/infer.sock); env GOMOKU_INFER_SOCK", &c.server.socket);
   AddInt(r, "server.max_batch", "positions per forward; env GOMOKU_MAX_BATCH", &c.server.max_batch, 1, 65536);
   AddString(r, "server.max_wait", "ms a batch waits after its first request, or \"auto\"; env GOMOKU_MAX_WAIT_MS",
@@ -354,6 +280,10 @@ Registry MakeRegistry(Config& c) {
          &c.server.threads, 0, 256);
   AddDouble(r, "server.heartbeat_s", "with run.host and --run-dir: how often the server follows reload.json and rewrites status/{host}/reload_ack.json",
             &c.server.heartbeat_s, 0.05, 3600.0);
+}
+
+// worker.* and run.*: self-play workers and the run directory.
+void AddRunKeys(Registry& r, Config& c) {
   AddInt(r, "worker.parallel_games", "games one worker advances together (their leaves batched)",
          &c.worker.parallel_games, 1, 4096);
   AddDouble(r, "worker.reconnect_initial_s", "first reconnect backoff", &c.worker.reconnect_initial_s, 0.01, 3600.0);
@@ -375,6 +305,10 @@ Registry MakeRegistry(Config& c) {
             &c.run.host, {}, CheckHostName);
   AddDouble(r, "run.host_timeout_s", "a self-play host whose heartbeat stops this long is excluded from the reload wait, by name",
             &c.run.host_timeout_s, 0.1, 86400.0);
+}
+
+// train.*: the trainer, its recipe and data-parallel training.
+void AddTrainKeys(Registry& r, Config& c) {
   AddInt(r, "train.train_batches", "optimizer steps per iteration", &c.train.train_batches, 1, 1000000);
   AddInt(r, "train.batch_size", "samples per step", &c.train.batch_size, 1, 65536);
   AddInt(r, "train.replay_iterations", "replay window W (iterations)", &c.train.replay_iterations, 1, 100000);
@@ -412,6 +346,10 @@ Registry MakeRegistry(Config& c) {
             &c.train.allreduce_bucket_mb, 0.001, 4096.0);
   AddString(r, "train.dist_interface", "Gloo's network interface (\"\" = the host name's address)",
             &c.train.dist_interface);
+}
+
+// eval.* and dashboard.*: the evaluator and the web dashboard.
+void AddEvalKeys(Registry& r, Config& c) {
   AddBool(r, "eval.enabled", "launch/start.sh starts the evaluator", &c.eval.enabled);
   AddInt(r, "eval.every", "evaluate every N-th published iteration", &c.eval.every, 1, 1000000);
   AddInt(r, "eval.games", "games per opponent and evaluation (colours alternate)", &c.eval.games, 1, 100000);
@@ -432,349 +370,22 @@ Registry MakeRegistry(Config& c) {
             &c.dashboard.idle_timeout_s, 1.0, 86400.0);
   AddInt(r, "dashboard.simulations", "the browser opponent's simulations per move",
          &c.dashboard.simulations, 1, 1000000);
+}
+
+}  // namespace
+
+Registry MakeRegistry(Config& c) {
+  Registry r;
+  AddBoardKeys(r, c);
+  AddMctsKeys(r, c);
+  AddSelfplayKeys(r, c);
+  AddInferenceKeys(r, c);
+  AddServerKeys(r, c);
+  AddRunKeys(r, c);
+  AddTrainKeys(r, c);
+  AddEvalKeys(r, c);
   return r;
 }
 
-// The new name of a renamed key (Config::RenamedKeys), or nullptr.
-const std::string* RenamedTo(const std::string& key) {
-  for (const auto& [old_key, new_key] : Config::RenamedKeys())
-    if (old_key == key) return &new_key;
-  return nullptr;
-}
-
-void Flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, const json*>>& out) {
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    std::string key = prefix.empty() ? it.key() : prefix + "." + it.key();
-    if (it.value().is_object()) Flatten(it.value(), key, out);
-    else out.emplace_back(key, &it.value());
-  }
-}
-
-}  // namespace
-
-SelfPlayParams Config::selfplay_params() const {
-  SelfPlayParams p = selfplay;  // the selfplay.* keys (board_sizes is the worker's, not the game's)
-  p.mcts = mcts;
-  return p;
-}
-
-void Config::Apply(const json& j, const std::string& source) {
-  if (!j.is_object()) GOMOKU_THROW(ConfigError, source << ": the config must be a JSON object");
-  Registry reg = MakeRegistry(*this);
-  std::vector<std::pair<std::string, const json*>> leaves;
-  Flatten(j, "", leaves);
-  for (auto& [written, val] : leaves) {
-    std::string key = written, from = source;
-    if (const std::string* renamed = RenamedTo(written)) {  // an old file: the value goes to the new key
-      for (const auto& other : leaves)
-        if (other.first == *renamed)
-          GOMOKU_THROW(ConfigError, source << ": config key '" << written << "' is the old name of '" << *renamed
-                                           << "': give only '" << *renamed << "'");
-      key = *renamed;
-      from = source + " (as " + written + ")";
-    }
-    auto it = reg.find(key);
-    if (it == reg.end()) GOMOKU_THROW(ConfigError, source << ": unknown config key '" << key << "'");
-    try {
-      it->second.set(*val, key);
-    } catch (const ConfigError& e) {
-      GOMOKU_THROW(ConfigError, from << ": " << e.what());
-    }
-    origins_[key] = from;
-  }
-}
-
-void Config::ApplyOverride(const std::string& assignment) {
-  auto eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    GOMOKU_THROW(ConfigError, "--set expects dotted.key=value, got '" << assignment << "'");
-  std::string key = assignment.substr(0, eq), raw = assignment.substr(eq + 1);
-  Set(key, raw, "--set");
-}
-
-void Config::Set(const std::string& key, const std::string& raw, const std::string& source) {
-  if (const std::string* renamed = RenamedTo(key))
-    GOMOKU_THROW(ConfigError, source << ": config key '" << key << "' was renamed to '" << *renamed << "'");
-  Registry reg = MakeRegistry(*this);
-  auto it = reg.find(key);
-  if (it == reg.end()) GOMOKU_THROW(ConfigError, source << ": unknown config key '" << key << "'");
-  json v;
-  try {
-    v = json::parse(raw);
-    if (v.is_object() || v.is_null()) v = raw;  // arrays stay arrays (string lists)
-  } catch (const json::exception&) {
-    v = raw;  // plain strings need no quotes
-  }
-  try {
-    it->second.set(v, key);
-  } catch (const ConfigError& e) {
-    GOMOKU_THROW(ConfigError, source << ": " << e.what());
-  }
-  origins_[key] = source;
-}
-
-const std::vector<std::pair<std::string, std::string>>& Config::RenamedKeys() {
-  // The engine's batch and threads were mcts.* keys (in MctsParams) until the
-  // search's own settings and the engine's were separated.
-  static const std::vector<std::pair<std::string, std::string>> kRenamed = {
-      {"mcts.engine_batch", "engine.batch"},
-      {"mcts.engine_threads", "engine.threads"},
-  };
-  return kRenamed;
-}
-
-const std::vector<std::pair<std::string, std::string>>& Config::EnvironmentBindings() {
-  static const std::vector<std::pair<std::string, std::string>> kBindings = {
-      {"GOMOKU_INFER_SOCK", "server.socket"},   // also: workers use the server iff it is set
-      {"GOMOKU_MAX_BATCH", "server.max_batch"},
-      {"GOMOKU_MAX_WAIT_MS", "server.max_wait"},
-  };
-  return kBindings;
-}
-
-void Config::ApplyEnvironment() {
-  for (const auto& [var, key] : EnvironmentBindings()) {
-    const char* v = std::getenv(var.c_str());
-    if (v && *v) Set(key, v, "env " + var);
-  }
-}
-
-void Config::AdoptRunGeometry(const Config& shared, const std::string& source) {
-  board = shared.board;
-  inference.symmetry = shared.inference.symmetry;
-  selfplay.board_sizes = shared.selfplay.board_sizes;
-  net.heads = shared.net.heads;
-  for (const char* key : {"board.size", "board.rule", "inference.symmetry", "selfplay.board_sizes", "net.heads"})
-    origins_[key] = source;
-}
-
-std::vector<std::pair<int, double>> Config::board_size_shares() const {
-  std::vector<std::pair<int, double>> out;
-  for (const auto& e : selfplay.board_sizes) out.push_back(ParseSizeShare(e));
-  return out;
-}
-
-std::vector<int> Config::board_sizes() const {
-  std::vector<int> out{board.size};
-  for (const auto& [size, weight] : board_size_shares()) out.push_back(size);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-std::string Config::origin(const std::string& key) const {
-  auto it = origins_.find(key);
-  return it == origins_.end() ? "default" : it->second;
-}
-
-std::string Config::DescribeOrigins() const {
-  const json defaults = Config().ToJson(), now = ToJson();
-  std::string out;
-  for (const auto& key : Keys()) {
-    std::string ptr = "/" + key;
-    std::replace(ptr.begin(), ptr.end(), '.', '/');
-    const json& v = now.at(json::json_pointer(ptr));
-    const bool known = origins_.count(key) > 0;
-    if (v == defaults.at(json::json_pointer(ptr)) && !known) continue;
-    out += (out.empty() ? "" : ", ") + key + "=" + v.dump() + " (" + (known ? origin(key) : "set by the program") + ")";
-  }
-  return out.empty() ? "all defaults" : out;
-}
-
-const std::vector<std::string>& Config::PlaySettingKeys() {
-  // inference.symmetry too: how a position is evaluated is part of how the net
-  // was rated (the evaluator plays with the run's), and it sets the engine's
-  // cost per evaluation (all8 is 8 rows of a forward, random one).
-  static const std::vector<std::string> keys = {"mcts.c_puct",        "mcts.fpu_value",  "mcts.fpu_reduction_root",
-                                                "mcts.fpu_reduction", "mcts.solver",     "mcts.solver_vcf_nodes",
-                                                "mcts.solver_vct_nodes",
-                                                "inference.symmetry"};
-  return keys;
-}
-
-namespace {
-// The value of `key` as --set text (strings bare, everything else as JSON).
-std::string SettingText(const json& all, const std::string& key) {
-  std::string ptr = "/" + key;
-  std::replace(ptr.begin(), ptr.end(), '.', '/');
-  const json& v = all.at(json::json_pointer(ptr));
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-}  // namespace
-
-std::map<std::string, std::string> Config::PlaySettings() const {
-  const json all = ToJson();
-  std::map<std::string, std::string> out;
-  for (const auto& key : PlaySettingKeys()) out[key] = SettingText(all, key);
-  return out;
-}
-
-std::vector<std::string> Config::AdoptPlaySettings(const std::map<std::string, std::string>& settings,
-                                                   const std::string& source) {
-  const auto& keys = PlaySettingKeys();
-  std::vector<std::string> set;
-  for (const auto& [key, text] : settings) {
-    if (std::find(keys.begin(), keys.end(), key) == keys.end())
-      GOMOKU_THROW(ConfigError, source << ": '" << key << "' is not a play setting (those are the search settings "
-                                       << "a net plays with: mcts.c_puct, mcts.fpu_*, mcts.solver*, inference.symmetry)");
-    if (origins_.count(key)) continue;  // set explicitly: that wins
-    Set(key, text, source);
-    set.push_back(key);
-  }
-  return set;
-}
-
-std::string Config::DescribePlaySettings() const {
-  const json all = ToJson();
-  std::string out;
-  for (const auto& key : PlaySettingKeys())
-    out += (out.empty() ? "" : ", ") + key + "=" + SettingText(all, key) + " (" + origin(key) + ")";
-  return out;
-}
-
-void Config::Validate() const {
-  if (run.min_games > run.target_games)
-    GOMOKU_THROW(ConfigError, "config key 'run.min_games': " << run.min_games << " exceeds run.target_games "
-                                                             << run.target_games);
-  if (selfplay.random_opening_moves >= board.size * board.size)
-    GOMOKU_THROW(ConfigError, "config key 'selfplay.random_opening_moves': too many for the board");
-  if (selfplay.playout_cap_p_full < 1.0 &&
-      (selfplay.playout_cap_cheap_simulations < 1 || selfplay.playout_cap_cheap_simulations > mcts.simulations))
-    GOMOKU_THROW(ConfigError, "config key 'selfplay.playout_cap_cheap_simulations': "
-                                  << selfplay.playout_cap_cheap_simulations
-                                  << " must be in [1, mcts.simulations " << mcts.simulations
-                                  << "] when selfplay.playout_cap_p_full < 1");
-  if (mcts.policy_target_pruning && mcts.forced_playouts_k <= 0)
-    GOMOKU_THROW(ConfigError, "config key 'mcts.policy_target_pruning': needs mcts.forced_playouts_k > 0 (it "
-                              "removes forced playouts)");
-  // Random first moves replace every other way of starting a game: each of
-  // these keys, set together with them, is refused by its own name.
-  if (selfplay.random_opening_moves > 0) {
-    const std::pair<const char*, bool> openings[] = {
-        {"selfplay.balanced_opening_moves", selfplay.balanced_opening_moves > 0},
-        {"selfplay.even_opening_share", selfplay.even_opening_share > 0},
-        {"selfplay.open_opening_share", selfplay.open_opening_share > 0}};
-    for (const auto& [key, on] : openings)
-      if (on)
-        GOMOKU_THROW(ConfigError, "config key '" << key << "': use it or selfplay.random_opening_moves, not both");
-  }
-  if (selfplay.balanced_opening_moves >= board.size * board.size)
-    GOMOKU_THROW(ConfigError, "config key 'selfplay.balanced_opening_moves': too many for the board");
-  if (worker.reconnect_initial_s > worker.reconnect_max_s)
-    GOMOKU_THROW(ConfigError, "config key 'worker.reconnect_initial_s' exceeds worker.reconnect_max_s");
-  if (run.dir.empty()) GOMOKU_THROW(ConfigError, "config key 'run.dir' must not be empty");
-  if (train.world_size > train.batch_size)
-    GOMOKU_THROW(ConfigError, "config key 'train.world_size': " << train.world_size << " ranks exceed train.batch_size "
-                                                                << train.batch_size << " (each rank needs a row)");
-  if (net.heads == "conv" && train.world_size > 1)  // trainer/rank_follower.cc builds fc nets
-    GOMOKU_THROW(ConfigError, "config key 'net.heads': conv heads are not supported with train.world_size > 1 yet "
-                              "(the follower ranks build fc nets)");
-  if (!selfplay.board_sizes.empty()) {
-    const auto shares = board_size_shares();
-    bool has_primary = false;
-    for (size_t i = 0; i < shares.size(); ++i) {
-      has_primary = has_primary || shares[i].first == board.size;
-      for (size_t j = 0; j < i; ++j)
-        if (shares[j].first == shares[i].first)
-          GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': size " << shares[i].first << " is listed twice");
-      if (shares[i].first != board.size && net.heads != "conv")
-        GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': size " << shares[i].first << " differs from board.size "
-                                  << board.size << " and needs net.heads conv (fc heads play one size)");
-      if (selfplay.random_opening_moves >= shares[i].first * shares[i].first ||
-          selfplay.balanced_opening_moves >= shares[i].first * shares[i].first)
-        GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': size " << shares[i].first
-                                  << " is too small for the opening moves");
-    }
-    if (!has_primary)
-      GOMOKU_THROW(ConfigError, "config key 'selfplay.board_sizes': must include board.size " << board.size
-                                << " (the checkpoints' and the engine's default size)");
-  }
-  ParseSymmetryMode(inference.symmetry);
-}
-
-json Config::ToJson() const {
-  Registry reg = MakeRegistry(const_cast<Config&>(*this));
-  json out = json::object();
-  // Not a structured binding: clang 14 (emscripten 3.1.6) cannot capture one in a lambda.
-  for (auto& entry : reg) {
-    std::string k = entry.first;
-    std::replace(k.begin(), k.end(), '.', '/');
-    out[json::json_pointer("/" + k)] = entry.second.get();
-  }
-  return out;
-}
-
-std::string Config::ToJsonString(int indent) const { return ToJson().dump(indent); }
-
-json Config::DocJson() {
-  Config c;
-  json out = json::array();
-  for (auto& [key, field] : MakeRegistry(c)) out.push_back({{"key", key}, {"default", field.get()}, {"help", field.help}});
-  return out;
-}
-
-std::vector<std::string> Config::Keys() {
-  Config c;
-  std::vector<std::string> keys;
-  for (auto& [k, f] : MakeRegistry(c)) keys.push_back(k);
-  return keys;
-}
-
-Config Config::FromJson(const json& j, const std::string& source) {
-  Config c;
-  c.Apply(j, source);
-  c.Validate();
-  return c;
-}
-
-namespace {
-
-// `path` made relative to `dir` when it is relative (lexically normal).
-std::string AgainstDir(const std::filesystem::path& dir, const std::string& path) {
-  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (dir / path).lexically_normal().string();
-}
-
-}  // namespace
-
-void Config::ResolveFilePaths(const std::string& file) {
-  const std::filesystem::path dir = std::filesystem::absolute(file).parent_path();
-  train.init_weights = AgainstDir(dir, train.init_weights);
-  for (std::string& entry : eval.ladder) {
-    if (entry.rfind("net:", 0) != 0) continue;
-    std::string rest = entry.substr(4), sims;
-    const auto colon = rest.rfind(':');
-    if (colon != std::string::npos && colon + 1 < rest.size() &&
-        rest.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-      sims = rest.substr(colon);
-      rest.resize(colon);
-    }
-    entry = "net:" + AgainstDir(dir, rest) + sims;
-  }
-}
-
-Config Config::Load(const std::string& file, const std::vector<std::string>& overrides) {
-  Config c;
-  if (!file.empty()) {
-    std::string text = ReadFileOrThrow(file);
-    json j;
-    try {
-      j = json::parse(text);
-    } catch (const json::parse_error& e) {
-      GOMOKU_THROW(ConfigError, file << ": invalid JSON: " << e.what());
-    }
-    c.Apply(j, file);
-    c.ResolveFilePaths(file);
-  }
-  for (const auto& o : overrides) c.ApplyOverride(o);
-  c.ApplyEnvironment();
-  c.Validate();
-  return c;
-}
-
-std::string ResolveSocketPath(const Config& c) {
-  if (!c.server.socket.empty()) return c.server.socket;
-  return RunLayout(c.run.dir).default_socket(c.run.host);
-}
-
+}  // namespace config_detail
 }  // namespace gz

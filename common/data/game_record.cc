@@ -52,21 +52,21 @@ std::string GameRecord::ToNpzBytes() const {
 }
 
 namespace {
-const NpyArray& Need(const std::map<std::string, NpyArray>& m, const std::string& key, const std::string& what,
+using NpzArrays = std::map<std::string, NpyArray>;
+
+const NpyArray& Need(const NpzArrays& m, const std::string& key, const std::string& what,
                      const std::vector<int64_t>& shape) {
   auto it = m.find(key);
   if (it == m.end()) GOMOKU_THROW(IoError, what << ": missing array '" << key << "'");
   if (it->second.shape != shape) GOMOKU_THROW(IoError, what << ": array '" << key << "' has the wrong shape");
   return it->second;
 }
-int64_t Scalar(const std::map<std::string, NpyArray>& m, const std::string& key, const std::string& what) {
+int64_t Scalar(const NpzArrays& m, const std::string& key, const std::string& what) {
   return Need(m, key, what, {}).As<int64_t>()[0];
 }
-}  // namespace
 
-GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string& what) {
-  auto m = ReadNpz(bytes, what);
-  GameRecord r;
+// The versions this build must match, the board size and the rule.
+void ReadRecordRules(const NpzArrays& m, const std::string& what, GameRecord& r) {
   int64_t fv = Scalar(m, "format_version", what);
   if (fv != kGameFormatVersion)
     GOMOKU_THROW(IoError, what << ": game format version " << fv << ", this build reads " << kGameFormatVersion);
@@ -94,6 +94,11 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
                                  << kCaroRulesVersion << " (fives that touch the edge are judged otherwise; see "
                                  << "common/game/board.h)");
   }
+}
+
+// The per-move arrays, the opening and the winner; returns the number of moves.
+int64_t ReadRecordMoves(const NpzArrays& m, const std::string& what, GameRecord& r) {
+  const int64_t n = r.board_size;
   auto mv = m.find("moves");
   if (mv == m.end() || mv->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'moves'");
   const int64_t t = mv->second.shape[0];
@@ -108,6 +113,11 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
   if (op == m.end() || op->second.shape.size() != 1) GOMOKU_THROW(IoError, what << ": missing or bad 'opening'");
   r.opening = op->second.As<int16_t>();
   r.winner = Need(m, "winner", what, {}).As<int8_t>()[0];
+  return t;
+}
+
+// The fields older files lack: adjudicated, full_search, the resignation's.
+void ReadRecordOptionalFields(const NpzArrays& m, const std::string& what, int64_t t, GameRecord& r) {
   if (m.count("adjudicated")) {
     const int8_t adj = Need(m, "adjudicated", what, {}).As<int8_t>()[0];
     if (adj != 0 && adj != 1) GOMOKU_THROW(IoError, what << ": bad adjudicated " << int(adj));
@@ -131,10 +141,11 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
         (r.resigned && (r.resign_disabled || r.would_resign_move < 0)))
       GOMOKU_THROW(IoError, what << ": bad resignation fields (would_resign_move " << r.would_resign_move << ")");
   }
-  r.iteration = Scalar(m, "iteration", what);
-  r.model_generation = Scalar(m, "model_generation", what);
-  r.seed = Scalar(m, "seed", what);
-  // Value checks: a corrupt-but-CRC-valid file must not poison training.
+}
+
+// Value checks: a corrupt-but-CRC-valid file must not poison training.
+void CheckRecordValues(const GameRecord& r, int64_t t, const std::string& what) {
+  const int64_t n = r.board_size;
   if (r.winner < 0 || r.winner > 2) GOMOKU_THROW(IoError, what << ": bad winner " << int(r.winner));
   for (int8_t c : r.boards)
     if (c < 0 || c > 2) GOMOKU_THROW(IoError, what << ": bad board cell " << int(c));
@@ -150,6 +161,19 @@ GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string&
     }
     if (std::fabs(s - 1.0) > 1e-3) GOMOKU_THROW(IoError, what << ": policy of move " << i << " sums to " << s);
   }
+}
+}  // namespace
+
+GameRecord GameRecord::FromNpzBytes(const std::string& bytes, const std::string& what) {
+  auto m = ReadNpz(bytes, what);
+  GameRecord r;
+  ReadRecordRules(m, what, r);
+  const int64_t t = ReadRecordMoves(m, what, r);
+  ReadRecordOptionalFields(m, what, t, r);
+  r.iteration = Scalar(m, "iteration", what);
+  r.model_generation = Scalar(m, "model_generation", what);
+  r.seed = Scalar(m, "seed", what);
+  CheckRecordValues(r, t, what);
   return r;
 }
 

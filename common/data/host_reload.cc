@@ -20,19 +20,33 @@ nlohmann::json ParseVersioned(const std::string& path, const RecordFormat& forma
   return std::move(*j);
 }
 
+// The `format` record at `path` as `parse` reads it; nullopt when there is
+// none.  A field missing or of the wrong type is IoError "malformed `what`".
+template <typename Parse>
+auto ReadVersioned(const std::string& path, const RecordFormat& format, const char* what, Parse parse)
+    -> std::optional<decltype(parse(nlohmann::json()))> {
+  if (!FileExists(path)) return std::nullopt;
+  const nlohmann::json j = ParseVersioned(path, format);
+  try {
+    return parse(j);
+  } catch (const nlohmann::json::exception& e) {
+    GOMOKU_THROW(IoError, path << ": malformed " << what << ": " << e.what());
+  }
+}
+
 }  // namespace
 
 void WriteReloadAnnouncement(const std::string& path, const ReloadAnnouncement& a) {
-  nlohmann::json j = {{"iteration", a.iteration},   {"weights", a.weights},
-                      {"generation", a.generation}, {"announced_at", a.announced_at}};
-  StampRecordVersion(j, kReloadAnnouncementRecord);
-  WriteFileAtomic(path, j.dump(2) + "\n");
+  WriteRecordFile(path,
+                 {{"iteration", a.iteration},
+                  {"weights", a.weights},
+                  {"generation", a.generation},
+                  {"announced_at", a.announced_at}},
+                 kReloadAnnouncementRecord);
 }
 
 std::optional<ReloadAnnouncement> ReadReloadAnnouncement(const std::string& path) {
-  if (!FileExists(path)) return std::nullopt;
-  nlohmann::json j = ParseVersioned(path, kReloadAnnouncementRecord);
-  try {
+  return ReadVersioned(path, kReloadAnnouncementRecord, "reload announcement", [&](const nlohmann::json& j) {
     ReloadAnnouncement a;
     a.iteration = j.at("iteration").get<int64_t>();
     a.weights = j.at("weights").get<std::string>();
@@ -40,9 +54,7 @@ std::optional<ReloadAnnouncement> ReadReloadAnnouncement(const std::string& path
     a.announced_at = j.value("announced_at", 0.0);
     if (a.weights.empty()) GOMOKU_THROW(IoError, path << ": reload announcement names no weights");
     return a;
-  } catch (const nlohmann::json::exception& e) {
-    GOMOKU_THROW(IoError, path << ": malformed reload announcement: " << e.what());
-  }
+  });
 }
 
 void WriteHostAck(const std::string& path, const HostAck& a) {
@@ -50,21 +62,15 @@ void WriteHostAck(const std::string& path, const HostAck& a) {
   if (a.has_announcement)
     ann = {{"generation", a.announced_generation}, {"ok", a.announcement_ok},
            {"reason", a.announcement_reason},     {"at", a.announcement_at}};
-  nlohmann::json j = {{"host", a.host},
-                      {"pid", a.pid},
-                      {"seq", a.seq},
-                      {"updated_at", a.updated_at},
-                      {"serving_generation", a.serving_generation},
-                      {"serving_weights", a.serving_weights},
-                      {"announcement", ann}};
-  StampRecordVersion(j, kHostAckRecord);
-  WriteFileAtomic(path, j.dump(2) + "\n");
+  nlohmann::json j = {{"host", a.host}, {"pid", a.pid}, {"seq", a.seq}, {"updated_at", a.updated_at}};
+  j["serving_generation"] = a.serving_generation;
+  j["serving_weights"] = a.serving_weights;
+  j["announcement"] = ann;
+  WriteRecordFile(path, std::move(j), kHostAckRecord);
 }
 
 std::optional<HostAck> ReadHostAck(const std::string& path) {
-  if (!FileExists(path)) return std::nullopt;
-  nlohmann::json j = ParseVersioned(path, kHostAckRecord);
-  try {
+  return ReadVersioned(path, kHostAckRecord, "reload acknowledgement", [](const nlohmann::json& j) {
     HostAck a;
     a.host = j.at("host").get<std::string>();
     a.pid = j.value("pid", int64_t{0});
@@ -81,9 +87,7 @@ std::optional<HostAck> ReadHostAck(const std::string& path) {
       a.announcement_at = ann.value("at", 0.0);
     }
     return a;
-  } catch (const nlohmann::json::exception& e) {
-    GOMOKU_THROW(IoError, path << ": malformed reload acknowledgement: " << e.what());
-  }
+  });
 }
 
 std::vector<std::string> ListAckingHosts(const std::string& status_dir) {

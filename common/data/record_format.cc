@@ -52,4 +52,9 @@ std::optional<nlohmann::json> ReadRecordFile(const std::string& path, const Reco
   return j;
 }
 
+void WriteRecordFile(const std::string& path, nlohmann::json record, const RecordFormat& format, int indent) {
+  StampRecordVersion(record, format);
+  WriteFileAtomic(path, record.dump(indent) + "\n");
+}
+
 }  // namespace gz

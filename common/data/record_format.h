@@ -67,4 +67,8 @@ std::vector<nlohmann::json> ReadRecordLines(const std::string& path, const Recor
 // be read, is not a JSON object, or fails CheckRecordVersion.
 std::optional<nlohmann::json> ReadRecordFile(const std::string& path, const RecordFormat& format);
 
+// `record` (an object) stamped with format's version and written atomically
+// (WriteFileAtomic: temp name, fsync, rename), `indent` spaces a level.
+void WriteRecordFile(const std::string& path, nlohmann::json record, const RecordFormat& format, int indent = 2);
+
 }  // namespace gz

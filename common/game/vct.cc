@@ -166,7 +166,6 @@ struct VctSolver::Impl : SolverCore<VctEntry> {
 
   // a has just played m (on the grid); d to move.
   Res Defend(int m, int left, int ply, std::vector<int>* pv) {
-    const int8_t d = Opponent(attacker);
     int f[8];
     const int k = Strength(FivesOf(m, attacker, f), f, attacker);
     if (k >= 2) return {VctStatus::kWin, true};
@@ -179,6 +178,21 @@ struct VctSolver::Impl : SolverCore<VctEntry> {
     // A three (or a forced block): a's winning fours.
     std::vector<int> wins;           // padded q
     std::vector<int> break_set;      // freestyle/standard: points common to all break sets
+    WinningFours(&wins, &break_set);
+    if (wins.empty()) return {VctStatus::kNoVct, true};  // no threat: the line fails
+    std::vector<int> replies;
+    DefenderReplies(wins, break_set, &replies);
+    if (replies.empty()) {
+      // Renju: black with no legal point at all is a draw, not a loss.
+      if (Opponent(attacker) == kBlack && grid.renju() && !BlackHasAllowedPoint()) return {VctStatus::kNoVct, true};
+      return {VctStatus::kWin, true};
+    }
+    return EveryReplyLoses(replies, left, ply, pv);
+  }
+
+  // a's winning fours now (padded points) and, off renju, the points common to
+  // every one's break set (the four's point and, for a double five, both fives).
+  void WinningFours(std::vector<int>* wins, std::vector<int>* break_set) {
     grid.WindowEmpties(attacker, 3, &probe);
     bool first = true;
     for (int q : probe) {
@@ -189,23 +203,27 @@ struct VctSolver::Impl : SolverCore<VctEntry> {
       const int sq = Strength(kq, fq, attacker);
       grid.Unplace(q);
       if (sq < 2) continue;
-      wins.push_back(q);
+      wins->push_back(q);
       if (grid.renju()) continue;
       std::vector<int> b = {q};
       if (kq == 2) b.insert(b.end(), fq, fq + 2);
       if (first) {
-        break_set = b;
+        *break_set = b;
         first = false;
       } else {
         std::vector<int> keep;
-        for (int p : break_set)
+        for (int p : *break_set)
           if (std::find(b.begin(), b.end(), p) != b.end()) keep.push_back(p);
-        break_set.swap(keep);
+        break_set->swap(keep);
       }
     }
-    if (wins.empty()) return {VctStatus::kNoVct, true};  // no threat: the line fails
-    // d's considered replies: its fours, then the moves that break every winning four.
-    std::vector<int> replies;
+  }
+
+  // d's considered replies to a's threat: its fours, then the moves that break
+  // every winning four (off renju the common break set; renju: every point d
+  // may play, tried against each winning four).
+  void DefenderReplies(const std::vector<int>& wins, const std::vector<int>& break_set, std::vector<int>* replies) {
+    const int8_t d = Opponent(attacker);
     grid.WindowEmpties(d, 3, &probe);
     for (int x : probe) {
       if (Forbidden(x, d)) continue;
@@ -213,34 +231,34 @@ struct VctSolver::Impl : SolverCore<VctEntry> {
       int fx[8];
       const int kx = FivesOf(x, d, fx);
       grid.Unplace(x);
-      if (kx > 0) replies.push_back(x);
+      if (kx > 0) replies->push_back(x);
     }
     auto add = [&](int x) {
-      if (std::find(replies.begin(), replies.end(), x) == replies.end()) replies.push_back(x);
+      if (std::find(replies->begin(), replies->end(), x) == replies->end()) replies->push_back(x);
     };
     if (!grid.renju()) {
       for (int x : break_set) add(x);
-    } else {
-      const Geometry& g = grid.geo();
-      for (int bp = 0; bp < g.n * g.n; ++bp) {
-        const int x = g.to_padded[bp];
-        if (grid.at(x) != kEmpty || Forbidden(x, d)) continue;
-        grid.Place(x, d);
-        bool still = false;
-        for (int q : wins)
-          if (q != x && WinningFour(q)) {
-            still = true;
-            break;
-          }
-        grid.Unplace(x);
-        if (!still) add(x);
-      }
+      return;
     }
-    if (replies.empty()) {
-      // Renju: black with no legal point at all is a draw, not a loss.
-      if (d == kBlack && grid.renju() && !BlackHasAllowedPoint()) return {VctStatus::kNoVct, true};
-      return {VctStatus::kWin, true};
+    const Geometry& g = grid.geo();
+    for (int bp = 0; bp < g.n * g.n; ++bp) {
+      const int x = g.to_padded[bp];
+      if (grid.at(x) != kEmpty || Forbidden(x, d)) continue;
+      grid.Place(x, d);
+      bool still = false;
+      for (int q : wins)
+        if (q != x && WinningFour(q)) {
+          still = true;
+          break;
+        }
+      grid.Unplace(x);
+      if (!still) add(x);
     }
+  }
+
+  // Whether every reply of d loses: kWin with the first reply's line in pv,
+  // else the result of the first reply that does not lose.
+  Res EveryReplyLoses(const std::vector<int>& replies, int left, int ply, std::vector<int>* pv) {
     bool first_reply = true;
     for (int x : replies) {
       std::vector<int> sub;

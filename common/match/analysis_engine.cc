@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <fstream>
-#include <map>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -17,8 +15,8 @@
 #endif
 
 #include "common/base/errors.h"
-#include "common/game/point_text.h"
 #include "common/match/analysis_report.h"
+#include "common/match/analysis_response.h"
 
 namespace gz {
 namespace {
@@ -27,26 +25,6 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxLineBytes = size_t{1} << 20;
-
-json ProofJson(const ProofInfo& p, int size) {
-  json o;
-  o["result"] = p.win ? "win" : "loss";
-  o["plies"] = p.plies;
-  o["complete"] = p.complete;
-  json line = json::array();
-  for (int m : p.line) line.push_back(FormatPoint(m, size));
-  o["line"] = line;
-  return o;
-}
-
-double Round4(double x) { return std::round(x * 10000.0) / 10000.0; }
-
-// The error line of one turn's search.
-std::string TurnError(const std::string& id, int turn, const std::string& field, const std::string& message) {
-  json o = json::parse(QueryErrorLine(id, field, message));
-  o["turnNumber"] = turn;
-  return o.dump();
-}
 
 }  // namespace
 
@@ -197,7 +175,7 @@ bool AnalysisEngine::Admit(std::vector<std::unique_ptr<Search>>& active) {
           ++it;
           continue;
         }
-        Emit(NoResults(**it));
+        Emit(NoResultsLine((*it)->id(), (*it)->turn));
         it = queued_.erase(it);
       }
     }
@@ -213,53 +191,11 @@ bool AnalysisEngine::Admit(std::vector<std::unique_ptr<Search>>& active) {
 }
 
 std::string AnalysisEngine::Response(Search& s, bool during) {
-  const int size = s.board.size();
   const TreeReport r = ReportTree(s.mcts, options_.pv_length);
-  json o;
-  o["id"] = s.id();
-  o["turnNumber"] = s.turn;
-  o["isDuringSearch"] = during;
-  json infos = json::array();
-  for (size_t i = 0; i < r.moves.size(); ++i) {
-    const MoveReport& m = r.moves[i];
-    json mi;
-    mi["move"] = FormatPoint(m.move, size);
-    mi["visits"] = m.visits;
-    mi["winrate"] = Round4(m.winrate);
-    mi["prior"] = Round4(m.prior);
-    mi["lcb"] = Round4(m.lcb);
-    mi["order"] = i;
-    json pv = json::array();
-    for (int p : m.pv) pv.push_back(FormatPoint(p, size));
-    mi["pv"] = pv;
-    if (m.proof) mi["proof"] = ProofJson(*m.proof, size);
-    infos.push_back(mi);
-  }
-  o["moveInfos"] = infos;
-  json root;
-  root["visits"] = r.root_visits;
-  root["winrate"] = Round4(r.winrate);
-  root["currentPlayer"] = s.board.to_move() == kBlack ? "B" : "W";
-  o["rootInfo"] = root;
-  if (s.memory_limited) o["memoryLimited"] = true;
-  if (r.proof) o["proof"] = ProofJson(*r.proof, size);
-  if (s.query->include_policy) {
-    const std::vector<float> priors = s.mcts.RootPriors(/*raw=*/true);
-    json policy = json::array();
-    for (int p = 0; p < s.board.num_points(); ++p)
-      policy.push_back(s.board.IsLegal(p) ? Round4(priors[static_cast<size_t>(p)]) : -1.0);
-    o["policy"] = policy;
-  }
-  return o.dump();
-}
-
-std::string AnalysisEngine::NoResults(const Search& s) {
-  json o;
-  o["id"] = s.id();
-  o["turnNumber"] = s.turn;
-  o["isDuringSearch"] = false;
-  o["noResults"] = true;
-  return o.dump();
+  std::vector<float> priors;
+  if (s.query->include_policy) priors = s.mcts.RootPriors(/*raw=*/true);
+  return SearchResponseLine({s.id(), s.turn, during, s.memory_limited}, s.board, r,
+                            s.query->include_policy ? &priors : nullptr);
 }
 
 void AnalysisEngine::OutOfMemory(Search& s) {
@@ -267,17 +203,32 @@ void AnalysisEngine::OutOfMemory(Search& s) {
   // after this answer; the budget should have kept this from happening.
   spdlog::error("analyze: out of memory in search '{}' turn {}", s.id(), s.turn);
   s.mcts = Mcts(params_, 0);
-  Emit(TurnError(s.id(), s.turn, "", "out of memory: the search was dropped (lower --max-memory-mb)"));
+  Emit(TurnErrorLine(s.id(), s.turn, "", "out of memory: the search was dropped (lower --max-memory-mb)"));
   s.query.reset();  // answered; dropped in the back-up loop
 }
 
 void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
-  const auto now = Clock::now();
-  // Gather: every tree's leaves, grouped by what evaluates them.  Each leaf
-  // may add one expansion (a node and an edge per legal move) to its tree, so
-  // a tree gathers only as many as fit its budget and the total's, counting
-  // the leaves the trees before it took this round.
-  std::map<std::pair<int, int>, std::vector<Search*>> groups;
+  LeafGroups groups = GatherLeaves(active, Clock::now());
+  std::vector<Position> positions;  // shared by the groups: one buffer a round
+  std::vector<EvalResult> results;
+  for (auto& [key, searches] : groups)
+    EvaluateGroup(key.first, static_cast<Rule>(key.second), searches, positions, results);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.rounds;
+  }
+  // Back up done: avoided moves, reports, finished searches.
+  const auto after = Clock::now();
+  for (auto it = active.begin(); it != active.end();) it = AfterRound(**it, after) ? active.erase(it) : it + 1;
+}
+
+// Gather: every tree's leaves, grouped by what evaluates them.  Each leaf may
+// add one expansion (a node and an edge per legal move) to its tree, so a tree
+// gathers only as many as fit its budget and the total's, counting the leaves
+// the trees before it took this round.
+AnalysisEngine::LeafGroups AnalysisEngine::GatherLeaves(std::vector<std::unique_ptr<Search>>& active,
+                                                        TimePoint now) {
+  LeafGroups groups;
   int64_t committed = 0;
   for (auto& sp : active)
     if (sp->started) committed += static_cast<int64_t>(sp->mcts.TreeBytes());
@@ -286,19 +237,7 @@ void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
     if (!s.query) continue;
     const int64_t expansion =
         static_cast<int64_t>(Mcts::ExpansionBytes(std::max(1, s.board.num_points() - s.board.move_count())));
-    if (!s.started) {
-      if (const std::string why = source_.CheckSize(s.board.size()); !why.empty()) {
-        Emit(TurnError(s.id(), s.turn, "boardSize", why));
-        s.query.reset();  // answered; dropped below
-        continue;
-      }
-      if (committed + expansion > options_.total_tree_bytes) continue;  // waits until a search ends
-      s.mcts.Reset(s.board);
-      s.mcts.StartMove(/*add_noise=*/false, s.query->max_visits);
-      s.start = s.last_report = now;
-      s.started = true;
-      committed += static_cast<int64_t>(s.mcts.TreeBytes());
-    }
+    if (!s.started && !StartSearch(s, now, expansion, committed)) continue;
     if (s.terminated || s.memory_limited || s.mcts.MoveDone()) continue;
     const int64_t tree = static_cast<int64_t>(s.mcts.TreeBytes());
     const int64_t room =
@@ -320,110 +259,115 @@ void AnalysisEngine::Round(std::vector<std::unique_ptr<Search>>& active) {
     committed += static_cast<int64_t>(s.batch.size()) * expansion;
     if (!s.batch.empty()) groups[{s.board.size(), static_cast<int>(s.board.rule())}].push_back(&s);
   }
-  // Evaluate: one call per board size and rule for all trees' leaves.
-  std::vector<Position> positions;
-  std::vector<EvalResult> results;
-  for (auto& [key, searches] : groups) {
-    try {
-      positions.clear();
-      for (Search* s : searches) {
-        auto ps = s->batch.positions();
-        positions.insert(positions.end(), ps.begin(), ps.end());
-      }
-      results.assign(positions.size(), EvalResult{});
-      Evaluator& evaluator = source_.ForGame(key.first, static_cast<Rule>(key.second));
-      evaluator.Evaluate(positions, results);
-    } catch (const std::exception& e) {
-      spdlog::error("analyze: evaluation failed: {}", e.what());
-      for (Search* s : searches) {
-        s->mcts.CancelBatch(s->batch);
-        s->terminated = true;
-        Emit(TurnError(s->id(), s->turn, "", std::string("evaluation failed: ") + e.what()));
-        s->query.reset();  // marks the search as answered
-      }
-      continue;
-    }
-    size_t at = 0;
+  return groups;
+}
+
+bool AnalysisEngine::StartSearch(Search& s, TimePoint now, int64_t expansion, int64_t& committed) {
+  if (const std::string why = source_.CheckSize(s.board.size()); !why.empty()) {
+    Emit(TurnErrorLine(s.id(), s.turn, "boardSize", why));
+    s.query.reset();  // answered; dropped after the round
+    return false;
+  }
+  if (committed + expansion > options_.total_tree_bytes) return false;  // waits until a search ends
+  s.mcts.Reset(s.board);
+  s.mcts.StartMove(/*add_noise=*/false, s.query->max_visits);
+  s.start = s.last_report = now;
+  s.started = true;
+  committed += static_cast<int64_t>(s.mcts.TreeBytes());
+  return true;
+}
+
+// Evaluate: one call for all the leaves of the trees of one board size and rule.
+void AnalysisEngine::EvaluateGroup(int size, Rule rule, const std::vector<Search*>& searches,
+                                   std::vector<Position>& positions, std::vector<EvalResult>& results) {
+  try {
+    positions.clear();
     for (Search* s : searches) {
-      const size_t n = static_cast<size_t>(s->batch.size());
-      try {
-        s->mcts.ExpandAndBackupBatch(s->batch, std::span<const EvalResult>(results.data() + at, n));
-      } catch (const std::bad_alloc&) {
-        OutOfMemory(*s);
-      }
-      at += n;
+      auto ps = s->batch.positions();
+      positions.insert(positions.end(), ps.begin(), ps.end());
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    ++stats_.forwards;
-    stats_.positions += static_cast<int64_t>(positions.size());
+    results.assign(positions.size(), EvalResult{});
+    source_.ForGame(size, rule).Evaluate(positions, results);
+  } catch (const std::exception& e) {
+    spdlog::error("analyze: evaluation failed: {}", e.what());
+    for (Search* s : searches) {
+      s->mcts.CancelBatch(s->batch);
+      s->terminated = true;
+      Emit(TurnErrorLine(s->id(), s->turn, "", std::string("evaluation failed: ") + e.what()));
+      s->query.reset();  // marks the search as answered
+    }
+    return;
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++stats_.rounds;
+  size_t at = 0;
+  for (Search* s : searches) {
+    const size_t n = static_cast<size_t>(s->batch.size());
+    try {
+      s->mcts.ExpandAndBackupBatch(s->batch, std::span<const EvalResult>(results.data() + at, n));
+    } catch (const std::bad_alloc&) {
+      OutOfMemory(*s);
+    }
+    at += n;
   }
-  // Back up done: avoided moves, reports, finished searches.
-  const auto after = Clock::now();
-  for (auto it = active.begin(); it != active.end();) {
-    Search& s = **it;
-    if (!s.query) {  // failed and answered above
-      it = active.erase(it);
-      continue;
-    }
-    if (!s.started) {  // waiting for tree memory
-      if (s.terminated) {
-        Emit(NoResults(s));
-        it = active.erase(it);
-      } else {
-        ++it;
-      }
-      continue;
-    }
-    if (!s.excluded_done && s.mcts.RootVisits() >= 1) {
-      if (!s.avoid.empty() && s.mcts.ExcludeRootMoves(s.avoid) == 0 && params_.solver) {
-        // The threat solver restricted the root to avoided moves (a VCF's
-        // first move, a forced block): search this turn without the solver.
-        MctsParams plain = params_;
-        plain.solver = false;
-        s.mcts = Mcts(plain, seed_ + next_seed_.fetch_add(1));
-        s.mcts.Reset(s.board);
-        s.mcts.StartMove(/*add_noise=*/false, s.query->max_visits);
-        ++it;
-        continue;
-      }
-      if (!s.avoid.empty() && s.mcts.ExcludeRootMoves(s.avoid) == 0) {
-        Emit(TurnError(s.id(), s.turn, "avoidMoves", "every legal move of this turn is avoided"));
-        it = active.erase(it);
-        continue;
-      }
-      s.excluded_done = true;
-    }
-    const bool timed_out = s.query->max_time_ms > 0 &&
-                           after - s.start >= std::chrono::milliseconds(s.query->max_time_ms) && s.excluded_done;
-    const bool done = s.terminated || timed_out || s.memory_limited || (s.excluded_done && s.mcts.MoveDone());
-    if (done) {
-      try {
-        Emit(Response(s, /*during=*/false));
-      } catch (const std::bad_alloc&) {
-        Emit(TurnError(s.id(), s.turn, "", "out of memory while writing the response"));
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        ++stats_.searches;
-        if (s.memory_limited) ++stats_.memory_limited;
-      }
-      it = active.erase(it);
-      continue;
-    }
-    if (s.query->report_every_s > 0 && s.excluded_done &&
-        after - s.last_report >= std::chrono::duration<double>(s.query->report_every_s)) {
-      try {
-        Emit(Response(s, /*during=*/true));
-      } catch (const std::bad_alloc&) {
-      }  // a report is skipped; the final response will say what it can
-      s.last_report = after;
-    }
-    ++it;
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.forwards;
+  stats_.positions += static_cast<int64_t>(positions.size());
+}
+
+bool AnalysisEngine::AfterRound(Search& s, TimePoint after) {
+  if (!s.query) return true;  // failed and answered
+  if (!s.started) {           // waiting for tree memory
+    if (s.terminated) Emit(NoResultsLine(s.id(), s.turn));
+    return s.terminated;
   }
+  if (!s.excluded_done && s.mcts.RootVisits() >= 1) {
+    const AvoidStep step = ExcludeAvoided(s);
+    if (step != AvoidStep::kExcluded) return step == AvoidStep::kAllAvoided;
+  }
+  const bool timed_out = s.query->max_time_ms > 0 &&
+                         after - s.start >= std::chrono::milliseconds(s.query->max_time_ms) && s.excluded_done;
+  if (s.terminated || timed_out || s.memory_limited || (s.excluded_done && s.mcts.MoveDone())) {
+    Finish(s);
+    return true;
+  }
+  if (s.query->report_every_s > 0 && s.excluded_done &&
+      after - s.last_report >= std::chrono::duration<double>(s.query->report_every_s)) {
+    try {
+      Emit(Response(s, /*during=*/true));
+    } catch (const std::bad_alloc&) {
+    }  // a report is skipped; the final response will say what it can
+    s.last_report = after;
+  }
+  return false;
+}
+
+AnalysisEngine::AvoidStep AnalysisEngine::ExcludeAvoided(Search& s) {
+  if (!s.avoid.empty() && s.mcts.ExcludeRootMoves(s.avoid) == 0 && params_.solver) {
+    // The threat solver restricted the root to avoided moves (a VCF's first
+    // move, a forced block): search this turn without the solver.
+    MctsParams plain = params_;
+    plain.solver = false;
+    s.mcts = Mcts(plain, seed_ + next_seed_.fetch_add(1));
+    s.mcts.Reset(s.board);
+    s.mcts.StartMove(/*add_noise=*/false, s.query->max_visits);
+    return AvoidStep::kRestarted;
+  }
+  if (!s.avoid.empty() && s.mcts.ExcludeRootMoves(s.avoid) == 0) {
+    Emit(TurnErrorLine(s.id(), s.turn, "avoidMoves", "every legal move of this turn is avoided"));
+    return AvoidStep::kAllAvoided;
+  }
+  s.excluded_done = true;
+  return AvoidStep::kExcluded;
+}
+
+void AnalysisEngine::Finish(Search& s) {
+  try {
+    Emit(Response(s, /*during=*/false));
+  } catch (const std::bad_alloc&) {
+    Emit(TurnErrorLine(s.id(), s.turn, "", "out of memory while writing the response"));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  ++stats_.searches;
+  if (s.memory_limited) ++stats_.memory_limited;
 }
 
 void AnalysisEngine::Run() {

@@ -48,13 +48,16 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/search/mcts.h"
@@ -121,10 +124,30 @@ class AnalysisEngine {
   // Moves queued searches into the active set, applies terminations; false
   // when Run should return.
   bool Admit(std::vector<std::unique_ptr<Search>>& active);
+  // One round: gather leaves from every tree, evaluate them, back up, then
+  // answer and drop the searches that ended.
   void Round(std::vector<std::unique_ptr<Search>>& active);
+  using TimePoint = std::chrono::steady_clock::time_point;
+  // The searches with leaves, by (board size, rule): one Evaluator call each.
+  using LeafGroups = std::map<std::pair<int, int>, std::vector<Search*>>;
+  LeafGroups GatherLeaves(std::vector<std::unique_ptr<Search>>& active, TimePoint now);
+  // Builds the tree of a queued turn when its root fits the memory left
+  // (`committed` grows by it); false when it waits or was refused.
+  bool StartSearch(Search& s, TimePoint now, int64_t expansion, int64_t& committed);
+  // Evaluates one group's leaves (in the round's buffers) and backs them up;
+  // an evaluator failure ends the group's searches with an error line.
+  void EvaluateGroup(int size, Rule rule, const std::vector<Search*>& searches, std::vector<Position>& positions,
+                     std::vector<EvalResult>& results);
+  // After a round: removes avoided root moves, reports, finishes; true when
+  // the search has been answered and is dropped.
+  bool AfterRound(Search& s, TimePoint after);
+  enum class AvoidStep { kExcluded, kRestarted, kAllAvoided };
+  // Keeps the root off the avoided moves once it is expanded: restarts the
+  // turn without the solver when the solver left only avoided moves.
+  AvoidStep ExcludeAvoided(Search& s);
+  // The final response and the search's statistics.
+  void Finish(Search& s);
   std::string Response(Search& s, bool during);
-  // The answer of a turn terminated before it started.
-  static std::string NoResults(const Search& s);
   // Answers a search whose allocation failed with an error line and marks it dropped.
   void OutOfMemory(Search& s);
 

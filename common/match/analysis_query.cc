@@ -106,7 +106,8 @@ std::vector<Board> Replay(const AnalysisQuery& q) {
   return boards;
 }
 
-ParsedQuery ParseObject(const json& o, const QueryLimits& limits, ParsedQuery r) {
+// The query's "action" (none: an analysis) and a terminate's target.
+void ParseAction(const json& o, ParsedQuery& r) {
   const std::string action = Field(o, "action") ? Lower(o["action"].is_string() ? o["action"].get<std::string>() : "?")
                                                 : "";
   if (action == "query_version") r.action = QueryAction::kQueryVersion;
@@ -130,10 +131,10 @@ ParsedQuery ParseObject(const json& o, const QueryLimits& limits, ParsedQuery r)
     throw Refusal{"action", "unknown action " + o["action"].dump() +
                                 " (query_version, clear_cache, terminate, terminate_all; none to analyse)"};
   }
-  if (r.action != QueryAction::kAnalyze) return r;
+}
 
-  AnalysisQuery& q = r.query;
-  q.id = r.id;
+// The position's board: its size, rule, initial stones and moves.
+void ParsePosition(const json& o, const QueryLimits& limits, AnalysisQuery& q) {
   q.board_size = static_cast<int>(IntegerField(o, "boardSize", limits.min_board_size, limits.max_board_size, 15));
   if (const json* rule = Field(o, "rule")) {
     // Every rule the engine plays, by its name (board.h RuleName).
@@ -147,6 +148,10 @@ ParsedQuery ParseObject(const json& o, const QueryLimits& limits, ParsedQuery r)
   }
   q.initial_stones = StoneList(o, "initialStones", q.board_size);
   q.moves = StoneList(o, "moves", q.board_size);
+}
+
+// How long each turn is searched and what its responses carry.
+void ParseSearchLimits(const json& o, const QueryLimits& limits, AnalysisQuery& q) {
   q.max_visits = static_cast<int>(IntegerField(o, "maxVisits", 1, limits.max_visits_cap, limits.default_max_visits));
   q.max_time_ms = IntegerField(o, "maxTimeMs", 0, int64_t{1} << 40, 0);
   if (const json* every = Field(o, "reportDuringSearchEvery")) {
@@ -158,7 +163,10 @@ ParsedQuery ParseObject(const json& o, const QueryLimits& limits, ParsedQuery r)
     if (!policy->is_boolean()) throw Refusal{"includePolicy", "expected true or false, got " + policy->dump()};
     q.include_policy = policy->get<bool>();
   }
-  const std::vector<Board> boards = Replay(q);
+}
+
+// analyzeTurns, sorted and unique, each an unfinished position of `boards`.
+void ParseAnalyzeTurns(const json& o, const std::vector<Board>& boards, AnalysisQuery& q) {
   const int turns = static_cast<int>(q.moves.size());
   if (const json* at = Field(o, "analyzeTurns")) {
     if (!at->is_array() || at->empty()) throw Refusal{"analyzeTurns", "expected a non-empty array of turn numbers"};
@@ -178,24 +186,39 @@ ParsedQuery ParseObject(const json& o, const QueryLimits& limits, ParsedQuery r)
     if (boards[t].terminal())
       throw Refusal{Field(o, "analyzeTurns") ? "analyzeTurns" : "moves",
                     "the game is over at turn " + std::to_string(t) + ": nothing to analyse"};
-  if (const json* avoid = Field(o, "avoidMoves")) {
-    if (!avoid->is_array()) throw Refusal{"avoidMoves", "expected an array of points or {player, moves} objects"};
-    for (size_t i = 0; i < avoid->size(); ++i) {
-      const json& e = (*avoid)[i];
-      const std::string f = "avoidMoves[" + std::to_string(i) + "]";
-      if (!e.is_object()) {
-        q.avoid.emplace_back(kEmpty, PointOf(e, q.board_size, f));
-        continue;
-      }
-      const int8_t who = Field(e, "player") ? ColourOf(e["player"], f + ".player") : kEmpty;
-      if (const json* depth = Field(e, "untilDepth"); depth && !(depth->is_number_integer() && *depth == 1))
-        throw Refusal{f + ".untilDepth", "only 1 (the root's moves) is supported, got " + depth->dump()};
-      const json* moves = Field(e, "moves");
-      if (!moves || !moves->is_array()) throw Refusal{f + ".moves", "expected an array of points"};
-      for (size_t k = 0; k < moves->size(); ++k)
-        q.avoid.emplace_back(who, PointOf((*moves)[k], q.board_size, f + ".moves[" + std::to_string(k) + "]"));
+}
+
+// avoidMoves: points (either side) or {player, moves, untilDepth 1} objects.
+void ParseAvoidMoves(const json& o, AnalysisQuery& q) {
+  const json* avoid = Field(o, "avoidMoves");
+  if (!avoid) return;
+  if (!avoid->is_array()) throw Refusal{"avoidMoves", "expected an array of points or {player, moves} objects"};
+  for (size_t i = 0; i < avoid->size(); ++i) {
+    const json& e = (*avoid)[i];
+    const std::string f = "avoidMoves[" + std::to_string(i) + "]";
+    if (!e.is_object()) {
+      q.avoid.emplace_back(kEmpty, PointOf(e, q.board_size, f));
+      continue;
     }
+    const int8_t who = Field(e, "player") ? ColourOf(e["player"], f + ".player") : kEmpty;
+    if (const json* depth = Field(e, "untilDepth"); depth && !(depth->is_number_integer() && *depth == 1))
+      throw Refusal{f + ".untilDepth", "only 1 (the root's moves) is supported, got " + depth->dump()};
+    const json* moves = Field(e, "moves");
+    if (!moves || !moves->is_array()) throw Refusal{f + ".moves", "expected an array of points"};
+    for (size_t k = 0; k < moves->size(); ++k)
+      q.avoid.emplace_back(who, PointOf((*moves)[k], q.board_size, f + ".moves[" + std::to_string(k) + "]"));
   }
+}
+
+ParsedQuery ParseObject(const json& o, const QueryLimits& limits, ParsedQuery r) {
+  ParseAction(o, r);
+  if (r.action != QueryAction::kAnalyze) return r;
+  AnalysisQuery& q = r.query;
+  q.id = r.id;
+  ParsePosition(o, limits, q);
+  ParseSearchLimits(o, limits, q);
+  ParseAnalyzeTurns(o, Replay(q), q);
+  ParseAvoidMoves(o, q);
   return r;
 }
 

@@ -14,6 +14,16 @@ constexpr int64_t kMaxClassicalNodes = 1000000000;
 
 bool IsProof(int score) { return score > kClassicWinScore / 2 || score < -kClassicWinScore / 2; }
 
+bool BySolver(const ClassicalResult& r) { return r.reason == "vcf" || r.reason == "vct"; }
+
+// The search's reason ("five", "block", "vcf", "vct", "search") as a player's.
+MoveReason ReasonOf(const ClassicalResult& r) {
+  if (r.reason == "five") return MoveReason::kWin;
+  if (r.reason == "block") return MoveReason::kBlock;
+  if (BySolver(r) || r.score > kClassicWinScore / 2) return MoveReason::kProven;
+  return MoveReason::kSearch;
+}
+
 float Squash(int score) {
   if (score > kClassicWinScore / 2) return 1.0f;
   if (score < -kClassicWinScore / 2) return -1.0f;
@@ -39,13 +49,7 @@ int64_t ParseClassicalSpec(const std::string& spec, const std::string& what) {
 ClassicalPlayer::ClassicalPlayer(int64_t node_limit)
     : node_limit_(node_limit), search_(ClassicalOptions{node_limit}) {}
 
-std::string ClassicalPlayer::CheckSize(int size) const {
-  if (size >= kMinBoardSize && size <= kMaxBoardSize) return "";
-  std::ostringstream why;
-  why << "board size " << size << " is not supported (this engine plays " << kMinBoardSize << ".." << kMaxBoardSize
-      << ")";
-  return why.str();
-}
+std::string ClassicalPlayer::CheckSize(int size) const { return BoardSizeOutOfRange(size); }
 
 std::string ClassicalPlayer::Describe() const {
   std::ostringstream os;
@@ -79,10 +83,7 @@ MoveDecision ClassicalPlayer::ChooseMove(const Board& board, const SearchLimits&
   MoveDecision d;
   d.move = r.move;
   d.value = Squash(r.score);
-  if (r.reason == "five") d.reason = "win";
-  else if (r.reason == "block") d.reason = "block";
-  else if (r.reason == "vcf" || r.reason == "vct" || r.score > kClassicWinScore / 2) d.reason = "proven";
-  else d.reason = "search";
+  d.reason = ReasonOf(r);
   d.simulations = static_cast<int>(std::min<int64_t>(r.nodes, INT32_MAX));
   d.root_visits = d.simulations;
   d.best_share = 1.0;
@@ -90,13 +91,13 @@ MoveDecision ClassicalPlayer::ChooseMove(const Board& board, const SearchLimits&
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   // The report: one line, the principal variation, a proof when the score is one.
-  report_ = ShortcutReport(r.move, d.reason == "win", d.value);
+  report_ = ShortcutReport(r.move, d.reason == MoveReason::kWin, d.value);
   MoveReport& m = report_.moves.front();
   if (!r.pv.empty() && r.pv.front() == r.move) m.pv = r.pv;
   m.visits = report_.root_visits = d.simulations;
-  if (d.reason != "win" && IsProof(r.score)) {
+  if (d.reason != MoveReason::kWin && IsProof(r.score)) {
     const bool win = r.score > 0;
-    const bool solver = r.reason == "vcf" || r.reason == "vct";
+    const bool solver = BySolver(r);
     // A search score is kClassicWinScore - plies; the solver's line is not kept.
     const int plies = solver ? 1 : kClassicWinScore - std::abs(r.score);
     m.proof = ProofInfo{win, std::max(1, plies), !solver, m.pv};

@@ -1,18 +1,20 @@
 // `classical:N` as an engine player (MovePlayer): the classical alpha-beta
 // player of common/search/classical.h with no net, so that a Gomocup folder,
 // `play` and arena's `engine:` players can field the project's outside
-// yardstick under a manager's clock (docs/engine.md "The classical player").
+// yardstick under a manager's clock, and arena and the evaluator a
+// deterministic one (docs/engine.md "The classical player").
 //
 // A move is ClassicalSearch::Search with N alpha-beta nodes, ended early by
 // the turn's deadline and the stop flags (every 256 nodes; the last finished
 // iteration's move), never playing an excluded point.  Not deterministic
-// under a clock; with no deadline it plays arena's `classical:N` move for
-// move (the empty board excepted: the centre, without a search).  The root
+// under a clock; with no deadline it is deterministic, and it is arena's
+// `classical:N` (through InProcessMatchPlayer, common/match/player.h).  The
+// empty board is answered at the centre, without a search.  The root
 // threat solver's budgets (N/4, N/8) are not cut by the
 // clock: choose N so that they fit the turn (bench/bench_classical).
-// Reasons: "win" (a five), "block" (the only move that stops a five),
-// "proven" (the solver's VCF / VCT, or a win the search proved), else
-// "search".  The value is the evaluation squashed to (-1, 1) (score /
+// Reasons: kWin (a five), kBlock (the only move that stops a five),
+// kProven (the solver's VCF / VCT, or a win the search proved), else
+// kSearch.  The value is the evaluation squashed to (-1, 1) (score /
 // (|score| + 1000), an open three is about 300), +-1 for a proof: a
 // confidence, not a win rate.  SearchLimits::max_simulations and
 // tree_memory_bytes do not apply (N is the node budget).

@@ -6,11 +6,20 @@
 #include <sstream>
 
 #include "common/base/errors.h"
+#include "common/match/move_player.h"
 #include "common/net/net_api.h"
 #include "common/search/simple_evaluators.h"
 #include "common/search/symmetric_batch.h"
 
 namespace gz {
+FixedEvaluator::FixedEvaluator(std::unique_ptr<Evaluator> evaluator, int size, bool thread_safe)
+    : evaluator_(std::move(evaluator)), size_(size), thread_safe_(thread_safe) {}
+
+std::string FixedEvaluator::CheckSize(int size) const {
+  if (size_ <= 0 || size == size_) return BoardSizeOutOfRange(size);
+  return "board size " + std::to_string(size) + " is not supported: this player was made for " +
+         std::to_string(size_) + "x" + std::to_string(size_);
+}
 
 EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& config,
                                  const std::vector<std::string>& league_nets)
@@ -37,7 +46,7 @@ EvaluatorSource::EvaluatorSource(const std::string& weights, const Config& confi
       first = std::make_unique<SymmetricEvaluator>(net.forwards->Make(net.info.board_size), symmetry_);
       spdlog::info("engine: loaded {} ({}x{}, {}, {} ch x {} blocks, {} heads, iteration {}): {}", path,
                    net.info.board_size, net.info.board_size, net.info.rule, net.info.channels, net.info.blocks,
-                   net.info.heads, net.info.iteration, first->Describe());
+                   NetHeadsName(net.info.heads), net.info.iteration, first->Describe());
     } catch (const std::exception& e) {
       net.load_error = e.what();
       net.forwards.reset();
@@ -78,9 +87,8 @@ std::string EvaluatorSource::NetFor(int size, Rule rule) const {
 
 std::string EvaluatorSource::CheckSize(int size) const {
   std::ostringstream why;
-  if (size < kMinBoardSize || size > kMaxBoardSize) {
-    why << "board size " << size << " is not supported (this engine plays " << kMinBoardSize << ".."
-        << kMaxBoardSize << ")";
+  if (const std::string range = BoardSizeOutOfRange(size); !range.empty()) {
+    why << range;
   } else if (uses_network()) {
     for (const Net& n : nets_)
       if (!n.forwards) {

@@ -1,5 +1,8 @@
-// Where a SearchPlayer's evaluations come from (the engine's, the dashboard's
-// browser games): a checkpoint (a local network) or, without one, the
+// Where a SearchPlayer's evaluations come from, game by game
+// (EvaluatorProvider): the engine's and the dashboard's EvaluatorSource, or
+// one FixedEvaluator made for a match (arena, the evaluator).
+//
+// EvaluatorSource: a checkpoint (a local network) or, without one, the
 // pure-MCTS baseline (RolloutEvaluator with 1 playout per leaf).
 //
 // The network's forward is the one ChooseForward (common/net/forward_choice.h)
@@ -26,7 +29,8 @@
 // for a size is made from memory the first time that size is played and kept
 // (one per net and size), so games or analysis queries of mixed sizes never
 // read a file again; the baseline plays any size 5..22.
-// Thread-safety: none; owned by the engine's main thread.
+// Thread-safety: none; owned by the engine's main thread (a provider's
+// evaluators are called from the search threads as thread_safe() allows).
 #pragma once
 
 #include <map>
@@ -43,7 +47,40 @@
 
 namespace gz {
 
-class EvaluatorSource {
+// What a SearchPlayer asks of where its evaluations come from.
+class EvaluatorProvider {
+ public:
+  virtual ~EvaluatorProvider() = default;
+  // "" when games on a size x size board can be played, else why not (one line).
+  virtual std::string CheckSize(int size) const = 0;
+  // One line: what plays.
+  virtual std::string Describe() const = 0;
+  // The evaluator for a game of `size` under `rule`.  Precondition:
+  // CheckSize(size) is "".  Valid at least until the next ForGame.
+  virtual Evaluator& ForGame(int size, Rule rule) = 0;
+  // Whether its evaluators may be called from several search threads at
+  // once (the rollout baseline); a network's calls are serialised.
+  virtual bool thread_safe() const = 0;
+};
+
+// One evaluator for every game, whatever its rule (a match's players: a net
+// loaded for the match's board size, the rollout or uniform baseline).  Owns it.
+class FixedEvaluator final : public EvaluatorProvider {
+ public:
+  // `size`: the board size it plays (0: any size kMinBoardSize..kMaxBoardSize).
+  FixedEvaluator(std::unique_ptr<Evaluator> evaluator, int size, bool thread_safe);
+  std::string CheckSize(int size) const override;
+  std::string Describe() const override { return evaluator_->Describe(); }
+  Evaluator& ForGame(int /*size*/, Rule /*rule*/) override { return *evaluator_; }
+  bool thread_safe() const override { return thread_safe_; }
+
+ private:
+  std::unique_ptr<Evaluator> evaluator_;
+  int size_;
+  bool thread_safe_;
+};
+
+class EvaluatorSource : public EvaluatorProvider {
  public:
   // Baseline when `weights` and `league_nets` are empty, else the networks
   // (loaded now; `weights` is "" or the first candidate).  Reads run.seed and
@@ -54,19 +91,20 @@ class EvaluatorSource {
   ~EvaluatorSource();
 
   bool uses_network() const { return !nets_.empty(); }
+  bool thread_safe() const override { return !uses_network(); }
   // "" when the engine can play on a size x size board, else why not (one line).
-  std::string CheckSize(int size) const;
+  std::string CheckSize(int size) const override;
   // The evaluator for games of `size` under `rule` (the best-fitting net, see
   // above).  Precondition: CheckSize(size) is "".  A net's reference stays
   // valid as long as the source; the baseline's until the next ForGame with
   // another rule.  Throws GomokuError when the net's forward cannot be made
   // at `size`.
-  Evaluator& ForGame(int size, Rule rule);
+  Evaluator& ForGame(int size, Rule rule) override;
   // The checkpoint ForGame(size, rule) plays ("" for the baseline or when no
   // net plays `size`).  Does not load anything.
   std::string NetFor(int size, Rule rule) const;
   // One line: what plays (network path/iteration and its forward, or baseline).
-  std::string Describe() const;
+  std::string Describe() const override;
   // The forward the networks run (ChooseForward; the same for every net of
   // the source), or null for the baseline or when no net loaded.
   const ForwardChoice* forward() const;

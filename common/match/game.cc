@@ -5,6 +5,8 @@
 #include "common/base/errors.h"
 #include "common/base/fileio.h"
 #include "common/match/classical_player.h"
+#include "common/match/evaluator_source.h"
+#include "common/match/search_player.h"
 #include "common/net/forward_choice.h"
 #include "common/net/play_settings.h"
 #include "common/search/symmetric_batch.h"
@@ -24,6 +26,21 @@ int ParsePositive(const std::string& spec, const std::string& s) {
   } catch (const std::exception&) {
     GOMOKU_THROW(ConfigError, "player spec '" << spec << "': '" << s << "' is not a positive integer");
   }
+}
+
+// A fixed-simulation, replayable search over one evaluator (SearchPlayer
+// replayable: a fresh tree a move, one leaf at a time, one thread).
+// `size`: the board size the evaluator plays (0: any).
+std::unique_ptr<MatchPlayer> FixedSearchPlayer(const std::string& name, std::unique_ptr<Evaluator> evaluator, int size,
+                                               bool thread_safe, int simulations, const MctsParams& mcts,
+                                               uint64_t seed) {
+  SearchPlayerSettings settings;
+  settings.mcts = mcts;
+  settings.seed = seed;
+  settings.replayable = true;
+  auto player = std::make_unique<SearchPlayer>(
+      std::make_unique<FixedEvaluator>(std::move(evaluator), size, thread_safe), settings);
+  return std::make_unique<InProcessMatchPlayer>(name, std::move(player), simulations);
 }
 
 }  // namespace
@@ -117,7 +134,8 @@ std::unique_ptr<MatchPlayer> MakeNetPlayer(const std::string& name, const std::s
   const NetForwards net(path, settings, expect);
   auto evaluator = std::make_unique<SymmetricEvaluator>(net.Make(), ParseSymmetryMode(symmetry));
   spdlog::info("player {}: {}", name, evaluator->Describe());
-  auto player = std::make_unique<SearchMatchPlayer>(name, std::move(evaluator), simulations, own.mcts, options.seed);
+  auto player = FixedSearchPlayer(name, std::move(evaluator), cfg.board.size, /*thread_safe=*/false, simulations,
+                                  own.mcts, options.seed);
   player->set_forward(net.choice().name());
   return player;
 }
@@ -128,15 +146,16 @@ std::unique_ptr<MatchPlayer> MakeMatchPlayer(const std::string& spec, const Conf
   if (colon == std::string::npos) GOMOKU_THROW(ConfigError, "player spec '" << spec << "': expected kind:ARG");
   const std::string kind = spec.substr(0, colon), rest = spec.substr(colon + 1);
   if (kind == "rollout") {
-    return std::make_unique<SearchMatchPlayer>(spec, std::make_unique<RolloutEvaluator>(cfg.rule(), 1, options.seed),
-                                               ParsePositive(spec, rest), cfg.mcts, options.seed);
+    return FixedSearchPlayer(spec, std::make_unique<RolloutEvaluator>(cfg.rule(), 1, options.seed), 0,
+                             /*thread_safe=*/true, ParsePositive(spec, rest), cfg.mcts, options.seed);
   }
   if (kind == "classical") {
-    return std::make_unique<ClassicalMatchPlayer>(spec, ParseClassicalSpec(spec, "player spec"));
+    const int64_t nodes = ParseClassicalSpec(spec, "player spec");
+    return std::make_unique<InProcessMatchPlayer>(spec, std::make_unique<ClassicalPlayer>(nodes), 1);
   }
   if (kind == "uniform") {
-    return std::make_unique<SearchMatchPlayer>(spec, std::make_unique<UniformEvaluator>(), ParsePositive(spec, rest),
-                                               cfg.mcts, options.seed);
+    return FixedSearchPlayer(spec, std::make_unique<UniformEvaluator>(), 0, /*thread_safe=*/true,
+                             ParsePositive(spec, rest), cfg.mcts, options.seed);
   }
   if (kind == "net") {
     std::string path = rest;

@@ -1,9 +1,10 @@
-// The engine programs' player seam: what the Gomocup session, `play` and the
-// Yixin analysis ask of whatever chooses their moves.  Two players implement
-// it: SearchPlayer (MCTS over a net or the rollout baseline,
-// search_player.h) and ClassicalPlayer (the classical alpha-beta player, no
-// net, classical_player.h).  The session holds one by reference and never
-// knows which.
+// The player seam: what the Gomocup session, `play`, the Yixin analysis and
+// the match referee (through InProcessMatchPlayer, common/match/player.h) ask
+// of whatever chooses their moves.  Two players implement it: SearchPlayer
+// (MCTS over a net or the rollout baseline, search_player.h) and
+// ClassicalPlayer (the classical alpha-beta player, no net,
+// classical_player.h); each plays an immediate win and blocks an immediate
+// loss before it searches.  A caller holds one and never knows which.
 // Thread-safety: none; one caller.  The limits' stop flags may be raised by
 // another thread while ChooseMove runs.
 #pragma once
@@ -16,6 +17,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "common/game/board.h"
 #include "common/match/analysis_report.h"
@@ -45,9 +48,22 @@ struct SearchLimits {
   std::chrono::milliseconds progress_every{250};
 };
 
+// Why a player chose its move.
+enum class MoveReason : uint8_t {
+  kSearch,  // the search's choice
+  kWin,     // an immediate five
+  kBlock,   // the point that stops the opponent's immediate five
+  kProven,  // a proven win: mcts.solver proved the root, or the classical player's solver or search
+};
+// "search" | "win" | "block" | "proven": the one spelling of a reason in logs,
+// MESSAGE lines and JSON.
+const char* MoveReasonName(MoveReason reason);
+// The same in JSON (nlohmann's to_json): a record holds the name, never the number.
+void to_json(nlohmann::json& j, MoveReason reason);
+
 struct MoveDecision {
   int move = kNoMove;
-  std::string reason;      // "win", "block", "search" or "proven" (mcts.solver proved the root won)
+  MoveReason reason = MoveReason::kSearch;
   float value = 0.0f;      // expected result for the side that plays `move`, [-1, 1]
   int simulations = 0;     // new simulations this move
   int reused_visits = 0;   // root visits inherited from the previous search
@@ -85,5 +101,9 @@ class MovePlayer {
 
 // "+0.31" style, for messages.
 std::string FormatValue(float v);
+
+// "" when `size` is in kMinBoardSize..kMaxBoardSize (what every player can
+// play at most), else why not: CheckSize's answer for a size out of range.
+std::string BoardSizeOutOfRange(int size);
 
 }  // namespace gz

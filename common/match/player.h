@@ -1,5 +1,6 @@
-// A player of a match game: an in-process search (networks, baselines) or an
-// external Gomocup brain (common/match/engine_player.h).  The referee
+// A player of a match game: an in-process player (InProcessMatchPlayer, over
+// the MovePlayer seam of common/match/move_player.h: networks, baselines,
+// classical:N) or an external Gomocup brain (common/match/engine_player.h).  The referee
 // (common/match/game.h) owns the board; a player is only asked for moves.
 //
 // Thread-safety: none; a player is used by one game at a time on one thread.
@@ -12,9 +13,7 @@
 #include <vector>
 
 #include "common/game/board.h"
-#include "common/search/classical.h"
-#include "common/search/evaluator.h"
-#include "common/search/mcts.h"
+#include "common/match/move_player.h"
 
 namespace gz {
 
@@ -61,42 +60,31 @@ class MatchPlayer {
   std::string forward_;
 };
 
-// The engine's move choice at a fixed simulation count: an immediate win,
-// else a block of the opponent's immediate win (common/game/tactics.h), else
-// MCTS with `simulations` simulations, no noise, a fresh tree, and the most
-// visited move (ties to the lowest point).  Deterministic for a given
-// evaluator and seed.  Owns its evaluator.
-class SearchMatchPlayer : public MatchPlayer {
+// An in-process player of a match: a MovePlayer (common/match/move_player.h:
+// SearchPlayer, ClassicalPlayer) asked for every move with no clock and
+// `simulations` simulations (a SearchPlayer's budget; a ClassicalPlayer has
+// its own node limit).  The player makes its own tactical shortcuts (an
+// immediate win, the block of an immediate loss).  NewGame forfeits ("start")
+// a board size the player does not play and forgets any kept tree.  The
+// player's exceptions pass through Move (a failed evaluator is not a forfeit).
+// Owns its player.
+class InProcessMatchPlayer : public MatchPlayer {
  public:
-  SearchMatchPlayer(std::string name, std::unique_ptr<Evaluator> evaluator, int simulations,
-                    const MctsParams& params, uint64_t seed);
-  std::optional<Forfeit> NewGame(int size, Rule rule) override { return std::nullopt; }
+  InProcessMatchPlayer(std::string name, std::unique_ptr<MovePlayer> player, int simulations);
+  std::optional<Forfeit> NewGame(int size, Rule rule) override;
   MoveReply Move(const Board& board, const std::vector<int>& history) override;
 
- private:
-  std::unique_ptr<Evaluator> evaluator_;
-  MctsParams params_;
-  uint64_t seed_;
-};
-
-// `classical:N`: the classical alpha-beta player (common/search/classical.h)
-// with N alpha-beta nodes a move, no net.  Deterministic: the move depends
-// only on the position and N.
-class ClassicalMatchPlayer : public MatchPlayer {
- public:
-  ClassicalMatchPlayer(std::string name, int64_t node_limit);
-  std::optional<Forfeit> NewGame(int size, Rule rule) override { return std::nullopt; }
-  MoveReply Move(const Board& board, const std::vector<int>& history) override;
-  // Totals over every move played so far (nodes/s for the reports).
-  int64_t total_nodes() const { return total_nodes_; }
-  int64_t total_solver_nodes() const { return total_solver_nodes_; }
+  const MovePlayer& player() const { return *player_; }
+  // Totals over every move played so far (a ClassicalPlayer's simulations
+  // are its alpha-beta nodes), for nodes/s in reports.
   int64_t moves() const { return moves_; }
+  int64_t total_simulations() const { return total_simulations_; }
 
  private:
-  ClassicalSearch search_;
-  int64_t total_nodes_ = 0;
-  int64_t total_solver_nodes_ = 0;
+  std::unique_ptr<MovePlayer> player_;
+  int simulations_;
   int64_t moves_ = 0;
+  int64_t total_simulations_ = 0;
 };
 
 }  // namespace gz

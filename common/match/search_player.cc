@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <climits>
 #include <condition_variable>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <new>
@@ -18,31 +17,57 @@
 namespace gz {
 namespace {
 
-MctsParams EngineMctsParams(const Config& config) {
-  MctsParams p = config.mcts;
-  p.dirichlet_alpha = 0.0f;  // the engine never adds noise
+MctsParams SearchParams(const SearchPlayerSettings& settings) {
+  MctsParams p = settings.mcts;
+  p.dirichlet_alpha = 0.0f;  // a player never adds noise
   p.dirichlet_epsilon = 0.0f;
-  p.simulations = INT_MAX;   // the engine stops the search itself
+  p.simulations = INT_MAX;   // the player stops the search itself
   return p;
 }
 
+bool FlagRaised(const std::atomic<bool>* flag) { return flag && flag->load(std::memory_order_relaxed); }
+
 }  // namespace
 
-std::string FormatValue(float v) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "%+.2f", static_cast<double>(v));
-  return buf;
+SearchPlayerSettings SearchPlayerSettings::FromConfig(const Config& config) {
+  SearchPlayerSettings s;
+  s.mcts = config.mcts;
+  s.batch = config.engine.batch;
+  s.threads = config.engine.threads;
+  s.seed = config.run.seed;
+  return s;
 }
 
-SearchPlayer::SearchPlayer(EvaluatorSource& source, const Config& config)
+SearchPlayer::SearchPlayer(EvaluatorProvider& source, const Config& config)
+    : SearchPlayer(source, SearchPlayerSettings::FromConfig(config)) {}
+
+SearchPlayer::SearchPlayer(std::unique_ptr<EvaluatorProvider> source, const SearchPlayerSettings& settings)
+    : SearchPlayer(*source, settings) {
+  owned_source_ = std::move(source);
+}
+
+SearchPlayer::SearchPlayer(EvaluatorProvider& source, const SearchPlayerSettings& settings)
     : source_(source),
-      params_(EngineMctsParams(config)),
-      batch_(config.engine.batch),
-      threads_(config.engine.threads),
-      mcts_(params_, config.run.seed),
-      seed_(config.run.seed) {
+      params_(SearchParams(settings)),
+      batch_(settings.batch),
+      threads_(settings.threads),
+      replayable_(settings.replayable),
+      mcts_(params_, settings.seed),
+      seed_(settings.seed) {
   GOMOKU_CHECK(batch_ >= 1 && threads_ >= 1,
                "engine.batch and engine.threads must be >= 1, got " << batch_ << " and " << threads_);
+}
+
+void SearchPlayer::PrepareTree(const Board& board) {
+  if (!replayable_) {
+    SyncTree(board);
+    return;
+  }
+  // Seeded by the position's length only, so a replayed game is replayed move for move.
+  mcts_ = Mcts(params_, seed_ * 1000003ULL + static_cast<uint64_t>(board.move_count()));
+  mcts_.Reset(board);
+  tree_valid_ = true;
+  pending_own_move_ = kNoMove;
 }
 
 void SearchPlayer::SyncTree(const Board& board) {
@@ -99,18 +124,18 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
   MoveDecision d;
   try {
     if (!limits.excluded.empty()) ClearTree();  // an analysis tree with moves removed is never reused
-    SyncTree(board);
+    PrepareTree(board);
     const auto synced = std::chrono::steady_clock::now();
     auto allowed = [&](int m) {
       return m != kNoMove && std::find(limits.excluded.begin(), limits.excluded.end(), m) == limits.excluded.end();
     };
     if (int win = FindWinningMove(board); allowed(win)) {
       d.move = win;
-      d.reason = "win";
+      d.reason = MoveReason::kWin;
       d.value = 1.0f;
     } else if (int block = FindForcedBlock(board); allowed(block)) {
       d.move = block;
-      d.reason = "block";
+      d.reason = MoveReason::kBlock;
     } else {
       RunSearch(board, limits, d);
     }
@@ -135,14 +160,13 @@ MoveDecision SearchPlayer::ChooseMove(const Board& board, const SearchLimits& li
 
 TreeReport SearchPlayer::Report() const {
   if (last_.move == kNoMove) return TreeReport{};
-  if (last_.reason == "search" || last_.reason == "proven") return ReportTree(mcts_);
-  return ShortcutReport(last_.move, last_.reason == "win", last_.value);
+  if (last_.reason == MoveReason::kSearch || last_.reason == MoveReason::kProven) return ReportTree(mcts_);
+  return ShortcutReport(last_.move, last_.reason == MoveReason::kWin, last_.value);
 }
 
 // What the search threads of one move share.  Everything but the evaluator
 // call happens under `tree`.
 struct SearchPlayer::SearchShared {
-  using Clock = std::chrono::steady_clock;
   Evaluator* evaluator = nullptr;
   bool serialize_evaluator = true;      // a network evaluator is not thread-safe
   const SearchLimits* limits = nullptr;
@@ -161,8 +185,6 @@ struct SearchPlayer::SearchShared {
 };
 
 void SearchPlayer::SearchThread(SearchShared& shared) {
-  using Clock = std::chrono::steady_clock;
-  const SearchLimits& limits = *shared.limits;
   Mcts::LeafBatch batch;
   std::vector<EvalResult> results;
   std::unique_lock<std::mutex> lock(shared.tree);
@@ -176,53 +198,10 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
       longest = std::max(longest, now - previous);
       previous = now;
       if (shared.done) break;
-      if (!shared.excluded_done && mcts_.RootVisits() >= 1) {
-        if (limits.excluded.empty()) {
-          shared.excluded_done = true;
-        } else if (mcts_.pending_leaves() == 0) {
-          if (mcts_.ExcludeRootMoves(limits.excluded) == 0) {
-            // The threat solver restricted the root to excluded moves (a VCF's
-            // first move, a forced block): search without the solver.
-            GOMOKU_CHECK(params_.solver && !shared.solver_dropped, "every move the search may play is blocked");
-            MctsParams plain = params_;
-            plain.solver = false;
-            const Board root = mcts_.root_board();
-            mcts_ = Mcts(plain, seed_);
-            mcts_.Reset(root);
-            mcts_.StartMove(/*add_noise=*/false);
-            shared.solver_dropped = true;
-            continue;
-          }
-          shared.excluded_done = true;
-        } else {  // another thread's leaves are pending: wait for their backup
-          const int64_t seen = shared.backups;
-          shared.backed_up.wait_for(lock, std::chrono::milliseconds(5),
-                                    [&] { return shared.backups != seen || shared.done; });
-          continue;
-        }
-      }
-      // mcts.solver: a proven-won root is played at once (its one-hot visits).
-      bool stop = mcts_.MoveDone() && shared.excluded_done;
-      const int sims = mcts_.simulations_done();
-      const int pending = mcts_.pending_leaves();
-      // A root child must have a visit before we may stop (RootVisits counts
-      // the root's own expansion); until then one leaf a round, so a search
-      // past its deadline still costs at most two evaluations (one thread).
-      int max_leaves = 1;
-      if (!stop && mcts_.RootVisits() >= 2) {
-        const auto average = rounds > 0 ? (now - start) / rounds : Clock::duration::zero();
-        const size_t tree = mcts_.TreeBytes();
-        // Expansions that still fit the budget, less those pending.
-        const int64_t memory_room =
-            (tree >= shared.budget_bytes ? 0 : static_cast<int64_t>((shared.budget_bytes - tree) / shared.expansion_bytes)) -
-            pending;
-        const int64_t sims_room = static_cast<int64_t>(limits.max_simulations) - sims - pending;
-        stop = sims_room <= 0 || memory_room <= 0 || (limits.stop && limits.stop->load(std::memory_order_relaxed)) ||
-               (limits.interrupt && limits.interrupt->load(std::memory_order_relaxed)) ||
-               now + average > limits.deadline;
-        max_leaves = static_cast<int>(std::min<int64_t>({batch_, sims_room, memory_room}));
-      }
-      if (stop) {
+      if (!shared.excluded_done && mcts_.RootVisits() >= 1 && !ExcludeRootMoves(shared, lock)) continue;
+      const auto average = rounds > 0 ? (now - start) / rounds : Clock::duration::zero();
+      const int max_leaves = LeavesThisRound(shared, now, average);
+      if (max_leaves == 0) {
         shared.done = true;
         shared.backed_up.notify_all();
         break;
@@ -232,29 +211,10 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
       if (batch.empty()) {
         // Every descent collided with another thread's pending leaves: wait
         // until one of them is backed up (or the search stops).
-        if (batch.exact() == 0) {
-          const int64_t seen = shared.backups;
-          shared.backed_up.wait_for(lock, std::chrono::milliseconds(5),
-                                    [&] { return shared.backups != seen || shared.done; });
-        }
+        if (batch.exact() == 0) WaitForBackup(shared, lock);
         continue;
       }
-      results.resize(static_cast<size_t>(batch.size()));
-      lock.unlock();
-      if (shared.serialize_evaluator) {
-        std::lock_guard<std::mutex> eval_lock(shared.evaluate);
-        shared.evaluator->Evaluate(batch.positions(), results);
-      } else {
-        shared.evaluator->Evaluate(batch.positions(), results);
-      }
-      lock.lock();
-      mcts_.ExpandAndBackupBatch(batch, results);
-      ++shared.backups;
-      shared.backed_up.notify_all();
-      if (limits.on_progress && shared.excluded_done && Clock::now() - shared.last_progress >= limits.progress_every) {
-        limits.on_progress(ReportTree(mcts_));
-        shared.last_progress = Clock::now();
-      }
+      EvaluateAndBackUp(shared, batch, results, lock);
     }
   } catch (...) {
     if (!lock.owns_lock()) lock.lock();
@@ -266,9 +226,85 @@ void SearchPlayer::SearchThread(SearchShared& shared) {
   shared.longest = std::max(shared.longest, longest);
 }
 
+bool SearchPlayer::ExcludeRootMoves(SearchShared& shared, std::unique_lock<std::mutex>& lock) {
+  const SearchLimits& limits = *shared.limits;
+  if (limits.excluded.empty()) {
+    shared.excluded_done = true;
+    return true;
+  }
+  if (mcts_.pending_leaves() != 0) {  // another thread's leaves are pending: wait for their backup
+    WaitForBackup(shared, lock);
+    return false;
+  }
+  if (mcts_.ExcludeRootMoves(limits.excluded) == 0) {
+    // The threat solver restricted the root to excluded moves (a VCF's
+    // first move, a forced block): search without the solver.
+    GOMOKU_CHECK(params_.solver && !shared.solver_dropped, "every move the search may play is blocked");
+    MctsParams plain = params_;
+    plain.solver = false;
+    const Board root = mcts_.root_board();
+    mcts_ = Mcts(plain, seed_);
+    mcts_.Reset(root);
+    mcts_.StartMove(/*add_noise=*/false);
+    shared.solver_dropped = true;
+    return false;
+  }
+  shared.excluded_done = true;
+  return true;
+}
+
+int SearchPlayer::LeavesThisRound(const SearchShared& shared, Clock::time_point now, Clock::duration average) const {
+  const SearchLimits& limits = *shared.limits;
+  // mcts.solver: a proven-won root is played at once (its one-hot visits);
+  // replayable: the move's simulations are spent.
+  if (mcts_.MoveDone() && shared.excluded_done) return 0;
+  // A root child must have a visit before we may stop (RootVisits counts
+  // the root's own expansion); until then one leaf a round, so a search
+  // past its deadline still costs at most two evaluations (one thread).
+  if (mcts_.RootVisits() < 2) return 1;
+  const int pending = mcts_.pending_leaves();
+  const size_t tree = mcts_.TreeBytes();
+  // Expansions that still fit the budget, less those pending.
+  const int64_t memory_room =
+      (tree >= shared.budget_bytes ? 0 : static_cast<int64_t>((shared.budget_bytes - tree) / shared.expansion_bytes)) -
+      pending;
+  const int64_t sims_room = static_cast<int64_t>(limits.max_simulations) - mcts_.simulations_done() - pending;
+  if (sims_room <= 0 || memory_room <= 0 || FlagRaised(limits.stop) || FlagRaised(limits.interrupt) ||
+      now + average > limits.deadline)
+    return 0;
+  return static_cast<int>(std::min<int64_t>({batch_, sims_room, memory_room}));
+}
+
+void SearchPlayer::WaitForBackup(SearchShared& shared, std::unique_lock<std::mutex>& lock) {
+  const int64_t seen = shared.backups;
+  shared.backed_up.wait_for(lock, std::chrono::milliseconds(5),
+                            [&] { return shared.backups != seen || shared.done; });
+}
+
+void SearchPlayer::EvaluateAndBackUp(SearchShared& shared, Mcts::LeafBatch& batch, std::vector<EvalResult>& results,
+                                     std::unique_lock<std::mutex>& lock) {
+  results.resize(static_cast<size_t>(batch.size()));
+  lock.unlock();
+  if (shared.serialize_evaluator) {
+    std::lock_guard<std::mutex> eval_lock(shared.evaluate);
+    shared.evaluator->Evaluate(batch.positions(), results);
+  } else {
+    shared.evaluator->Evaluate(batch.positions(), results);
+  }
+  lock.lock();
+  mcts_.ExpandAndBackupBatch(batch, results);
+  ++shared.backups;
+  shared.backed_up.notify_all();
+  const SearchLimits& limits = *shared.limits;
+  if (limits.on_progress && shared.excluded_done && Clock::now() - shared.last_progress >= limits.progress_every) {
+    limits.on_progress(ReportTree(mcts_));
+    shared.last_progress = Clock::now();
+  }
+}
+
 void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, MoveDecision& d) {
   Evaluator& evaluator = source_.ForGame(board.size(), board.rule());
-  d.reason = "search";
+  d.reason = MoveReason::kSearch;
   d.reused_visits = mcts_.RootVisits();
   // Memory: the tree may use budget_bytes.  Reserving it up front (virtual
   // memory; pages are touched as the tree grows) keeps the tree from
@@ -283,17 +319,17 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
     spdlog::warn("engine: could not reserve {} bytes of tree; the search may pause to grow the tree", budget_bytes);
   }
 
-  mcts_.StartMove(/*add_noise=*/false);
+  if (replayable_) mcts_.StartMove(/*add_noise=*/false, limits.max_simulations);
+  else mcts_.StartMove(/*add_noise=*/false);
   SearchShared shared;
   shared.evaluator = &evaluator;
-  // The rollout baseline is thread-safe (simple_evaluators.h); a network
-  // evaluator (SymmetricEvaluator) is not: its calls are serialised, and
-  // other threads gather and back up meanwhile.
-  shared.serialize_evaluator = source_.uses_network();
+  // A network evaluator (SymmetricEvaluator) is not thread-safe: its calls
+  // are serialised, and other threads gather and back up meanwhile.
+  shared.serialize_evaluator = !source_.thread_safe();
   shared.limits = &limits;
   shared.budget_bytes = budget_bytes;
   shared.expansion_bytes = expansion_bytes;
-  shared.last_progress = std::chrono::steady_clock::now();
+  shared.last_progress = Clock::now();
   if (threads_ <= 1) {
     SearchThread(shared);
   } else {
@@ -309,12 +345,15 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
   }
   if (shared.error) std::rethrow_exception(shared.error);
   GOMOKU_CHECK(mcts_.pending_leaves() == 0, "search ended with " << mcts_.pending_leaves() << " leaves pending");
-  const int sims = mcts_.simulations_done();
-  const auto longest = shared.longest;
-  d.longest_simulation_ms = std::chrono::duration<double, std::milli>(longest).count();
-  d.simulations = sims;
+  d.longest_simulation_ms = std::chrono::duration<double, std::milli>(shared.longest).count();
+  d.simulations = mcts_.simulations_done();
   d.tree_bytes = mcts_.TreeBytes();
   d.root_visits = mcts_.RootVisits();
+  Decide(d);
+  if (mcts_.RootProven() == Proven::kWin) d.reason = MoveReason::kProven;
+}
+
+void SearchPlayer::Decide(MoveDecision& d) const {
   std::vector<int> visits = mcts_.VisitCounts();
   std::vector<std::pair<int, int>> ranked;
   int64_t total = 0;
@@ -328,7 +367,6 @@ void SearchPlayer::RunSearch(const Board& board, const SearchLimits& limits, Mov
   d.move = ranked.front().first;  // most visited, ties to the lowest point (stable sort)
   d.best_share = static_cast<double>(ranked.front().second) / static_cast<double>(total);
   d.value = mcts_.RootValue();
-  if (mcts_.RootProven() == Proven::kWin) d.reason = "proven";
   ranked.resize(std::min<size_t>(ranked.size(), 3));
   d.top = ranked;
 }

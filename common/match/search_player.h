@@ -15,22 +15,33 @@
 //      search uses the threat solver (common/search/node_solver.h) and plays a
 //      proven win as soon as the root is proven (reason "proven").
 //
-// The tree is kept between moves: before a search the player follows the
-// moves that separate its tree's root from the new position (its own move and
-// the opponent's reply) and only rebuilds when it cannot (BOARD, TAKEBACK, a
-// new game).  Applying its own move to the tree is deferred to the next call
-// (discarding the unused part of a large tree takes tens of milliseconds that
-// would otherwise delay the reply).  The search always runs at least until
+// Replayable play (SearchPlayerSettings::replayable: arena's and the
+// evaluator's fixed-simulation players) builds a fresh tree for every move
+// instead, seeded by the position, and runs exactly
+// SearchLimits::max_simulations simulations: a replayed game is replayed move
+// for move.
+//
+// Otherwise the tree is kept between moves: before a search the player
+// follows the moves that separate its tree's root from the new position (its
+// own move and the opponent's reply) and only rebuilds when it cannot (BOARD,
+// TAKEBACK, a new game).  Applying its own move to the tree is deferred to
+// the next call (discarding the unused part of a large tree takes tens of
+// milliseconds that would otherwise delay the reply).  The search always runs at least until
 // one root child has been visited, even past the deadline (two evaluations at
 // most), so it always returns a legal move.
 // Thread-safety: none; one caller (ChooseMove starts and joins its own
 // search threads).  The stop flag may be raised by another thread.
+// Ownership: the player refers to its EvaluatorProvider, which outlives it,
+// or owns it (the constructor taking a unique_ptr; a copy of the player
+// shares it).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,14 +54,32 @@
 
 namespace gz {
 
+// How a SearchPlayer searches.
+struct SearchPlayerSettings {
+  MctsParams mcts;    // the player switches noise off and counts the simulations itself
+  int batch = 1;      // leaves per evaluation (engine.batch)
+  int threads = 1;    // search threads (engine.threads)
+  uint64_t seed = 1;  // run.seed
+  // A fresh tree for every move, its Mcts seeded by seed and the stones on
+  // the board, and exactly SearchLimits::max_simulations simulations (one
+  // simulation plays the best prior: no floor of one visited root child).
+  // With batch 1 and one thread: arena's fixed-simulation search.
+  bool replayable = false;
+
+  // `config`'s mcts (c_puct, fpu_value, tree_reuse, solver, ...),
+  // engine.batch, engine.threads and run.seed; not replayable.
+  static SearchPlayerSettings FromConfig(const Config& config);
+};
+
 class SearchPlayer : public MovePlayer {
  public:
-  // Reads mcts.c_puct, mcts.fpu_value, mcts.tree_reuse, mcts.solver,
-  // mcts.solver_vcf_nodes, engine.batch, engine.threads and
-  // run.seed from `config`.
-  SearchPlayer(EvaluatorSource& source, const Config& config);
+  // SearchPlayerSettings::FromConfig(config).
+  SearchPlayer(EvaluatorProvider& source, const Config& config);
+  // Throws GomokuError unless batch and threads are >= 1.
+  SearchPlayer(EvaluatorProvider& source, const SearchPlayerSettings& settings);
+  SearchPlayer(std::unique_ptr<EvaluatorProvider> source, const SearchPlayerSettings& settings);
 
-  // MovePlayer: the evaluator source's sizes and description.
+  // MovePlayer: the evaluator provider's sizes and description.
   std::string CheckSize(int size) const override { return source_.CheckSize(size); }
   std::string Describe() const override { return source_.Describe(); }
   // The last search's tree (ReportTree), or the tactical shortcut's move.
@@ -63,8 +92,8 @@ class SearchPlayer : public MovePlayer {
   }
 
   // Chooses a move for board.to_move().  Preconditions: !board.terminal() and
-  // CheckSize(board.size()) of the source is "".  Throws GomokuError if the
-  // evaluator fails (the tree is then discarded).
+  // CheckSize(board.size()) is "" (replayable: limits.max_simulations >= 1).
+  // Throws GomokuError if the evaluator fails (the tree is then discarded).
   MoveDecision ChooseMove(const Board& board, const SearchLimits& limits) override;
   // The tree of the last search (its root is the position searched until
   // the next ChooseMove), for analysis reports (common/match/analysis_report.h).
@@ -74,16 +103,37 @@ class SearchPlayer : public MovePlayer {
   int threads() const override { return threads_; }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  struct SearchShared;
+
+  // The tree this move searches: the kept one brought to `board` (SyncTree),
+  // or a fresh one when replayable.
+  void PrepareTree(const Board& board);
   void SyncTree(const Board& board);
   void RunSearch(const Board& board, const SearchLimits& limits, MoveDecision& d);
-  struct SearchShared;
-  // One search thread's loop (the calling thread's too): gather, evaluate, back up.
+  // One search thread's loop (the calling thread's too): gather, evaluate,
+  // back up.  Its steps below are called with `shared.tree` held.
   void SearchThread(SearchShared& shared);
+  // Applies limits.excluded once the root is expanded; false when this round
+  // must start over (another thread's leaves are pending, or the solver was dropped).
+  bool ExcludeRootMoves(SearchShared& shared, std::unique_lock<std::mutex>& lock);
+  // Leaves to gather this round; 0 when the search stops.
+  int LeavesThisRound(const SearchShared& shared, Clock::time_point now, Clock::duration average) const;
+  // Waits (at most 5 ms) for another thread's backup or the end of the search.
+  static void WaitForBackup(SearchShared& shared, std::unique_lock<std::mutex>& lock);
+  // Evaluates the batch with the tree unlocked, then backs it up.
+  void EvaluateAndBackUp(SearchShared& shared, Mcts::LeafBatch& batch, std::vector<EvalResult>& results,
+                         std::unique_lock<std::mutex>& lock);
+  // The move, its share and the top moves from the root's visits.
+  void Decide(MoveDecision& d) const;
 
-  EvaluatorSource& source_;
+  // Null when the source is the caller's; shared by copies of the player.
+  std::shared_ptr<EvaluatorProvider> owned_source_;
+  EvaluatorProvider& source_;
   MctsParams params_;
   int batch_ = 1;    // engine.batch
   int threads_ = 1;  // engine.threads
+  bool replayable_ = false;
   Mcts mcts_;
   uint64_t seed_;
   bool tree_valid_ = false;

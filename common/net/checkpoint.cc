@@ -43,7 +43,7 @@ PolicyValueNet ParseValidated(std::string_view file, const std::string& path, co
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "': " << h.info.channels << " channels x " << h.info.blocks
                                             << " blocks exceeds this build's limits");
 
-  PolicyValueNet net(h.info.board_size, h.info.channels, h.info.blocks, ParseNetHeads(h.info.heads));
+  PolicyValueNet net(h.info.board_size, h.info.channels, h.info.blocks, h.info.heads);
   auto state = StateTensors(*net);
   std::vector<CheckpointTensorEntry> want;
   for (const auto& [name, t] : state) want.push_back({name, t.sizes().vec(), DtypeName(t, name)});
@@ -80,7 +80,7 @@ std::string SerializeCheckpoint(PolicyValueNet& net, const CheckpointInfo& info_
   check("channels", info_in.channels, net->channels);
   check("blocks", info_in.blocks, net->blocks);
   CheckpointInfo info = info_in;
-  info.heads = NetHeadsName(net->heads);  // from the net, like the shape fields
+  info.heads = net->heads;  // from the net, like the shape fields
   info.format_version = static_cast<int>(CheckpointFormatVersionFor(info));
   info.encoder_version = kEncoderVersion;
   info.board_size = net->board_size;

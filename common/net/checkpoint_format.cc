@@ -66,17 +66,9 @@ uint64_t CheckpointHeader::ExpectedFileSize() const {
   return kCheckpointFixedHeaderBytes + json_len + data_bytes + kCheckpointTrailerBytes;
 }
 
-// Declared in net_api.h; here because the torch-free decoders (fuzz/) link this file alone.
-bool CheckpointPlaysSize(const CheckpointInfo& info, int size) {
-  if (info.heads == "conv") return size >= kMinBoardSize && size <= kMaxBoardSize;
-  return size == info.board_size;
-}
-
 uint32_t CheckpointFormatVersionFor(const CheckpointInfo& info) {
-  if (info.heads != "fc" && info.heads != "conv")
-    GOMOKU_THROW(ModelError, "checkpoint: unknown network heads '" << info.heads << "' (this build knows fc and conv)");
   if (!info.play.empty()) return 3;
-  return info.heads == "fc" ? kCheckpointOldestFormatVersion : 2;
+  return info.heads == NetHeads::kFc ? kCheckpointOldestFormatVersion : 2;
 }
 
 size_t DtypeBytes(const std::string& dtype, const std::string& path) {
@@ -117,22 +109,22 @@ void CheckCrc(std::string_view file, const std::string& path) {
 
 namespace {
 
-// The network heads: "fc" for format version 1 (which has no such field).
+// The network heads: fc for format version 1 (which has no such field).
 void ReadHeads(const json& j, uint32_t format_version, const std::string& path, CheckpointInfo* info) {
   if (format_version == 1) {
     if (j.contains("heads"))
       GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' needs format version 2, but the "
                                               << "file says version 1");
-    info->heads = "fc";
-  } else {
-    const json& heads = Field(j, "heads", path);
-    if (!heads.is_string())
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' is not a string");
-    info->heads = heads.get<std::string>();
-    if (info->heads != "fc" && info->heads != "conv")
-      GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has network heads '" << info->heads
-                                              << "', which this build does not know (it knows fc and conv)");
+    info->heads = NetHeads::kFc;
+    return;
   }
+  const json& heads = Field(j, "heads", path);
+  if (!heads.is_string()) GOMOKU_THROW(ModelError, "checkpoint '" << path << "': header field 'heads' is not a string");
+  const std::string name = heads.get<std::string>();
+  if (name != NetHeadsName(NetHeads::kFc) && name != NetHeadsName(NetHeads::kConv))
+    GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has network heads '" << name
+                                            << "', which this build does not know (it knows fc and conv)");
+  info->heads = ParseNetHeads(name);
 }
 
 // The play settings the net ships with (format version 3 on): strings, kept as
@@ -287,7 +279,7 @@ std::string ShapeString(const std::vector<int64_t>& shape) {
 
 void CheckTensorList(const CheckpointHeader& h, const std::vector<CheckpointTensorEntry>& want, const std::string& path) {
   const std::string arch = std::to_string(h.info.channels) + "x" + std::to_string(h.info.blocks) + " " +
-                           h.info.heads + "-heads on " + std::to_string(h.info.board_size) + "x" +
+                           NetHeadsName(h.info.heads) + "-heads on " + std::to_string(h.info.board_size) + "x" +
                            std::to_string(h.info.board_size);
   if (want.size() != h.tensors.size())
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' holds " << h.tensors.size() << " tensors but the " << arch
@@ -312,8 +304,9 @@ void CheckExpectations(const CheckpointInfo& info, const CheckpointExpect& expec
   if (expect.board_size >= 0 && !CheckpointPlaysSize(info, expect.board_size))
     GOMOKU_THROW(ModelError, "checkpoint '" << path << "' has board size " << info.board_size << " but "
                                             << expect.board_size << " was expected"
-                                            << (info.heads == "fc" ? " (fc heads play only the size they were made for)"
-                                                                   : ""));
+                                            << (info.heads == NetHeads::kFc
+                                                    ? " (fc heads play only the size they were made for)"
+                                                    : ""));
   check("channels", expect.channels, info.channels);
   check("blocks", expect.blocks, info.blocks);
 }
@@ -330,7 +323,7 @@ std::string BuildHeaderJson(const CheckpointInfo& info, const std::vector<Checkp
             {"model_generation", info.model_generation},
             {"seed", info.seed},
             {"tensors", list}};
-  if (CheckpointFormatVersionFor(info) >= 2) j["heads"] = info.heads;
+  if (CheckpointFormatVersionFor(info) >= 2) j["heads"] = NetHeadsName(info.heads);
   if (info.rule == RuleName(Rule::kRenju)) j["renju_version"] = kRenjuRulesVersion;
   if (info.rule == RuleName(Rule::kCaro) || info.rule == RuleName(Rule::kCaroOverline))
     j["caro_version"] = kCaroRulesVersion;

@@ -11,7 +11,7 @@
 //   last 4 bytes       uint32    CRC-32 (fileio.h Crc32) of every byte before it
 //
 // Versions: 1 has no "heads" field (the net has fc heads); 2 adds the required
-// string field "heads" ("fc" | "conv", model.h NetHeads); 3 adds the optional
+// string field "heads" (NetHeadsName: "fc" | "conv"); 3 adds the optional
 // object "play" (the run's search settings, CheckpointInfo::play: string keys,
 // boolean / number / string values).  The writer uses the oldest version that
 // can express the net: fc nets without play settings are written as version 1,
@@ -63,8 +63,7 @@ struct CheckpointHeader {
 };
 
 // The format version a checkpoint of `info` is written with: 3 with play
-// settings, else 1 for fc heads and 2 for conv (info.heads must be a known
-// heads name; ModelError otherwise).
+// settings, else 1 for fc heads and 2 for conv.
 uint32_t CheckpointFormatVersionFor(const CheckpointInfo& info);
 
 // Bytes per element of a dtype name; ModelError for an unknown name.

@@ -16,14 +16,6 @@ torch::nn::Conv2d Conv(int in, int out, int kernel) {
 
 }  // namespace
 
-const char* NetHeadsName(NetHeads heads) { return heads == NetHeads::kConv ? "conv" : "fc"; }
-
-NetHeads ParseNetHeads(const std::string& name) {
-  if (name == "fc") return NetHeads::kFc;
-  if (name == "conv") return NetHeads::kConv;
-  GOMOKU_THROW(ModelError, "unknown network heads '" << name << "' (this build knows fc and conv)");
-}
-
 ResidualBlockImpl::ResidualBlockImpl(int channels) {
   conv1 = register_module("conv1", Conv(channels, channels, 3));
   bn1 = register_module("bn1", torch::nn::BatchNorm2d(channels));

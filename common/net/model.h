@@ -8,7 +8,7 @@
 //                     -> linear(kValueHidden -> 1) -> tanh
 //   forward() returns (log_policy [N, H*W], value [N]).
 //
-// Heads (NetHeads; the checkpoint's "heads" field): kFc is the layout above,
+// Heads (NetHeads, checkpoint_info.h; the checkpoint's "heads" field): kFc is the layout above,
 // tied to one board size by its linear layers.  kConv replaces both heads by
 // size-independent ones, so one net evaluates any size kMinBoardSize..kMaxBoardSize
 // (the tower is all 3x3 convolutions):
@@ -42,6 +42,8 @@
 
 #include <torch/torch.h>
 
+#include "common/net/checkpoint_info.h"
+
 namespace gz {
 
 // Width of the value head's hidden layer (part of the architecture: changing
@@ -49,12 +51,6 @@ namespace gz {
 constexpr int kValueHidden = 64;
 // Channels of the two 1x1 convolutions of the conv heads (architecture, like kValueHidden).
 constexpr int kConvHeadChannels = 32;
-
-enum class NetHeads : uint8_t { kFc = 0, kConv = 1 };
-// "fc" | "conv".
-const char* NetHeadsName(NetHeads heads);
-// Throws ModelError naming `name` when it is neither "fc" nor "conv".
-NetHeads ParseNetHeads(const std::string& name);
 
 struct ResidualBlockImpl : torch::nn::Module {
   explicit ResidualBlockImpl(int channels);

@@ -75,7 +75,7 @@ CheckpointInfo CreateRandomCheckpoint(const std::string& path, int board_size, R
   info.iteration = iteration;
   info.model_generation = model_generation;
   info.seed = seed;
-  info.heads = NetHeadsName(net->heads);
+  info.heads = net->heads;
   SaveCheckpoint(path, net, info);
   info.format_version = static_cast<int>(CheckpointFormatVersionFor(info));
   info.encoder_version = kEncoderVersion;
@@ -134,12 +134,12 @@ std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std
   return std::make_unique<SymmetricEvaluator>(LoadForward(path, device, threads, expect, info), mode);
 }
 
-double ForwardFlops(int board_size, int channels, int blocks, const std::string& heads) {
+double ForwardFlops(int board_size, int channels, int blocks, NetHeads heads) {
   const double points = static_cast<double>(board_size) * board_size;
   const double c = channels;
   double macs = points * kNumPlanes * c * 9;          // input conv 3x3
   macs += blocks * 2.0 * points * c * c * 9;          // two 3x3 convs per block
-  if (ParseNetHeads(heads) == NetHeads::kConv) {
+  if (heads == NetHeads::kConv) {
     const double h = kConvHeadChannels;
     macs += points * c * h + points * h;                          // policy: conv 1x1 -> h, conv 1x1 -> 1
     macs += points * c * h + 2 * h * kValueHidden + kValueHidden;  // value: conv 1x1 -> h, 2h -> 64, 64 -> 1

@@ -71,8 +71,7 @@ std::unique_ptr<Evaluator> LoadLocalEvaluator(const std::string& path, const std
                                               CheckpointInfo* info = nullptr);
 
 // FLOPs of one forward of one position (multiply-adds x 2), for MFU reports.
-// `heads`: "fc" | "conv".
-double ForwardFlops(int board_size, int channels, int blocks, const std::string& heads = "fc");
+double ForwardFlops(int board_size, int channels, int blocks, NetHeads heads = NetHeads::kFc);
 
 // Measured peak throughput of `device` ("cpu", "cuda", "cuda:N", "auto") in
 // FLOP/s, the MFU denominator of the server's stats and bench_gpu

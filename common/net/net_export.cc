@@ -52,38 +52,9 @@ std::vector<NamedTensor> NetTensors(PolicyValueNet& net) {
 
 json Shape(std::initializer_list<json> dims) { return json(dims); }
 
-}  // namespace
-
-NpyArray TextNpy(const std::string& text) {
-  NpyArray a;
-  a.dtype = "|u1";
-  a.shape = {static_cast<int64_t>(text.size())};
-  a.data = text;
-  return a;
-}
-
-json NetExportHeader(PolicyValueNet& net, const CheckpointInfo& info, const std::string& source) {
-  const int s = net->board_size;
+// The layers, read from the module, so the header says what the C++ forward does.
+json ArchitectureJson(PolicyValueNet& net) {
   const bool conv = net->heads == NetHeads::kConv;
-  json h;
-  h["format"] = kNetExportFormat;
-  h["format_version"] = kNetExportFormatVersion;
-  h["encoder_version"] = kEncoderVersion;
-  h["rule"] = info.rule;
-  h["board_size"] = s;
-  h["board_sizes"] = conv ? json::array({kMinBoardSize, kMaxBoardSize}) : json::array({s, s});
-  h["channels"] = net->channels;
-  h["blocks"] = net->blocks;
-  h["heads"] = NetHeadsName(net->heads);
-  h["iteration"] = info.iteration;
-  h["model_generation"] = info.model_generation;
-  h["seed"] = info.seed;
-  h["checkpoint_format_version"] = info.format_version;
-  h["source"] = source;
-  // The run's search settings (docs/engine.md "Search settings"), as --set text; {} when none.
-  h["play"] = info.play;
-
-  // Read from the module, so the header says what the C++ forward does.
   const auto& bn = net->input_bn->options;
   json arch;
   arch["input_planes"] = kNumPlanes;
@@ -114,19 +85,30 @@ json NetExportHeader(PolicyValueNet& net, const CheckpointInfo& info, const std:
         "value_fc2 (64->1) - tanh";
   }
   arch["mode"] = "eval: BatchNorm uses running_mean / running_var";
-  h["architecture"] = arch;
+  return arch;
+}
 
+// The input planes' tensor: shape, layout and each plane's meaning.
+json InputJson(PolicyValueNet& net) {
+  const int s = net->board_size;
+  const bool conv = net->heads == NetHeads::kConv;
   json planes = json::array({"stones of the side to move (1/0)", "stones of the opponent (1/0)",
                              "the last move (one-hot; all zero before the first move)",
                              "colour to move (all ones when black is to move, all zeros when white is)",
                              "renju only: empty points forbidden for black, whichever side is to move (all "
                              "zero under freestyle and standard)"});
-  h["input"] = {{"name", "planes"},
-                {"dtype", "float32"},
-                {"shape", Shape({"N", kNumPlanes, conv ? json("S") : json(s), conv ? json("S") : json(s)})},
-                {"layout", "NCHW; point index = row * S + col"},
-                {"planes", planes}};
-  h["outputs"] = json::array(
+  return {{"name", "planes"},
+          {"dtype", "float32"},
+          {"shape", Shape({"N", kNumPlanes, conv ? json("S") : json(s), conv ? json("S") : json(s)})},
+          {"layout", "NCHW; point index = row * S + col"},
+          {"planes", planes}};
+}
+
+// The two outputs' tensors and their meaning.
+json OutputsJson(PolicyValueNet& net) {
+  const int s = net->board_size;
+  const bool conv = net->heads == NetHeads::kConv;
+  return json::array(
       {{{"name", "log_policy"},
         {"dtype", "float32"},
         {"shape", Shape({"N", conv ? json("S*S") : json(s * s)})},
@@ -138,14 +120,53 @@ json NetExportHeader(PolicyValueNet& net, const CheckpointInfo& info, const std:
         {"shape", Shape({"N"})},
         {"range", json::array({-1, 1})},
         {"meaning", "tanh: expected outcome for the side to move (+1 win, -1 loss)"}}});
+}
 
+// Every exported tensor's name, shape, dtype and kind, in checkpoint order.
+json TensorsJson(PolicyValueNet& net) {
   json tensors = json::array();
   for (const auto& t : NetTensors(net))
     tensors.push_back({{"name", t.name},
                        {"shape", json(std::vector<int64_t>(t.tensor.sizes().begin(), t.tensor.sizes().end()))},
                        {"dtype", DtypeNames(t.tensor, t.name).second},
                        {"kind", t.kind}});
-  h["tensors"] = tensors;
+  return tensors;
+}
+
+}  // namespace
+
+NpyArray TextNpy(const std::string& text) {
+  NpyArray a;
+  a.dtype = "|u1";
+  a.shape = {static_cast<int64_t>(text.size())};
+  a.data = text;
+  return a;
+}
+
+json NetExportHeader(PolicyValueNet& net, const CheckpointInfo& info, const std::string& source) {
+  const int s = net->board_size;
+  const bool conv = net->heads == NetHeads::kConv;
+  json h;
+  h["format"] = kNetExportFormat;
+  h["format_version"] = kNetExportFormatVersion;
+  h["encoder_version"] = kEncoderVersion;
+  h["rule"] = info.rule;
+  h["board_size"] = s;
+  h["board_sizes"] = conv ? json::array({kMinBoardSize, kMaxBoardSize}) : json::array({s, s});
+  h["channels"] = net->channels;
+  h["blocks"] = net->blocks;
+  h["heads"] = NetHeadsName(net->heads);
+  h["iteration"] = info.iteration;
+  h["model_generation"] = info.model_generation;
+  h["seed"] = info.seed;
+  h["checkpoint_format_version"] = info.format_version;
+  h["source"] = source;
+  // The run's search settings (docs/engine.md "Search settings"), as --set text; {} when none.
+  h["play"] = info.play;
+  h["architecture"] = ArchitectureJson(net);
+  h["input"] = InputJson(net);
+  h["outputs"] = OutputsJson(net);
+  h["tensors"] = TensorsJson(net);
   return h;
 }
 

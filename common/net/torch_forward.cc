@@ -93,7 +93,7 @@ std::string TorchForward::Describe() const {
   std::ostringstream os;
   os << "torch " << device_.str();
   if (device_.is_cpu()) os << " (" << at::get_num_threads() << " intra-op threads)";
-  os << ", net " << info_.channels << "x" << info_.blocks << (info_.heads == "fc" ? "" : " " + info_.heads + "-heads")
+  os << ", net " << info_.channels << "x" << info_.blocks << (info_.heads == NetHeads::kFc ? "" : " conv-heads")
      << ", board " << info_.board_size << ", generation "
      << info_.model_generation;
   if (!source_.empty()) os << ", " << source_;

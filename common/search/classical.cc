@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <utility>
 
 #include "common/base/errors.h"
 #include "common/game/renju.h"
@@ -34,6 +35,14 @@ struct TtEntry {
 // reads the right distance.
 int ToTable(int s, int ply) { return s > kWin / 2 ? s + ply : s < -kWin / 2 ? s - ply : s; }
 int FromTable(int s, int ply) { return s > kWin / 2 ? s - ply : s < -kWin / 2 ? s + ply : s; }
+
+bool IsExcluded(int p, const std::vector<int>& excluded) {
+  return std::find(excluded.begin(), excluded.end(), p) != excluded.end();
+}
+
+void DropExcluded(std::vector<int>& moves, const std::vector<int>& excluded) {
+  moves.erase(std::remove_if(moves.begin(), moves.end(), [&](int p) { return IsExcluded(p, excluded); }), moves.end());
+}
 
 }  // namespace classical_detail
 
@@ -171,6 +180,80 @@ struct ClassicalSearch::Impl {
     for (auto it = pv.rbegin(); it != pv.rend(); ++it) b.Unplace(*it);
     return pv;
   }
+
+  // The root's moves, best first: the solver's restriction when `restricted`,
+  // else the best kRootBranch candidates; every legal move where none is left
+  // (renju: every nearby point forbidden; or every refutation excluded).
+  // Excluded moves are dropped; empty only when every legal move is excluded.
+  std::vector<int> RootMoves(const Board& position, const NodeVerdict& verdict, bool restricted) {
+    WindowBoard& b = *board;
+    std::vector<int> root;
+    if (restricted) {
+      root = verdict.moves;
+      DropExcluded(root, limits->excluded);
+      // Best-ordered first, as elsewhere.
+      std::stable_sort(root.begin(), root.end(), [&](int x, int y) {
+        const int sx = b.MoveScore(x), sy = b.MoveScore(y);
+        return sx != sy ? sx > sy : x < y;
+      });
+    } else {
+      root = Moves(kRootBranch + limits->excluded.size(), kNoMove);
+      DropExcluded(root, limits->excluded);
+      if (root.size() > static_cast<size_t>(kRootBranch)) root.resize(kRootBranch);
+    }
+    if (root.empty()) {
+      root = position.LegalMoves();
+      DropExcluded(root, limits->excluded);
+    }
+    return root;
+  }
+
+  // One PVS iteration at `depth` over the root moves: {best move, its score};
+  // when aborted, the best of the moves searched to the end (kNoMove: none).
+  std::pair<int, int> SearchRoot(const std::vector<int>& root, int depth) {
+    WindowBoard& b = *board;
+    int alpha = -kInf;
+    int best_move = kNoMove, best_score = -kInf;
+    for (size_t i = 0; i < root.size(); ++i) {
+      b.Place(root[i]);
+      int s;
+      if (i == 0) {
+        s = -Pvs(depth - 1, -kInf, kInf, 1);
+      } else {
+        s = -Pvs(depth - 1, -alpha - 1, -alpha, 1);
+        if (!aborted && s > alpha) s = -Pvs(depth - 1, -kInf, -alpha, 1);
+      }
+      b.Unplace(root[i]);
+      if (aborted) break;
+      if (s > best_score) {
+        best_score = s;
+        best_move = root[i];
+      }
+      alpha = std::max(alpha, s);
+    }
+    return {best_move, best_score};
+  }
+
+  // Iterative deepening over `root` (two or more moves) into `result`, each
+  // iteration starting with the last one's best move.
+  void Deepen(std::vector<int>& root, ClassicalResult& result) {
+    for (int depth = 1; depth <= options.max_depth; ++depth) {
+      const auto [best_move, best_score] = SearchRoot(root, depth);
+      if (best_move != kNoMove && (!aborted || best_move != root.front())) {
+        // A finished iteration, or a partial one whose first move was searched
+        // to the end and beaten by a move also searched to the end.
+        result.move = best_move;
+        result.score = best_score;
+      }
+      if (aborted) break;
+      result.depth = depth;
+      result.pv = PrincipalVariation(best_move, depth);
+      // The best move first in the next iteration.
+      std::rotate(root.begin(), std::find(root.begin(), root.end(), best_move),
+                  std::find(root.begin(), root.end(), best_move) + 1);
+      if (best_score > kWin / 2 || best_score < -kWin / 2) break;  // a forced result: deeper changes nothing
+    }
+  }
 };
 
 ClassicalSearch::ClassicalSearch(ClassicalOptions options) : impl_(std::make_unique<Impl>()) {
@@ -195,18 +278,12 @@ ClassicalResult ClassicalSearch::Search(const Board& board, const ClassicalLimit
   Impl& im = *impl_;
   const int64_t n_limit = im.options.node_limit;
   ClassicalResult result;
-  const auto excluded = [&](int p) {
-    return std::find(limits.excluded.begin(), limits.excluded.end(), p) != limits.excluded.end();
-  };
-  const auto drop_excluded = [&](std::vector<int>& moves) {
-    moves.erase(std::remove_if(moves.begin(), moves.end(), excluded), moves.end());
-  };
 
   // 1. The threat solver, both sides, at the root.
   NodeSolver solver(std::max<int64_t>(1, n_limit / 4), std::max<int64_t>(1, n_limit / 8));
   const NodeVerdict verdict = solver.Analyse(board, 0);
   result.solver_nodes = solver.stats().vcf_nodes + solver.stats().vct_nodes;
-  if (verdict.proven == Proven::kWin && !excluded(verdict.win_move)) {
+  if (verdict.proven == Proven::kWin && !IsExcluded(verdict.win_move, limits.excluded)) {
     result.move = verdict.win_move;
     result.score = kWin - 1;
     result.reason = verdict.reason;
@@ -222,25 +299,8 @@ ClassicalResult ClassicalSearch::Search(const Board& board, const ClassicalLimit
   im.table.assign(size_t{1} << im.options.tt_log2, TtEntry{});
   im.nodes = 0;
   im.aborted = false;
-  std::vector<int> root;
   const bool restricted = verdict.restricted && verdict.proven != Proven::kWin;
-  if (restricted) {
-    root = verdict.moves;
-    drop_excluded(root);
-    // Best-ordered first, as elsewhere.
-    std::stable_sort(root.begin(), root.end(), [&](int x, int y) {
-      const int sx = b.MoveScore(x), sy = b.MoveScore(y);
-      return sx != sy ? sx > sy : x < y;
-    });
-  } else {
-    root = im.Moves(kRootBranch + limits.excluded.size(), kNoMove);
-    drop_excluded(root);
-    if (root.size() > static_cast<size_t>(kRootBranch)) root.resize(kRootBranch);
-  }
-  if (root.empty()) {  // renju: every nearby point forbidden; or every refutation excluded
-    root = board.LegalMoves();
-    drop_excluded(root);
-  }
+  std::vector<int> root = im.RootMoves(board, verdict, restricted);
   if (root.empty()) {
     im.board = nullptr;
     GOMOKU_THROW(GomokuError, "classical: every legal move is excluded");
@@ -252,40 +312,7 @@ ClassicalResult ClassicalSearch::Search(const Board& board, const ClassicalLimit
     im.board = nullptr;
     return result;
   }
-  for (int depth = 1; depth <= im.options.max_depth; ++depth) {
-    int alpha = -kInf;
-    int best_move = kNoMove, best_score = -kInf;
-    for (size_t i = 0; i < root.size(); ++i) {
-      b.Place(root[i]);
-      int s;
-      if (i == 0) {
-        s = -im.Pvs(depth - 1, -kInf, kInf, 1);
-      } else {
-        s = -im.Pvs(depth - 1, -alpha - 1, -alpha, 1);
-        if (!im.aborted && s > alpha) s = -im.Pvs(depth - 1, -kInf, -alpha, 1);
-      }
-      b.Unplace(root[i]);
-      if (im.aborted) break;
-      if (s > best_score) {
-        best_score = s;
-        best_move = root[i];
-      }
-      alpha = std::max(alpha, s);
-    }
-    if (best_move != kNoMove && (!im.aborted || best_move != root.front())) {
-      // A finished iteration, or a partial one whose first move was searched
-      // to the end and beaten by a move also searched to the end.
-      result.move = best_move;
-      result.score = best_score;
-    }
-    if (im.aborted) break;
-    result.depth = depth;
-    result.pv = im.PrincipalVariation(best_move, depth);
-    // The best move first in the next iteration.
-    std::rotate(root.begin(), std::find(root.begin(), root.end(), best_move),
-                std::find(root.begin(), root.end(), best_move) + 1);
-    if (best_score > kWin / 2 || best_score < -kWin / 2) break;  // a forced result: deeper changes nothing
-  }
+  im.Deepen(root, result);
   result.nodes = im.nodes;
   im.board = nullptr;
   return result;

@@ -185,16 +185,7 @@ const Position* Mcts::SelectLeaf() {
     path_.push_back(node);
   }
   if (leaf_board_.terminal()) {
-    // Exact score.  The player who just moved (the leaf's mover) won or drew.
-    Outcome o = leaf_board_.outcome();
-    nodes_[node].terminal = static_cast<int8_t>(o);
-    double v_mover = o == Outcome::kDraw ? 0.0 : 1.0;
-    if (solver_ && o != Outcome::kDraw && nodes_[node].proven == 0) {
-      nodes_[node].proven = -1;  // the side to move here has lost
-      SolverBackup();
-    }
-    Backup(v_mover);
-    ++sims_done_;
+    BackupTerminal(path_, leaf_board_);
     return nullptr;
   }
   if (solver_) {
@@ -324,6 +315,20 @@ int Mcts::ProvenMove() const {
   }
   if (best == kNoMove && root.num_edges == 1) best = edges_[root.first_edge].move;
   return best;
+}
+
+void Mcts::BackupTerminal(const std::vector<int>& path, const Board& board) {
+  // Exact score.  The player who just moved (the leaf's mover) won or drew.
+  const int node = path.back();
+  const Outcome o = board.outcome();
+  nodes_[node].terminal = static_cast<int8_t>(o);
+  const double v_mover = o == Outcome::kDraw ? 0.0 : 1.0;
+  if (solver_ && o != Outcome::kDraw && nodes_[node].proven == 0) {
+    nodes_[node].proven = -1;  // the side to move here has lost
+    SolverBackup(path);
+  }
+  Backup(path, v_mover);
+  ++sims_done_;
 }
 
 void Mcts::Backup(const std::vector<int>& path, double v_mover) {

@@ -251,6 +251,20 @@ class Mcts {
                   const std::vector<int>& moves);
   // Adds `delta` in-flight visits along a batch leaf's (or collision's) edges.
   void AddInFlight(const std::vector<int>& edges, int delta);
+  // A finished game at the end of `path` (position `board`): its exact score
+  // backed up (and, with the solver, its proof); one simulation done.
+  void BackupTerminal(const std::vector<int>& path, const Board& board);
+  // The batched gather's steps.  A collision's virtual loss, kept in
+  // collided_edges_ until RevertCollisions takes back `descents` of them.
+  void AddCollision(const std::vector<int>& edges);
+  void RevertCollisions(int descents);
+  // The solver's verdict on a leaf about to be gathered, into `leaf`'s
+  // restriction; true when the leaf is proven (below the root) and its exact
+  // value was backed up instead.
+  bool SolveBatchLeaf(const std::vector<int>& path, const Board& board, LeafBatch::Leaf& leaf);
+  // Makes the next slot of `batch` (its Leaf already holds the solver's
+  // restriction) the pending leaf at `path`, under virtual loss.
+  void QueueLeaf(LeafBatch& batch, const std::vector<int>& path, const std::vector<int>& edges, const Board& board);
   void ResetRootPriors(bool add_noise);
   int CopySubtree(int idx, std::vector<Node>& dst_nodes, std::vector<Edge>& dst_edges) const;
 

@@ -54,15 +54,7 @@ void Mcts::SelectLeaves(LeafBatch& batch, int max_leaves) {
     const int incoming = DescendToLeaf(path, edges, board);
     const int node = path.back();
     if (board.terminal()) {  // exact, as in SelectLeaf
-      const Outcome o = board.outcome();
-      nodes_[node].terminal = static_cast<int8_t>(o);
-      const double v_mover = o == Outcome::kDraw ? 0.0 : 1.0;
-      if (solver_ && o != Outcome::kDraw && nodes_[node].proven == 0) {
-        nodes_[node].proven = -1;
-        SolverBackup(path);
-      }
-      Backup(path, v_mover);
-      ++sims_done_;
+      BackupTerminal(path, board);
       ++batch.exact_;
       continue;
     }
@@ -70,59 +62,76 @@ void Mcts::SelectLeaves(LeafBatch& batch, int max_leaves) {
     if (!proven_leaf && incoming > 0) {
       // Collision: this leaf is pending (here or in another batch).  Its
       // virtual loss steers the rest of this gather; reverted below.
-      AddInFlight(edges, +1);
-      collided_edges_.insert(collided_edges_.end(), edges.begin(), edges.end());
-      collided_edges_.push_back(-1);  // separator
+      AddCollision(edges);
       ++collided_descents;
       ++batch.collisions_;
       if (node == 0) break;  // the root's own expansion is pending: nothing else to gather
       continue;
     }
-    bool restricted = false;
     if (batch.size_ == static_cast<int>(batch.leaves_.size())) {
       batch.leaves_.emplace_back();
       batch.positions_.emplace_back();
     }
     LeafBatch::Leaf& leaf = batch.leaves_[batch.size_];
     leaf.moves.clear();
-    if (solver_) {
-      if (!nodes_[node].expanded && (nodes_[node].proven == 0 || node == 0)) {
-        NodeVerdict v = solver_->Analyse(board, board.move_count() - root_board_.move_count());
-        restricted = v.restricted;
-        leaf.moves = std::move(v.moves);
-        if (v.proven != Proven::kNone && nodes_[node].proven == 0) {
-          nodes_[node].proven = v.proven == Proven::kWin ? 1 : -1;
-          SolverBackup(path);
-        }
-      }
-      if (nodes_[node].proven != 0 && node != 0) {
-        Backup(path, nodes_[node].proven < 0 ? 1.0 : -1.0);
-        ++sims_done_;
-        ++batch.exact_;
-        continue;
-      }
+    leaf.restricted = false;
+    if (solver_ && SolveBatchLeaf(path, board, leaf)) {
+      ++batch.exact_;
+      continue;
     }
-    leaf.restricted = restricted;
-    leaf.path.assign(path.begin(), path.end());
-    leaf.edges.assign(edges.begin(), edges.end());
-    leaf.board = board;
-    Position& pos = batch.positions_[batch.size_];
-    pos.size = board.size();
-    pos.cells.assign(board.cells().begin(), board.cells().end());
-    pos.last_move = board.last_move();
-    pos.to_move = board.to_move();
-    pos.rule = board.rule();
-    AddInFlight(edges, +1);
-    ++batch.size_;
-    ++pending_leaves_;
+    QueueLeaf(batch, path, edges, board);
   }
-  // Revert the collisions' virtual loss (exact: integer counts).
-  root_in_flight_ -= collided_descents;
+  RevertCollisions(collided_descents);
+}
+
+void Mcts::AddCollision(const std::vector<int>& edges) {
+  AddInFlight(edges, +1);
+  collided_edges_.insert(collided_edges_.end(), edges.begin(), edges.end());
+  collided_edges_.push_back(-1);  // separator
+}
+
+void Mcts::RevertCollisions(int descents) {
+  // Exact: integer counts.
+  root_in_flight_ -= descents;
   for (size_t i = 0; i < collided_edges_.size(); ++i) {
     const int e = collided_edges_[i];
     if (e >= 0) edges_[e].in_flight = static_cast<int16_t>(edges_[e].in_flight - 1);
   }
   collided_edges_.clear();
+}
+
+bool Mcts::SolveBatchLeaf(const std::vector<int>& path, const Board& board, LeafBatch::Leaf& leaf) {
+  const int node = path.back();
+  if (!nodes_[node].expanded && (nodes_[node].proven == 0 || node == 0)) {
+    NodeVerdict v = solver_->Analyse(board, board.move_count() - root_board_.move_count());
+    leaf.restricted = v.restricted;
+    leaf.moves = std::move(v.moves);
+    if (v.proven != Proven::kNone && nodes_[node].proven == 0) {
+      nodes_[node].proven = v.proven == Proven::kWin ? 1 : -1;
+      SolverBackup(path);
+    }
+  }
+  if (nodes_[node].proven == 0 || node == 0) return false;
+  Backup(path, nodes_[node].proven < 0 ? 1.0 : -1.0);
+  ++sims_done_;
+  return true;
+}
+
+void Mcts::QueueLeaf(LeafBatch& batch, const std::vector<int>& path, const std::vector<int>& edges,
+                     const Board& board) {
+  LeafBatch::Leaf& leaf = batch.leaves_[batch.size_];
+  leaf.path.assign(path.begin(), path.end());
+  leaf.edges.assign(edges.begin(), edges.end());
+  leaf.board = board;
+  Position& pos = batch.positions_[batch.size_];
+  pos.size = board.size();
+  pos.cells.assign(board.cells().begin(), board.cells().end());
+  pos.last_move = board.last_move();
+  pos.to_move = board.to_move();
+  pos.rule = board.rule();
+  AddInFlight(edges, +1);
+  ++batch.size_;
+  ++pending_leaves_;
 }
 
 void Mcts::ExpandAndBackupBatch(LeafBatch& batch, std::span<const EvalResult> results) {

@@ -1,6 +1,7 @@
 #include "common/search/node_solver.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "common/base/errors.h"
 
@@ -127,75 +128,91 @@ NodeVerdict NodeSolver::Analyse(const Board& board, int ply) {
   GOMOKU_CHECK(!board.terminal(), "NodeSolver::Analyse on a finished game");
   ++stats_.analyses;
   const int8_t s = board.to_move(), o = Opponent(s);
-  NodeVerdict v;
-  auto win = [&](int move, const char* reason) {
-    v.proven = Proven::kWin;
-    v.win_move = move;
-    v.restricted = true;
-    v.moves = {move};
-    v.reason = reason;
-    ++stats_.proven_wins;
-    return v;
-  };
-  auto loss = [&](std::vector<int> moves, const char* reason) {
-    v.proven = Proven::kLoss;
-    v.restricted = !moves.empty();
-    v.moves = std::move(moves);
-    v.reason = reason;
-    ++stats_.proven_losses;
-    return v;
-  };
-  auto legal_of = [&](const std::vector<int>& pts) {
-    std::vector<int> out;
-    for (int p : pts)
-      if (board.IsLegal(p)) out.push_back(p);
-    return out;
-  };
 
   // 1, 3, 4. A five or a VCF of our own: Vcf answers both (a five point is a
   // one-move line), and starts with the forced block when o has one five
   // point (two or more: no VCF).
   const VcfResult mine = Vcf(board, s);
   if (mine.proven_win() && board.IsLegal(mine.line.front()))
-    return win(mine.line.front(), board.MakesFive(mine.line.front(), s) ? "five" : "vcf");
+    return Win(mine.line.front(), board.MakesFive(mine.line.front(), s) ? "five" : "vcf");
   // Caro (both rules): a five point can also be stopped at either end of its
   // run, so "block the five point" and "two five points lose" do not hold; the
   // solvers prove only fives there (threats.h "Caro").
-  if (IsCaro(board.rule())) return v;
+  if (IsCaro(board.rule())) return NodeVerdict();
   // Renju one move before the draw at 25 empty points: whatever s plays (no
   // five, step 1) draws, so o's fives threaten nothing.
-  if (board.moves_before_draw() < 2) return v;
+  if (board.moves_before_draw() < 2) return NodeVerdict();
 
   // 2, 3. The opponent's five points must be blocked.  Its VCF query finds
   // them too (a one-move line), so quiet positions cost two queries in all.
   const VcfResult threat = Vcf(board, o);
-  if (!threat.proven_win()) {
-    // 6, 7. Threats with threes (o has no five point here: its VCF would be a one-move line).
-    if (vct_nodes_ > 0 && ply <= kVctWinPlies) {
-      const VctResult vct = Vct(board, s);
-      if (vct.proven_win() && board.IsLegal(vct.line.front())) return win(vct.line.front(), "vct");
-    }
-    if (vct_nodes_ > 0 && ply == 0) {
-      const VctResult theirs = Vct(board, o);
-      if (theirs.proven_win()) VctNullMove(board, theirs.line, &v);
-    }
-    return v;
-  }
-  if (threat.line.size() == 1 && board.MakesFive(threat.line.front(), o)) {
-    const std::vector<int> theirs = FivePoints(board, o);
-    if (theirs.size() >= 2) return loss(legal_of(theirs), "double_five");
-    const int block = theirs.front();
-    if (!board.IsLegal(block)) return loss({}, "block");
-    v.restricted = true;
-    v.moves = {block};
-    v.reason = "block";
-    ++stats_.restricted;
-    return v;
-  }
+  if (!threat.proven_win()) return WithoutTheirVcf(board, ply);
+  if (threat.line.size() == 1 && board.MakesFive(threat.line.front(), o)) return BlockFive(board);
+  return NullMove(board, threat.line);
+}
 
-  // 5. The null-move test: o would win by VCF if we passed.
+NodeVerdict NodeSolver::Win(int move, const char* reason) {
+  NodeVerdict v;
+  v.proven = Proven::kWin;
+  v.win_move = move;
+  v.restricted = true;
+  v.moves = {move};
+  v.reason = reason;
+  ++stats_.proven_wins;
+  return v;
+}
+
+NodeVerdict NodeSolver::Loss(std::vector<int> moves, const char* reason) {
+  NodeVerdict v;
+  v.proven = Proven::kLoss;
+  v.restricted = !moves.empty();
+  v.moves = std::move(moves);
+  v.reason = reason;
+  ++stats_.proven_losses;
+  return v;
+}
+
+NodeVerdict NodeSolver::Restricted(std::vector<int> moves, const char* reason) {
+  NodeVerdict v;
+  v.restricted = true;
+  v.moves = std::move(moves);
+  v.reason = reason;
+  ++stats_.restricted;
+  return v;
+}
+
+NodeVerdict NodeSolver::WithoutTheirVcf(const Board& board, int ply) {
+  const int8_t s = board.to_move(), o = Opponent(s);
+  NodeVerdict v;
+  // 6, 7. Threats with threes (o has no five point here: its VCF would be a one-move line).
+  if (vct_nodes_ > 0 && ply <= kVctWinPlies) {
+    const VctResult vct = Vct(board, s);
+    if (vct.proven_win() && board.IsLegal(vct.line.front())) return Win(vct.line.front(), "vct");
+  }
+  if (vct_nodes_ > 0 && ply == 0) {
+    const VctResult theirs = Vct(board, o);
+    if (theirs.proven_win()) VctNullMove(board, theirs.line, &v);
+  }
+  return v;
+}
+
+NodeVerdict NodeSolver::BlockFive(const Board& board) {
+  const std::vector<int> theirs = FivePoints(board, Opponent(board.to_move()));
+  if (theirs.size() >= 2) {
+    std::vector<int> legal;
+    for (int p : theirs)
+      if (board.IsLegal(p)) legal.push_back(p);
+    return Loss(std::move(legal), "double_five");
+  }
+  const int block = theirs.front();
+  if (!board.IsLegal(block)) return Loss({}, "block");
+  return Restricted({block}, "block");
+}
+
+NodeVerdict NodeSolver::NullMove(const Board& board, const std::vector<int>& line) {
+  const int8_t o = Opponent(board.to_move());
   ++stats_.null_move_threats;
-  const std::vector<uint8_t> zone = RefutationZone(board, threat.line);
+  const std::vector<uint8_t> zone = RefutationZone(board, line);
   std::vector<int> kept;
   for (int m : board.LegalMoves()) {
     if (!zone[m]) continue;  // the line still wins after m
@@ -207,12 +224,8 @@ NodeVerdict NodeSolver::Analyse(const Board& board, int ply) {
     }
     if (!Vcf(child, o).proven_win()) kept.push_back(m);
   }
-  if (kept.empty()) return loss({}, "no_refutation");
-  v.restricted = true;
-  v.moves = std::move(kept);
-  v.reason = "null_move";
-  ++stats_.restricted;
-  return v;
+  if (kept.empty()) return Loss({}, "no_refutation");
+  return Restricted(std::move(kept), "null_move");
 }
 
 }  // namespace gz

@@ -119,6 +119,16 @@ class NodeSolver {
  private:
   VcfResult Vcf(const Board& board, int8_t attacker);
   VctResult Vct(const Board& board, int8_t attacker);
+  // The verdicts, counted in stats_.
+  NodeVerdict Win(int move, const char* reason);
+  NodeVerdict Loss(std::vector<int> moves, const char* reason);
+  NodeVerdict Restricted(std::vector<int> moves, const char* reason);
+  // Steps 6 and 7, when o has no VCF (nor a five point).
+  NodeVerdict WithoutTheirVcf(const Board& board, int ply);
+  // Steps 2 and 3: o has a five point (one: block it; two or more: lost).
+  NodeVerdict BlockFive(const Board& board);
+  // Step 5: o has VCF `line`; only the moves that refute it stay.
+  NodeVerdict NullMove(const Board& board, const std::vector<int>& line);
   // Step 7 (o has a VCT with proof line `line`); fills v, returns whether it decided.
   bool VctNullMove(const Board& board, const std::vector<int>& line, NodeVerdict* v);
   // Legal moves sharing a five-cell window with a point of o's VCF `line` on

@@ -11,7 +11,11 @@
 //   renju: YXSHOWFORBID lists black's double-three point and TURN there is
 //     refused with an ERROR that says forbidden;
 //   stop: a move given ten minutes ends with a move when stop comes, and an
-//     analysis of ten million visits ends with its final response.
+//     analysis of ten million visits ends with its final response; a stop
+//     sent with the job's settings stops its search; a stop with nothing
+//     running gets no reply; a balance and a swap2 search stop too (the
+//     paths Asyncify instruments, browser/wasm/asyncify_only.txt);
+//   a 20x20 game after the 15x15 ones: the worker loads the other nets then.
 // A missing site fails (it is never skipped).  No timing is asserted; a stop
 // that does not work leaves the search running until the watchdog (far
 // beyond any stopped search) fails the test.
@@ -191,6 +195,49 @@ async function main() {
   check(longFinal && longFinal.moveInfos && longFinal.moveInfos.length >= 1,
         `stop: the analysis ended with its final response (${longFinal ? longFinal.rootInfo.visits + ' visits' : 'none'})`);
   check(!longAnswers.some((r) => r.isDuringSearch), 'stop: no report during the search the query did not ask for');
+
+  // A stop sent while the worker still reads a job's settings stops the
+  // search of the job's last line (sent together, as the page does).
+  for (const line of ['START 15', 'INFO rule 0', 'INFO timeout_turn 600000', 'INFO max_node 100000000', 'BEGIN'])
+    worker.postMessage({ type: 'protocol', line });
+  worker.postMessage({ type: 'stop' });
+  let idles = 0;
+  const early = [];
+  while (idles < 5) {
+    const m = await next();
+    if (m.type === 'error') die('the worker reported an error: ' + m.message);
+    if (m.type === 'idle') idles++;
+    else if (m.type === 'protocol-out') early.push(m.line);
+  }
+  check(MOVE.test(early[early.length - 1] || ''), `stop during the settings: the search of the last line ended with a move (${early.slice(-2).join(' | ')})`);
+  // A stop with nothing running gets no reply: the next message's own replies come first.
+  worker.postMessage({ type: 'stop' });
+  worker.postMessage({ type: 'protocol', line: 'ABOUT' });
+  const first = await next();
+  check(first.type === 'protocol-out' && first.line.startsWith('name='), `stop with nothing running: no reply (next: ${JSON.stringify(first)})`);
+  if (first.type !== 'idle') await untilIdle();
+
+  // Stop reaches the other searches the page runs: balance advice, a swap2 answer.
+  for (const [what, lines] of [['YXBALANCETWO', ['YXBOARD', '7,7,2', '8,8,1', 'DONE', 'YXBALANCETWO 0']],
+                                ['SWAP2BOARD', ['SWAP2BOARD', '7,7', '8,8', '6,8', 'DONE']]]) {
+    for (const line of ['START 15', 'INFO rule 0', 'INFO timeout_turn 600000', 'INFO max_node 100000000', ...lines.slice(0, -1)])
+      await protocol(line);
+    worker.postMessage({ type: 'protocol', line: lines[lines.length - 1] });
+    setTimeout(() => worker.postMessage({ type: 'stop' }), 1000);
+    const out = (await untilIdle()).filter((m) => m.type === 'protocol-out').map((m) => m.line);
+    check(out.some((l) => /^(SWAP|\d+,\d+( \d+,\d+)*)$/.test(l)), `stop: ${what} ended with an answer (${out.slice(-2).join(' | ')})`);
+  }
+
+  // The nets of other rules and sizes are loaded when a game needs them: a
+  // 20x20 game is played by the 20x20 net (the engine's log names it).
+  const logsBefore = logs.length;
+  await protocol('START 20');
+  await protocol('INFO rule 0');
+  await protocol('INFO timeout_turn 120');
+  const big = await protocol('BEGIN');
+  const net20 = index.nets.find((n) => n.size === 20 && n.rule === 'freestyle');
+  check(MOVE.test(big[big.length - 1] || '') && (!net20 || logs.slice(logsBefore).some((l) => l.includes(net20.file + ' plays this 20x20'))),
+        `20x20: a move (${big[big.length - 1]}) by ${net20 ? net20.file : 'the nets there are'}`);
 
   clearTimeout(watchdog);
   await worker.terminate();

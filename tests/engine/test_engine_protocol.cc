@@ -475,7 +475,7 @@ TEST_CASE("search player reuses its tree across its own move and the opponent's 
   limits.max_simulations = 600;
   Board board(7, Rule::kFreestyle);
   MoveDecision first = player.ChooseMove(board, limits);
-  REQUIRE(first.reason == "search");
+  REQUIRE(first.reason == MoveReason::kSearch);
   REQUIRE(first.reused_visits == 0);
   REQUIRE(first.simulations == 600);
   board.Play(first.move);
@@ -636,7 +636,7 @@ TEST_CASE("session: the classical player answers the protocol (centre, block, YX
   for (const char* l : {"0,0,2", "1,0,2", "2,0,2", "3,0,2", "7,7,1", "8,8,1", "6,9,1"}) send(l);
   send("DONE");
   CHECK(answer() == "4,0");
-  CHECK(session.last_decision()->reason == "block");
+  CHECK(session.last_decision()->reason == MoveReason::kBlock);
   // YXBLOCK keeps the search off a point; Yixin mode prints the analysis lines.
   send("RESTART");
   send("YXSHOWINFO");

@@ -114,8 +114,8 @@ TEST_CASE("openings: the engine's first replies on an empty or nearly empty boar
     // freestyle (the fc net does: NewestShippedNet prefers the size's own
     // net) and spreads its policy over the wider centre, so there the mass is
     // reported (docs/engine.md "Shipped nets").
-    std::vector<int> sizes{info.heads == "fc" ? info.board_size : 15};
-    if (info.heads != "fc" && info.board_size != 15) sizes.push_back(info.board_size);
+    std::vector<int> sizes{info.heads == NetHeads::kFc ? info.board_size : 15};
+    if (info.heads != NetHeads::kFc && info.board_size != 15) sizes.push_back(info.board_size);
     EngineSettings settings;
     settings.weights = path;
     AdoptEnginePlaySettings(settings);

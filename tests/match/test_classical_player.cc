@@ -1,5 +1,5 @@
-// The `classical:N` player spec (common/match/game.h MakeMatchPlayer, common/match/player.h
-// ClassicalMatchPlayer): parsed, refused by name when malformed, accepted on
+// The `classical:N` player spec (common/match/game.h MakeMatchPlayer: a ClassicalPlayer
+// through common/match/player.h InProcessMatchPlayer): parsed, refused by name when malformed, accepted on
 // the evaluator's ladder, and whole refereed games that replay identically;
 // the engine's ClassicalPlayer (common/match/classical_player.h).
 #include <catch2/catch.hpp>
@@ -20,7 +20,9 @@ TEST_CASE("classical:N: parsed with its name; malformed specs are ConfigErrors n
   Config cfg;
   auto p = MakeMatchPlayer("classical:250", cfg, 1, PlayerOptions{});
   CHECK(p->name() == "classical:250");
-  REQUIRE(dynamic_cast<ClassicalMatchPlayer*>(p.get()) != nullptr);
+  auto* in_process = dynamic_cast<InProcessMatchPlayer*>(p.get());
+  REQUIRE(in_process != nullptr);
+  CHECK(dynamic_cast<const ClassicalPlayer*>(&in_process->player()) != nullptr);
   for (const std::string bad : {"classical:", "classical:0", "classical:-3", "classical:12x", "classical:abc",
                                 "classical:1.5"}) {
     try {
@@ -55,9 +57,9 @@ TEST_CASE("classical:N: refereed games end by the rules and replay move for move
       Board replay(15, rule);
       for (int m : a.moves) replay.Play(m);  // throws on an illegal or forbidden move
       CHECK(replay.terminal());
-      auto* cb = dynamic_cast<ClassicalMatchPlayer*>(black.get());
+      auto* cb = dynamic_cast<InProcessMatchPlayer*>(black.get());
       CHECK(cb->moves() > 0);
-      CHECK(cb->total_nodes() <= 200 * cb->moves());
+      CHECK(cb->total_simulations() <= 200 * cb->moves());
     }
   }
 }
@@ -100,7 +102,7 @@ TEST_CASE("ClassicalPlayer (the engine's classical:N): arena's move without a cl
   for (int m : {7 * 15 + 4, 0, 7 * 15 + 5, 14, 7 * 15 + 6, 14 * 15, 7 * 15 + 7, 14 * 15 + 14}) win.Play(m);
   const MoveDecision w = player.ChooseMove(win, SearchLimits{});
   CHECK((w.move == 7 * 15 + 3 || w.move == 7 * 15 + 8));
-  CHECK(w.reason == "win");
+  CHECK(w.reason == MoveReason::kWin);
   CHECK(w.value == 1.0f);
   REQUIRE(player.Report().proof.has_value());
   CHECK(player.Report().proof->win);
@@ -110,7 +112,7 @@ TEST_CASE("ClassicalPlayer (the engine's classical:N): arena's move without a cl
   for (int m : {7 * 15 + 4, 7 * 15 + 3, 7 * 15 + 5, 0, 7 * 15 + 6, 14, 7 * 15 + 7}) block.Play(m);
   const MoveDecision bl = player.ChooseMove(block, SearchLimits{});
   CHECK(bl.move == 7 * 15 + 8);
-  CHECK(bl.reason == "block");
+  CHECK(bl.reason == MoveReason::kBlock);
 
   // A raised stop flag: a legal move after at most 256 nodes.
   std::atomic<bool> stop{true};

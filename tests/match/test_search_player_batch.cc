@@ -62,7 +62,7 @@ void PlayAgainstFixedOpponent(SearchPlayer& player, Board b, int moves, int max_
   for (int move = 0; move < moves && !b.terminal(); ++move) {
     const MoveDecision d = player.ChooseMove(b, limits);
     REQUIRE(b.IsLegal(d.move));
-    if (d.reason == "search") {
+    if (d.reason == MoveReason::kSearch) {
       CHECK(d.simulations == max_simulations);
       CHECK(d.root_visits == d.simulations + d.reused_visits);
     }
@@ -95,7 +95,7 @@ TEST_CASE("engine batch 1, one thread: the single-leaf search, bit for bit") {
     limits.max_simulations = 700;
     const Board b = OpeningBoard(9);
     const MoveDecision d = player.ChooseMove(b, limits);
-    REQUIRE(d.reason == "search");
+    REQUIRE(d.reason == MoveReason::kSearch);
     // The same search through Mcts::Search: the engine's parameters (no
     // noise), the same seed and evaluator, 700 simulations.
     MctsParams p = s.config.mcts;

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     info.iteration = 7;
     info.model_generation = 6;
     info.seed = seed;
-    info.heads = NetHeadsName(heads);
+    info.heads = heads;
     SaveCheckpoint(out, net, info);
     std::printf("make_export_test_net: %s (%s heads, %dx%d, %dx%d %s, seed %llu)\n", out.c_str(), argv[2],
                 channels, blocks, size, size, argv[4], static_cast<unsigned long long>(seed));

@@ -321,7 +321,7 @@ TEST_CASE("play settings: written as format version 3, read back, refused before
   const CheckpointInfo back = ReadCheckpointInfo(path);
   CHECK(back.format_version == 3);
   CHECK(back.play == info.play);
-  CHECK(back.heads == "fc");
+  CHECK(back.heads == NetHeads::kFc);
   CheckpointInfo loaded;
   LoadCheckpoint(path, {}, &loaded);
   CHECK(loaded.play == info.play);

@@ -97,7 +97,7 @@ TEST_CASE("NetForwards reads the file once: a conv net plays other sizes with th
     const std::string path = Net("conv7_" + backend, 7, "conv");
     NetForwards net(path, Settings(backend));
     CHECK(net.info().board_size == 7);
-    CHECK(net.info().heads == "conv");
+    CHECK(net.info().heads == NetHeads::kConv);
     CHECK(std::string(net.choice().name()) == backend);
     // The references, from the file, before it goes.
     std::vector<std::unique_ptr<BatchForward>> fresh;

@@ -124,7 +124,7 @@ std::string RandomNet(const std::string& name, int size, Rule rule, int channels
   }
   CheckpointInfo info;
   info.rule = RuleName(rule);
-  info.heads = heads;
+  info.heads = ParseNetHeads(heads);
   info.seed = seed;
   info.iteration = 3;
   info.model_generation = 3;

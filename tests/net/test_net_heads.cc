@@ -74,7 +74,7 @@ TEST_CASE("fc heads: file bytes and outputs are bit-identical to before the conv
   const std::string path = HeadsTmpPath("golden_fc.gzck");
   const CheckpointInfo made =
       CreateRandomCheckpoint(path, 9, Rule::kFreestyle, 8, 2, /*seed=*/1234, /*iteration=*/3, /*generation=*/4);
-  CHECK(made.heads == "fc");
+  CHECK(made.heads == NetHeads::kFc);
   CHECK(made.format_version == 1);
   const std::string bytes = ReadFileOrThrow(path);
   CHECK(bytes.size() == 88731);
@@ -82,7 +82,7 @@ TEST_CASE("fc heads: file bytes and outputs are bit-identical to before the conv
   CHECK(bytes.find("heads") == std::string::npos);
   CheckpointInfo info;
   auto forward = LoadForward(path, "cpu", 1, CheckpointExpect{}, &info);
-  CHECK(info.heads == "fc");
+  CHECK(info.heads == NetHeads::kFc);
   CHECK(info.format_version == 1);
   Outputs o = Run(*forward, FixedPositions(9));
   // The outputs agree to rounding, not to the bit: the CPU's SIMD kernels
@@ -102,7 +102,7 @@ TEST_CASE("fc heads: file bytes and outputs are bit-identical to before the conv
 TEST_CASE("conv heads: one checkpoint evaluates 9x9, 15x15 and 22x22", "[heads]") {
   const std::string path = HeadsTmpPath("conv15.gzck");
   const CheckpointInfo made = CreateRandomCheckpoint(path, 15, Rule::kFreestyle, 8, 1, /*seed=*/7, 2, 5, "conv");
-  CHECK(made.heads == "conv");
+  CHECK(made.heads == NetHeads::kConv);
   CHECK(made.format_version == 2);
   for (int size : {9, 15, 22}) {
     INFO("size " << size);
@@ -111,7 +111,7 @@ TEST_CASE("conv heads: one checkpoint evaluates 9x9, 15x15 and 22x22", "[heads]"
     CheckpointInfo info;
     auto forward = LoadForward(path, "cpu", 1, expect, &info);
     CHECK(info.board_size == 15);  // the file's own size
-    CHECK(info.heads == "conv");
+    CHECK(info.heads == NetHeads::kConv);
     REQUIRE(forward->board_size() == size);
     CHECK(forward->Describe().find("conv-heads, board " + std::to_string(size)) != std::string::npos);
     const std::vector<Position> positions = FixedPositions(size);
@@ -166,12 +166,12 @@ TEST_CASE("conv heads: save/load round-trips the variant and the weights", "[hea
   const std::string path = HeadsTmpPath("roundtrip_conv.gzck");
   SaveCheckpoint(path, net, in);
   const CheckpointInfo header = ReadCheckpointInfo(path);
-  CHECK(header.heads == "conv");
+  CHECK(header.heads == NetHeads::kConv);
   CHECK(header.format_version == 2);
   CHECK(header.board_size == 13);
   CheckpointInfo info;
   PolicyValueNet back = LoadCheckpoint(path, {}, &info);
-  CHECK(info.heads == "conv");
+  CHECK(info.heads == NetHeads::kConv);
   CHECK(back->heads == NetHeads::kConv);
   auto a = net->named_parameters(), b = back->named_parameters();
   REQUIRE(a.size() == b.size());
@@ -219,9 +219,9 @@ TEST_CASE("conv heads: ForwardFlops counts the conv heads", "[heads]") {
   const double p = 225, c = 32, h = kConvHeadChannels;
   const double trunk = p * kNumPlanes * c * 9 + 4 * 2 * p * c * c * 9;
   const double heads = p * c * h + p * h + p * c * h + 2 * h * kValueHidden + kValueHidden;
-  CHECK(ForwardFlops(15, 32, 4, "conv") == Approx(2 * (trunk + heads)));
-  CHECK(ForwardFlops(15, 32, 4) == ForwardFlops(15, 32, 4, "fc"));
-  CHECK_THROWS_AS(ForwardFlops(15, 32, 4, "attention"), ModelError);
+  CHECK(ForwardFlops(15, 32, 4, NetHeads::kConv) == Approx(2 * (trunk + heads)));
+  CHECK(ForwardFlops(15, 32, 4) == ForwardFlops(15, 32, 4, NetHeads::kFc));
+  CHECK_THROWS_AS(ParseNetHeads("attention"), ModelError);
 }
 
 namespace {

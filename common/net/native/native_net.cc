@@ -22,7 +22,7 @@ constexpr double kBnEps = 1e-5;  // LibTorch's BatchNorm2d default (model.cc use
 std::vector<CheckpointTensorEntry> ExpectedTensors(const CheckpointInfo& info) {
   const int64_t c = info.channels;
   const int64_t points = static_cast<int64_t>(info.board_size) * info.board_size;
-  const bool conv = info.heads == "conv";
+  const bool conv = info.heads == NetHeads::kConv;
   std::vector<CheckpointTensorEntry> params, buffers;
   auto bn = [&](const std::string& name, int64_t n) {
     params.push_back({name + ".weight", {n}});
@@ -198,7 +198,7 @@ NativeNet ParseNativeNet(std::string_view file, const std::string& path, const C
 
   NativeNet net;
   net.info = h.info;
-  net.conv_heads = h.info.heads == "conv";
+  net.conv_heads = h.info.heads == NetHeads::kConv;
   const int c = h.info.channels;
   const int cp = PadChannels(c);
   const int points = h.info.board_size * h.info.board_size;
